@@ -1,0 +1,273 @@
+//! The controller's DRAM write buffer: dirty pages kept in one LRU list per
+//! die (the organisation the SPD paper calls EPO), and a pluggable eviction
+//! policy that decides which pages leave, how many at once and from which die.
+//!
+//! A slot is Dirty (newest data of its LPN, in an LRU list), Flushing (being
+//! programmed; still serves reads) or Free. A slot frees when its page's
+//! program completes. A write to a Dirty LPN updates it in place; a write to a
+//! Flushing LPN needs a new slot, which becomes the LPN's newest copy.
+
+use rustc_hash::FxHashMap;
+
+use crate::addr::{Lpn, INVALID};
+use crate::config::{Buffer as BufferConfig, Eviction};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SlotState {
+    Free,
+    Dirty,
+    Flushing,
+}
+
+/// What happened to a host page written to the buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteOutcome {
+    /// The LPN was dirty in the buffer and was updated in place.
+    Hit,
+    /// A free slot took the page.
+    Inserted,
+    /// No free slot: the write must wait for an eviction to complete.
+    Full,
+}
+
+/// Chooses pages to evict. Implementations read the buffer through its
+/// public accessors and push slot ids to `out` (all of one die, or not).
+pub trait EvictionPolicy: Send {
+    fn select(&mut self, buf: &WriteBuffer, out: &mut Vec<u32>);
+}
+
+/// Baseline-D / EPO: `pages` least recently used pages of one die, dies in
+/// round-robin, skipping dies with nothing dirty.
+pub struct DieRoundRobin {
+    next: u32,
+    pages: u32,
+}
+
+impl EvictionPolicy for DieRoundRobin {
+    fn select(&mut self, buf: &WriteBuffer, out: &mut Vec<u32>) {
+        let dies = buf.dies();
+        for i in 0..dies {
+            let die = (self.next + i) % dies;
+            if buf.dirty_in_die(die) > 0 {
+                out.extend(buf.lru_of_die(die).take(self.pages as usize));
+                self.next = (die + 1) % dies;
+                return;
+            }
+        }
+    }
+}
+
+pub struct WriteBuffer {
+    capacity: u32,
+    lpn: Vec<Lpn>,
+    die: Vec<u32>,
+    state: Vec<SlotState>,
+    version: Vec<u32>,
+    /// LRU links: `prev` towards the MRU end, `next` towards the LRU end.
+    prev: Vec<u32>,
+    next: Vec<u32>,
+    mru: Vec<u32>,
+    lru: Vec<u32>,
+    dirty_per_die: Vec<u32>,
+    free_slots: Vec<u32>,
+    index: FxHashMap<Lpn, u32>,
+    dirty: u32,
+    flushing: u32,
+    reserve: u32,
+}
+
+impl WriteBuffer {
+    pub fn new(capacity: u32, dies: u32, free_watermark: f64) -> Self {
+        let n = capacity as usize;
+        WriteBuffer {
+            capacity,
+            lpn: vec![INVALID; n],
+            die: vec![0; n],
+            state: vec![SlotState::Free; n],
+            version: vec![0; n],
+            prev: vec![INVALID; n],
+            next: vec![INVALID; n],
+            mru: vec![INVALID; dies as usize],
+            lru: vec![INVALID; dies as usize],
+            dirty_per_die: vec![0; dies as usize],
+            free_slots: (0..capacity).rev().collect(),
+            index: FxHashMap::default(),
+            dirty: 0,
+            flushing: 0,
+            reserve: (capacity as f64 * free_watermark).ceil() as u32,
+        }
+    }
+
+    pub fn policy(cfg: &BufferConfig) -> Box<dyn EvictionPolicy> {
+        match cfg.eviction {
+            Eviction::DieRoundRobin => Box::new(DieRoundRobin {
+                next: 0,
+                pages: cfg.evict_pages,
+            }),
+        }
+    }
+
+    pub fn capacity(&self) -> u32 {
+        self.capacity
+    }
+    pub fn dies(&self) -> u32 {
+        self.mru.len() as u32
+    }
+    pub fn dirty(&self) -> u32 {
+        self.dirty
+    }
+    pub fn flushing(&self) -> u32 {
+        self.flushing
+    }
+    pub fn dirty_in_die(&self, die: u32) -> u32 {
+        self.dirty_per_die[die as usize]
+    }
+    pub fn slot_lpn(&self, slot: u32) -> Lpn {
+        self.lpn[slot as usize]
+    }
+    pub fn slot_die(&self, slot: u32) -> u32 {
+        self.die[slot as usize]
+    }
+    pub fn slot_version(&self, slot: u32) -> u32 {
+        self.version[slot as usize]
+    }
+
+    /// Dirty slots of a die from least to most recently used.
+    pub fn lru_of_die(&self, die: u32) -> impl Iterator<Item = u32> + '_ {
+        let mut s = self.lru[die as usize];
+        std::iter::from_fn(move || {
+            if s == INVALID {
+                return None;
+            }
+            let cur = s;
+            s = self.prev[s as usize];
+            Some(cur)
+        })
+    }
+
+    /// Does the buffer hold data of this LPN (dirty or being flushed)?
+    #[inline]
+    pub fn contains(&self, lpn: Lpn) -> bool {
+        self.index.contains_key(&lpn)
+    }
+    /// Version of the newest buffered copy of an LPN.
+    pub fn newest_version(&self, lpn: Lpn) -> Option<u32> {
+        self.index.get(&lpn).map(|&s| self.version[s as usize])
+    }
+
+    /// A host page write. `die` is where the page will be flushed to.
+    pub fn write(&mut self, lpn: Lpn, die: u32, version: u32) -> WriteOutcome {
+        if let Some(&s) = self.index.get(&lpn) {
+            if self.state[s as usize] == SlotState::Dirty {
+                self.version[s as usize] = version;
+                self.unlink(s);
+                self.link_mru(s);
+                return WriteOutcome::Hit;
+            }
+        }
+        let Some(s) = self.free_slots.pop() else {
+            return WriteOutcome::Full;
+        };
+        let i = s as usize;
+        self.lpn[i] = lpn;
+        self.die[i] = die;
+        self.version[i] = version;
+        self.state[i] = SlotState::Dirty;
+        self.link_mru(s);
+        self.dirty += 1;
+        self.dirty_per_die[die as usize] += 1;
+        self.index.insert(lpn, s);
+        WriteOutcome::Inserted
+    }
+
+    /// Should an eviction start, with `waiting` writes waiting for a slot?
+    pub fn wants_eviction(&self, waiting: usize) -> bool {
+        let claimable = self.free_slots.len() as u32 + self.flushing;
+        let target = self.reserve.max(waiting.min(self.capacity as usize) as u32);
+        self.dirty > 0 && claimable < target
+    }
+
+    /// Let `policy` choose pages and mark them Flushing. Returns the slots in `out`.
+    pub fn evict(&mut self, policy: &mut dyn EvictionPolicy, out: &mut Vec<u32>) {
+        out.clear();
+        policy.select(self, out);
+        for &s in out.iter() {
+            debug_assert_eq!(self.state[s as usize], SlotState::Dirty, "policy chose a slot that is not dirty");
+            self.unlink(s);
+            self.state[s as usize] = SlotState::Flushing;
+            self.dirty -= 1;
+            self.dirty_per_die[self.die[s as usize] as usize] -= 1;
+            self.flushing += 1;
+        }
+    }
+
+    /// The program of a flushing slot completed: the slot is free again.
+    pub fn flush_done(&mut self, slot: u32) {
+        let i = slot as usize;
+        debug_assert_eq!(self.state[i], SlotState::Flushing);
+        self.state[i] = SlotState::Free;
+        self.flushing -= 1;
+        if self.index.get(&self.lpn[i]) == Some(&slot) {
+            self.index.remove(&self.lpn[i]);
+        }
+        self.free_slots.push(slot);
+    }
+
+    fn link_mru(&mut self, s: u32) {
+        let d = self.die[s as usize] as usize;
+        let old = self.mru[d];
+        self.prev[s as usize] = INVALID;
+        self.next[s as usize] = old;
+        if old != INVALID {
+            self.prev[old as usize] = s;
+        } else {
+            self.lru[d] = s;
+        }
+        self.mru[d] = s;
+    }
+
+    fn unlink(&mut self, s: u32) {
+        let d = self.die[s as usize] as usize;
+        let (p, n) = (self.prev[s as usize], self.next[s as usize]);
+        if p != INVALID {
+            self.next[p as usize] = n;
+        } else {
+            self.mru[d] = n;
+        }
+        if n != INVALID {
+            self.prev[n as usize] = p;
+        } else {
+            self.lru[d] = p;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lru_per_die_and_round_robin_eviction() {
+        let mut b = WriteBuffer::new(4, 2, 0.0);
+        let mut pol = DieRoundRobin { next: 0, pages: 2 };
+        assert_eq!(b.write(10, 0, 1), WriteOutcome::Inserted);
+        assert_eq!(b.write(11, 0, 1), WriteOutcome::Inserted);
+        assert_eq!(b.write(20, 1, 1), WriteOutcome::Inserted);
+        assert_eq!(b.write(10, 0, 2), WriteOutcome::Hit); // 10 becomes MRU of die 0
+        assert_eq!(b.write(12, 0, 1), WriteOutcome::Inserted);
+        assert_eq!(b.write(13, 0, 1), WriteOutcome::Full);
+        assert!(b.wants_eviction(1));
+        let mut out = vec![];
+        b.evict(&mut pol, &mut out);
+        let lpns: Vec<_> = out.iter().map(|&s| b.slot_lpn(s)).collect();
+        assert_eq!(lpns, vec![11, 10], "LRU first, die 0 first");
+        assert!(b.contains(10), "flushing pages still serve reads");
+        assert_eq!(b.write(10, 0, 3), WriteOutcome::Full, "a flushing LPN needs a new slot");
+        b.evict(&mut pol, &mut out);
+        assert_eq!(out.iter().map(|&s| b.slot_lpn(s)).collect::<Vec<_>>(), vec![20], "then die 1");
+        b.flush_done(out[0]);
+        assert!(!b.contains(20));
+        assert_eq!(b.write(10, 0, 3), WriteOutcome::Inserted);
+        assert_eq!(b.newest_version(10), Some(3));
+    }
+}

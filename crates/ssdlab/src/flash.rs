@@ -1,0 +1,184 @@
+//! The physical model's timing and its command counters. The flash array
+//! knows page types, array and bus times, and the rules of multi-plane
+//! commands; it knows nothing of LPNs. Resource state (which die is busy, when
+//! a channel frees) lives in the simulator, which executes commands with the
+//! times computed here.
+
+use serde::Serialize;
+
+use crate::config::{Alignment, Config};
+use crate::engine::Time;
+
+/// Array operation of a flash command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CmdKind {
+    Read = 0,
+    Program = 1,
+    Erase = 2,
+    Copyback = 3,
+}
+
+impl CmdKind {
+    pub const ALL: [CmdKind; 4] = [CmdKind::Read, CmdKind::Program, CmdKind::Erase, CmdKind::Copyback];
+    pub fn name(self) -> &'static str {
+        match self {
+            CmdKind::Read => "read",
+            CmdKind::Program => "program",
+            CmdKind::Erase => "erase",
+            CmdKind::Copyback => "copyback",
+        }
+    }
+}
+
+/// Who asked for a flash operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Origin {
+    Host = 0,
+    Gc = 1,
+}
+
+impl Origin {
+    pub const ALL: [Origin; 2] = [Origin::Host, Origin::Gc];
+    pub fn name(self) -> &'static str {
+        match self {
+            Origin::Host => "host",
+            Origin::Gc => "gc",
+        }
+    }
+}
+
+/// Timing of one drive, precomputed in nanoseconds.
+#[derive(Clone, Debug)]
+pub struct FlashTiming {
+    /// Array read time per page type index.
+    pub read_ns: [Time; 3],
+    pub program_ns: [Time; 3],
+    pub erase_ns: Time,
+    /// Channel time to move one page.
+    pub xfer_ns: Time,
+    /// Command/address cycles per command on the channel.
+    pub cmd_ns: Time,
+    /// Page-type index (0 = LSB, 1 = CSB, 2 = MSB) of each page index in a block.
+    pub page_type: Vec<u8>,
+}
+
+fn us_to_ns(us: f64) -> Time {
+    (us * 1000.0).round() as Time
+}
+
+impl FlashTiming {
+    pub fn new(cfg: &Config) -> Self {
+        let per_type = |v: &[f64]| -> [Time; 3] {
+            let mut out = [0; 3];
+            for (i, o) in out.iter_mut().enumerate() {
+                *o = us_to_ns(if v.len() == 1 { v[0] } else { v[i.min(v.len() - 1)] });
+            }
+            out
+        };
+        let pattern = cfg.page_pattern();
+        let page_type = (0..cfg.geometry.pages_per_block as usize)
+            .map(|i| pattern[i % pattern.len()].index() as u8)
+            .collect();
+        FlashTiming {
+            read_ns: per_type(&cfg.timing.read_us),
+            program_ns: per_type(&cfg.timing.program_us),
+            erase_ns: us_to_ns(cfg.timing.erase_us),
+            xfer_ns: (cfg.timing.bus_ns_per_byte * cfg.geometry.page_size_bytes as f64).round() as Time,
+            cmd_ns: cfg.timing.command_ns.round() as Time,
+            page_type,
+        }
+    }
+    #[inline]
+    pub fn read_time(&self, page: u32) -> Time {
+        self.read_ns[self.page_type[page as usize] as usize]
+    }
+    #[inline]
+    pub fn program_time(&self, page: u32) -> Time {
+        self.program_ns[self.page_type[page as usize] as usize]
+    }
+}
+
+/// The multi-plane rules of a die.
+#[derive(Clone, Copy, Debug)]
+pub struct PlaneRules {
+    pub enabled: bool,
+    pub alignment: Alignment,
+    pub pairs_only: bool,
+}
+
+impl PlaneRules {
+    pub fn new(cfg: &Config) -> Self {
+        PlaneRules {
+            enabled: cfg.flash.multiplane && cfg.geometry.planes_per_die > 1,
+            alignment: cfg.flash.multiplane_alignment,
+            pairs_only: cfg.flash.plane_pairs_only && cfg.geometry.planes_per_die > 2,
+        }
+    }
+    /// May planes `a` and `b` (indices within one die) be in one command?
+    #[inline]
+    pub fn may_pair(&self, a: u32, b: u32) -> bool {
+        self.enabled && a != b && (!self.pairs_only || a / 2 == b / 2)
+    }
+    /// Are two in-plane addresses aligned for a multi-plane command?
+    #[inline]
+    pub fn aligned(&self, block_a: u32, page_a: u32, block_b: u32, page_b: u32) -> bool {
+        match self.alignment {
+            Alignment::BlockAndPage => block_a == block_b && page_a == page_b,
+            Alignment::Page => page_a == page_b,
+        }
+    }
+    /// Are two blocks aligned for a multi-plane erase?
+    #[inline]
+    pub fn erase_aligned(&self, block_a: u32, block_b: u32) -> bool {
+        match self.alignment {
+            Alignment::BlockAndPage => block_a == block_b,
+            Alignment::Page => true,
+        }
+    }
+}
+
+/// Commands counted by kind, origin and number of planes.
+#[derive(Clone, Debug)]
+pub struct CmdCounters {
+    planes: usize,
+    /// [kind][origin][planes-1] -> commands
+    counts: Vec<u64>,
+}
+
+impl CmdCounters {
+    pub fn new(planes_per_die: u32) -> Self {
+        let planes = planes_per_die as usize;
+        CmdCounters {
+            planes,
+            counts: vec![0; 4 * 2 * planes],
+        }
+    }
+    #[inline]
+    pub fn add(&mut self, kind: CmdKind, origin: Origin, planes: usize) {
+        self.counts[(kind as usize * 2 + origin as usize) * self.planes + planes - 1] += 1;
+    }
+    /// Commands of this kind and origin that used exactly `planes` planes.
+    pub fn get(&self, kind: CmdKind, origin: Origin, planes: usize) -> u64 {
+        self.counts[(kind as usize * 2 + origin as usize) * self.planes + planes - 1]
+    }
+    /// Commands of a kind (all origins and widths).
+    pub fn commands(&self, kind: CmdKind) -> u64 {
+        Origin::ALL
+            .iter()
+            .map(|&o| (1..=self.planes).map(|n| self.get(kind, o, n)).sum::<u64>())
+            .sum()
+    }
+    /// Page operations (planes summed) of a kind and origin.
+    pub fn pages(&self, kind: CmdKind, origin: Origin) -> u64 {
+        (1..=self.planes).map(|n| n as u64 * self.get(kind, origin, n)).sum()
+    }
+    /// Page operations of a kind and origin that were part of a multi-plane command.
+    pub fn multiplane_pages(&self, kind: CmdKind, origin: Origin) -> u64 {
+        (2..=self.planes).map(|n| n as u64 * self.get(kind, origin, n)).sum()
+    }
+    pub fn max_planes(&self) -> usize {
+        self.planes
+    }
+}

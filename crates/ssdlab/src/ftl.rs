@@ -1,0 +1,598 @@
+//! Page-level FTL state: logical-to-physical map and its reverse, block and
+//! plane bookkeeping, page allocation, victim selection and preconditioning.
+//!
+//! The FTL never computes time. It is told to write a page (host, GC or
+//! preconditioning: the same path), to invalidate one, to pick a victim and
+//! to erase a block, and it keeps its state consistent; the simulator decides
+//! when each of these happens.
+//!
+//! Memory: per physical page only the reverse map (4 bytes); per logical page
+//! the forward map (4 bytes); per block a few counters. Version numbers for
+//! the consistency checker are kept only when checking is on.
+
+use std::collections::VecDeque;
+
+use rand::Rng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use crate::addr::{AddrMap, Lpn, Ppn, INVALID};
+use crate::config::{Config, PlaneAllocation};
+use crate::engine::Time;
+use crate::error::{Error, Result};
+use crate::victim::VictimIndex;
+
+/// Lifecycle of a block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum BlockState {
+    Free = 0,
+    Active = 1,
+    Closed = 2,
+    /// Chosen by GC; being emptied, then erased.
+    Victim = 3,
+}
+
+/// Data versions for the consistency checker: every host write of an LPN
+/// gets the next version number, and the page that holds it carries it.
+pub struct Versions {
+    /// Latest version the host wrote per LPN (0 = only preconditioned data).
+    pub latest: Vec<u32>,
+    /// Version stored in each physical page.
+    pub page: Vec<u32>,
+}
+
+pub struct Ftl {
+    pub map: AddrMap,
+    planes: u32,
+    ppb: u32,
+    bpp: u32,
+    pub logical_pages: u64,
+    l2p: Vec<Ppn>,
+    p2l: Vec<Lpn>,
+    valid: Vec<u16>,
+    wp: Vec<u16>,
+    state: Vec<BlockState>,
+    pins: Vec<u16>,
+    erase_count: Vec<u32>,
+    /// Active block per plane (global id) or INVALID.
+    active: Vec<u32>,
+    free: Vec<VecDeque<u32>>,
+    victims: VictimIndex,
+    /// Static allocation: plane of `lpn % planes`.
+    plane_of_residue: Vec<u32>,
+    allocation: PlaneAllocation,
+    rr_next: u32,
+    threshold_pages: u64,
+    /// Free blocks a plane keeps for GC: host writes may not take the last one.
+    reserve_blocks: usize,
+    pub versions: Option<Versions>,
+}
+
+/// Result of preconditioning, reported in the run's JSON.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct PreconditionReport {
+    pub mode: String,
+    pub pages_written: u64,
+    pub valid_pages: u64,
+    /// Valid pages the fill asked for but the logical capacity could not hold.
+    pub valid_pages_capped: u64,
+    pub trace_read_pages_mapped: u64,
+    /// Untimed GC runs preconditioning needed to make room.
+    pub functional_gc: u64,
+}
+
+impl Ftl {
+    pub fn new(cfg: &Config, check: bool) -> Self {
+        let g = &cfg.geometry;
+        let planes = cfg.total_planes();
+        let ppb = g.pages_per_block;
+        let bpp = g.blocks_per_plane;
+        let map = AddrMap {
+            pages_per_block: ppb,
+            blocks_per_plane: bpp,
+            pages_per_plane: ppb * bpp,
+            planes_per_die: g.planes_per_die,
+            dies_per_chip: g.dies_per_chip,
+            chips_per_channel: g.chips_per_channel,
+        };
+        let nblocks = (planes * bpp) as usize;
+        let phys = cfg.physical_pages() as usize;
+        let logical = cfg.logical_pages();
+        let free = (0..planes)
+            .map(|p| (p * bpp..(p + 1) * bpp).collect::<VecDeque<u32>>())
+            .collect();
+        Ftl {
+            map,
+            planes,
+            ppb,
+            bpp,
+            logical_pages: logical,
+            l2p: vec![INVALID; logical as usize],
+            p2l: vec![INVALID; phys],
+            valid: vec![0; nblocks],
+            wp: vec![0; nblocks],
+            state: vec![BlockState::Free; nblocks],
+            pins: vec![0; nblocks],
+            erase_count: vec![0; nblocks],
+            active: vec![INVALID; planes as usize],
+            free,
+            victims: VictimIndex::new(cfg.gc.victim, cfg.gc.d, planes, bpp, ppb),
+            plane_of_residue: static_table(cfg),
+            allocation: cfg.ftl.plane_allocation,
+            rr_next: 0,
+            threshold_pages: cfg.gc_threshold_pages(),
+            reserve_blocks: 1,
+            versions: check.then(|| Versions {
+                latest: vec![0; logical as usize],
+                page: vec![0; phys],
+            }),
+        }
+    }
+
+    pub fn planes(&self) -> u32 {
+        self.planes
+    }
+    pub fn pages_per_block(&self) -> u32 {
+        self.ppb
+    }
+    pub fn blocks_per_plane(&self) -> u32 {
+        self.bpp
+    }
+
+    #[inline]
+    pub fn lookup(&self, lpn: Lpn) -> Option<Ppn> {
+        let p = self.l2p[lpn as usize];
+        (p != INVALID).then_some(p)
+    }
+    /// LPN stored in a physical page, if the page is valid.
+    #[inline]
+    pub fn owner(&self, ppn: Ppn) -> Option<Lpn> {
+        let l = self.p2l[ppn as usize];
+        (l != INVALID).then_some(l)
+    }
+    #[inline]
+    pub fn valid_count(&self, gb: u32) -> u32 {
+        self.valid[gb as usize] as u32
+    }
+    pub fn block_state(&self, gb: u32) -> BlockState {
+        self.state[gb as usize]
+    }
+    pub fn erase_counts(&self) -> &[u32] {
+        &self.erase_count
+    }
+
+    /// The plane static allocation gives this LPN.
+    #[inline]
+    pub fn static_plane(&self, lpn: Lpn) -> u32 {
+        self.plane_of_residue[(lpn % self.planes) as usize]
+    }
+
+    /// Choose the plane for a new write of `lpn` by the configured policy.
+    /// `die_load` gives the queued work of a die (for least-busy).
+    pub fn choose_plane(&mut self, lpn: Lpn, die_load: impl Fn(u32) -> u32) -> u32 {
+        match self.allocation {
+            PlaneAllocation::Static => self.static_plane(lpn),
+            PlaneAllocation::RoundRobin => {
+                let p = self.plane_of_residue[self.rr_next as usize];
+                self.rr_next = (self.rr_next + 1) % self.planes;
+                p
+            }
+            PlaneAllocation::LeastBusy => {
+                // Scan from the round-robin pointer so ties rotate.
+                let start = self.rr_next;
+                let mut best = self.plane_of_residue[start as usize];
+                let mut best_load = u32::MAX;
+                for i in 0..self.planes {
+                    let p = self.plane_of_residue[((start + i) % self.planes) as usize];
+                    let load = die_load(self.map.die_of_plane(p));
+                    if load < best_load {
+                        best = p;
+                        best_load = load;
+                        if load == 0 {
+                            break;
+                        }
+                    }
+                }
+                self.rr_next = (self.rr_next + 1) % self.planes;
+                best
+            }
+        }
+    }
+
+    /// Free pages of a plane: free blocks plus the rest of the active block.
+    #[inline]
+    pub fn free_pages(&self, plane: u32) -> u64 {
+        let a = self.active[plane as usize];
+        let rest = if a == INVALID { 0 } else { (self.ppb - self.wp[a as usize] as u32) as u64 };
+        self.free[plane as usize].len() as u64 * self.ppb as u64 + rest
+    }
+    pub fn free_blocks(&self, plane: u32) -> usize {
+        self.free[plane as usize].len()
+    }
+    #[inline]
+    pub fn needs_gc(&self, plane: u32) -> bool {
+        self.free_pages(plane) < self.threshold_pages
+    }
+
+    /// In-plane (block, page) the next write to `plane` would take, if it may
+    /// take one (host writes may not use the GC reserve).
+    #[inline]
+    pub fn peek_write(&self, plane: u32, gc: bool) -> Option<(u32, u32)> {
+        let a = self.active[plane as usize];
+        if a != INVALID && (self.wp[a as usize] as u32) < self.ppb {
+            return Some((a % self.bpp, self.wp[a as usize] as u32));
+        }
+        let free = &self.free[plane as usize];
+        let reserve = if gc { 0 } else { self.reserve_blocks };
+        if free.len() > reserve {
+            Some((free[0] % self.bpp, 0))
+        } else {
+            None
+        }
+    }
+
+    /// Program the next page of `plane` with `lpn` (INVALID: a page whose data
+    /// is already stale, programmed but not mapped). Updates both maps,
+    /// invalidates the LPN's previous page, closes the block when full.
+    /// Returns None when the plane has no page this writer may use.
+    pub fn write(&mut self, plane: u32, lpn: Lpn, version: u32, gc: bool, now: Time) -> Option<Ppn> {
+        self.peek_write(plane, gc)?;
+        let p = plane as usize;
+        let mut a = self.active[p];
+        if a == INVALID || self.wp[a as usize] as u32 >= self.ppb {
+            a = self.free[p].pop_front().expect("peek_write saw a free block");
+            self.state[a as usize] = BlockState::Active;
+            self.active[p] = a;
+        }
+        let page = self.wp[a as usize] as u32;
+        self.wp[a as usize] += 1;
+        let ppn = a * self.ppb + page;
+        if lpn != INVALID {
+            if let Some(old) = self.lookup(lpn) {
+                self.invalidate(old);
+            }
+            self.l2p[lpn as usize] = ppn;
+            self.p2l[ppn as usize] = lpn;
+            self.valid[a as usize] += 1;
+            if let Some(v) = &mut self.versions {
+                v.page[ppn as usize] = version;
+            }
+        }
+        if page + 1 == self.ppb {
+            self.state[a as usize] = BlockState::Closed;
+            self.active[p] = INVALID;
+            self.victims.insert(a, self.valid[a as usize] as u32, now);
+        }
+        Some(ppn)
+    }
+
+    /// Mark a physical page invalid (its LPN was rewritten or trimmed).
+    #[inline]
+    pub fn invalidate(&mut self, ppn: Ppn) {
+        let gb = ppn / self.ppb;
+        self.p2l[ppn as usize] = INVALID;
+        self.valid[gb as usize] -= 1;
+        if self.state[gb as usize] == BlockState::Closed {
+            self.victims.update(gb, self.valid[gb as usize] as u32);
+        }
+    }
+
+    /// Move the data of `src` (which must still be valid) to a new page of
+    /// `plane`. Returns the destination, or None if the plane is full.
+    pub fn relocate(&mut self, src: Ppn, plane: u32, now: Time) -> Option<Ppn> {
+        let lpn = self.p2l[src as usize];
+        debug_assert_ne!(lpn, INVALID);
+        let version = self.versions.as_ref().map_or(0, |v| v.page[src as usize]);
+        self.write(plane, lpn, version, true, now)
+    }
+
+    /// Choose a GC victim in `plane`; it leaves the victim index.
+    pub fn pick_victim(&mut self, plane: u32, now: Time, rng: &mut Xoshiro256PlusPlus) -> Option<u32> {
+        let valid = &self.valid;
+        let gb = self.victims.pick(plane, now, rng, |b| valid[b as usize] as u32)?;
+        self.state[gb as usize] = BlockState::Victim;
+        Some(gb)
+    }
+
+    /// Valid pages of a block, as (ppn, lpn).
+    pub fn valid_pages(&self, gb: u32) -> impl Iterator<Item = (Ppn, Lpn)> + '_ {
+        let first = gb * self.ppb;
+        (first..first + self.ppb).filter_map(|p| self.owner(p).map(|l| (p, l)))
+    }
+
+    /// Erase a victim block (no valid pages left) and return it to the free list.
+    pub fn erase(&mut self, gb: u32) {
+        debug_assert_eq!(self.valid[gb as usize], 0, "erasing a block with valid data");
+        debug_assert_eq!(self.state[gb as usize], BlockState::Victim);
+        self.wp[gb as usize] = 0;
+        self.erase_count[gb as usize] += 1;
+        self.state[gb as usize] = BlockState::Free;
+        self.free[(gb / self.bpp) as usize].push_back(gb);
+    }
+
+    /// Pin a block against erasure while a read of it is outstanding.
+    #[inline]
+    pub fn pin(&mut self, ppn: Ppn) {
+        self.pins[(ppn / self.ppb) as usize] += 1;
+    }
+    /// Unpin; returns the block's remaining pins.
+    #[inline]
+    pub fn unpin(&mut self, ppn: Ppn) -> u32 {
+        let gb = (ppn / self.ppb) as usize;
+        self.pins[gb] -= 1;
+        self.pins[gb] as u32
+    }
+    pub fn pins(&self, gb: u32) -> u32 {
+        self.pins[gb as usize] as u32
+    }
+
+    /// Fill every plane to `used` of its pages, `valid` of them holding data,
+    /// without timed writes. LPNs are drawn at random from those static
+    /// allocation gives the plane; pages are chosen valid at random. Valid
+    /// pages beyond the logical capacity are capped (and counted).
+    pub fn precondition_fill(&mut self, used: f64, valid: f64, rng: &mut Xoshiro256PlusPlus, report: &mut PreconditionReport) -> Result<()> {
+        if !(0.0..1.0).contains(&used) || !(0.0..=1.0).contains(&valid) {
+            return Err(Error::Invalid(format!(
+                "--precondition fill:{used}:{valid}: USED must be in [0, 1) and VALID in [0, 1]"
+            )));
+        }
+        let ppp = self.map.pages_per_plane as u64;
+        let max_used = ppp - self.reserve_blocks as u64 * self.ppb as u64 - 1;
+        let used_pages = ((ppp as f64 * used).round() as u64).min(max_used);
+        let mut pool: Vec<u32> = Vec::new();
+        for plane in 0..self.planes {
+            // LPNs static allocation gives this plane: residue r, r + planes, ...
+            let r = self.plane_of_residue.iter().position(|&p| p == plane).expect("table is a permutation") as u64;
+            pool.clear();
+            pool.extend(
+                (0..)
+                    .map(|j: u64| j * self.planes as u64 + r)
+                    .take_while(|&l| l < self.logical_pages)
+                    .map(|l| l as u32)
+                    .filter(|&l| self.l2p[l as usize] == INVALID),
+            );
+            let want = (used_pages as f64 * valid).round() as u64;
+            let n_valid = want.min(pool.len() as u64);
+            report.valid_pages_capped += want - n_valid;
+            // Partial Fisher-Yates: the first n_valid entries become a random subset.
+            for i in 0..n_valid as usize {
+                let j = rng.gen_range(i..pool.len());
+                pool.swap(i, j);
+            }
+            // Selection sampling: which of the used pages hold data.
+            let mut need = n_valid;
+            let mut next = 0usize;
+            for i in 0..used_pages {
+                let left = used_pages - i;
+                let lpn = if rng.gen_range(0..left) < need {
+                    need -= 1;
+                    next += 1;
+                    pool[next - 1]
+                } else {
+                    INVALID
+                };
+                self.write(plane, lpn, 0, true, 0).expect("fill stays below capacity");
+            }
+            report.pages_written += used_pages;
+            report.valid_pages += n_valid;
+        }
+        Ok(())
+    }
+
+    /// Map every LPN in `lpns` that has no data yet, as if written once before
+    /// the run (no timed writes). When a plane falls to its GC threshold it is
+    /// cleaned functionally (untimed GC); errors only if the data cannot fit.
+    pub fn precondition_map(&mut self, lpns: impl Iterator<Item = Lpn>, rng: &mut Xoshiro256PlusPlus, report: &mut PreconditionReport) -> Result<()> {
+        for lpn in lpns {
+            if self.l2p[lpn as usize] != INVALID {
+                continue;
+            }
+            let plane = self.choose_plane(lpn, |_| 0);
+            while self.free_pages(plane) <= self.threshold_pages {
+                if !self.functional_gc(plane, rng) {
+                    return Err(Error::Invalid(format!(
+                        "preconditioning: plane {plane} is full of valid data; the workload reads more than the drive holds"
+                    )));
+                }
+                report.functional_gc += 1;
+            }
+            self.write(plane, lpn, 0, false, 0).expect("checked free space");
+            report.trace_read_pages_mapped += 1;
+            report.valid_pages += 1;
+        }
+        Ok(())
+    }
+
+    /// Garbage-collect one victim of `plane` instantly (preconditioning only).
+    /// Returns false if that reclaimed no page.
+    pub fn functional_gc(&mut self, plane: u32, rng: &mut Xoshiro256PlusPlus) -> bool {
+        let Some(victim) = self.pick_victim(plane, 0, rng) else {
+            return false;
+        };
+        let moved: Vec<Ppn> = self.valid_pages(victim).map(|(p, _)| p).collect();
+        let gained = moved.len() < self.ppb as usize;
+        for src in moved {
+            self.relocate(src, plane, 0).expect("a victim always fits in the GC reserve");
+        }
+        self.erase(victim);
+        gained
+    }
+
+    /// Verify the FTL's invariants. `in_flight(lpn)` gives the version of an
+    /// LPN's newest data if it is not on flash yet (write buffer or a queued
+    /// program). Returns a description of the first violation.
+    pub fn check(&self, in_flight: impl Fn(Lpn) -> Option<u32>) -> std::result::Result<(), String> {
+        let ppb = self.ppb as usize;
+        for gb in 0..self.valid.len() {
+            let st = self.state[gb];
+            let wp = self.wp[gb] as usize;
+            let mut valid = 0;
+            for page in 0..ppb {
+                let ppn = gb * ppb + page;
+                let lpn = self.p2l[ppn];
+                if lpn == INVALID {
+                    continue;
+                }
+                if page >= wp {
+                    return Err(format!("block {gb} page {page}: valid data above the write pointer {wp}"));
+                }
+                if self.l2p[lpn as usize] != ppn as u32 {
+                    return Err(format!("ppn {ppn} claims lpn {lpn}, which maps to {}", self.l2p[lpn as usize]));
+                }
+                valid += 1;
+            }
+            if valid != self.valid[gb] as usize {
+                return Err(format!("block {gb}: valid count {} but {valid} valid pages", self.valid[gb]));
+            }
+            match st {
+                BlockState::Free if wp != 0 => return Err(format!("free block {gb} has write pointer {wp}")),
+                BlockState::Closed if wp != ppb => return Err(format!("closed block {gb} has write pointer {wp}")),
+                BlockState::Closed if !self.victims.contains(gb as u32) => {
+                    return Err(format!("closed block {gb} missing from the victim index"))
+                }
+                _ => {}
+            }
+        }
+        for (plane, free) in self.free.iter().enumerate() {
+            for &gb in free {
+                if gb / self.bpp != plane as u32 || self.state[gb as usize] != BlockState::Free {
+                    return Err(format!("free list of plane {plane} holds block {gb} in state {:?}", self.state[gb as usize]));
+                }
+            }
+            let nfree = self.state[plane * self.bpp as usize..(plane + 1) * self.bpp as usize]
+                .iter()
+                .filter(|&&s| s == BlockState::Free)
+                .count();
+            if nfree != free.len() {
+                return Err(format!("plane {plane}: {nfree} free blocks but {} on the free list", free.len()));
+            }
+            let a = self.active[plane];
+            if a != INVALID && self.state[a as usize] != BlockState::Active {
+                return Err(format!("plane {plane}: active block {a} is {:?}", self.state[a as usize]));
+            }
+        }
+        for (lpn, &ppn) in self.l2p.iter().enumerate() {
+            if ppn != INVALID && self.p2l[ppn as usize] != lpn as u32 {
+                return Err(format!("lpn {lpn} maps to ppn {ppn}, which holds {}", self.p2l[ppn as usize]));
+            }
+            if let Some(v) = &self.versions {
+                let latest = v.latest[lpn];
+                match in_flight(lpn as u32) {
+                    Some(fv) if fv != latest => {
+                        return Err(format!("lpn {lpn}: newest in-flight data is version {fv}, host wrote {latest}"));
+                    }
+                    Some(_) => {}
+                    None if ppn == INVALID && latest > 0 => {
+                        return Err(format!("lpn {lpn}: version {latest} was written and is lost"));
+                    }
+                    None if ppn != INVALID && v.page[ppn as usize] != latest => {
+                        return Err(format!(
+                            "lpn {lpn}: flash holds version {} but the host last wrote version {latest} (stale data)",
+                            v.page[ppn as usize]
+                        ));
+                    }
+                    None => {}
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Plane of each residue `lpn % planes` under the configured static order.
+fn static_table(cfg: &Config) -> Vec<u32> {
+    let g = &cfg.geometry;
+    let planes = cfg.total_planes();
+    let order = cfg.ftl.static_order.to_ascii_uppercase();
+    (0..planes)
+        .map(|r| {
+            let (mut c, mut w, mut d, mut p) = (0, 0, 0, 0);
+            let mut rem = r;
+            for letter in order.chars() {
+                let (radix, digit) = match letter {
+                    'C' => (g.channels, &mut c),
+                    'W' => (g.chips_per_channel, &mut w),
+                    'D' => (g.dies_per_chip, &mut d),
+                    _ => (g.planes_per_die, &mut p),
+                };
+                *digit = rem % radix;
+                rem /= radix;
+            }
+            ((c * g.chips_per_channel + w) * g.dies_per_chip + d) * g.planes_per_die + p
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    fn small() -> Config {
+        Config::preset("small").unwrap()
+    }
+
+    #[test]
+    fn static_order_cwdp_spreads_channels_first() {
+        let c = small();
+        let t = static_table(&c);
+        // small: 4 ch x 2 chips x 1 die x 2 planes; plane = ((c*2+w)*1+d)*2+p
+        assert_eq!(&t[..5], &[0, 4, 8, 12, 2]);
+        let mut sorted = t.clone();
+        sorted.sort();
+        assert_eq!(sorted, (0..16).collect::<Vec<_>>());
+        let mut c2 = small();
+        c2.ftl.static_order = "PDWC".into();
+        assert_eq!(&static_table(&c2)[..3], &[0, 1, 2]);
+    }
+
+    #[test]
+    fn write_rewrite_and_close() {
+        let c = small();
+        let mut f = Ftl::new(&c, true);
+        let ppb = f.pages_per_block();
+        let a = f.write(0, 7, 1, false, 0).unwrap();
+        assert_eq!(f.lookup(7), Some(a));
+        let b = f.write(0, 7, 2, false, 0).unwrap();
+        assert_eq!(f.owner(a), None);
+        assert_eq!(f.valid_count(a / ppb), 1);
+        assert_eq!(b, a + 1);
+        for i in 2..ppb {
+            f.write(0, 1000 + i, 0, false, 0).unwrap();
+        }
+        assert_eq!(f.block_state(0), BlockState::Closed);
+        f.versions.as_mut().unwrap().latest[7] = 2;
+        f.check(|_| None).unwrap();
+    }
+
+    #[test]
+    fn fill_hits_its_targets_and_checks() {
+        let c = small();
+        let mut f = Ftl::new(&c, true);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+        let mut rep = PreconditionReport::default();
+        f.precondition_fill(0.5, 0.8, &mut rng, &mut rep).unwrap();
+        let ppp = 512 * 128u64;
+        assert_eq!(rep.pages_written, 16 * ppp / 2);
+        assert_eq!(rep.valid_pages, 16 * (ppp as f64 * 0.5 * 0.8).round() as u64);
+        assert_eq!(rep.valid_pages_capped, 0);
+        assert_eq!(f.free_pages(3), ppp / 2);
+        f.check(|_| None).unwrap();
+    }
+
+    #[test]
+    fn host_writes_leave_the_gc_reserve() {
+        let mut c = small();
+        c.geometry.blocks_per_plane = 8;
+        c.geometry.pages_per_block = 4;
+        c.gc.threshold = crate::config::GcThreshold::Blocks(1);
+        c.ftl.overprovisioning = 0.3;
+        let mut f = Ftl::new(&c, false);
+        let mut n = 0;
+        while f.write(0, n, 0, false, 0).is_some() {
+            n += 1;
+        }
+        assert_eq!(n, 7 * 4, "host may not take the last free block");
+        assert!(f.write(0, 300, 0, true, 0).is_some(), "GC may");
+    }
+}

@@ -1,0 +1,419 @@
+//! Everything measured in a run, and the machine-readable result derived from
+//! it. Counters are plain integers updated on the hot path; latencies go to
+//! HDR histograms (3 significant digits); the report is built once at the end.
+
+use hdrhistogram::Histogram;
+use serde::Serialize;
+
+use crate::engine::Time;
+use crate::flash::{CmdCounters, CmdKind, Origin};
+use crate::ftl::PreconditionReport;
+
+pub struct Metrics {
+    pub read_lat: Histogram<u64>,
+    pub write_lat: Histogram<u64>,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    pub read_pages: u64,
+    pub write_pages: u64,
+    pub read_hits: u64,
+    pub write_hits: u64,
+    pub unmapped_read_pages: u64,
+    pub cmds: CmdCounters,
+    pub wasted_pages: u64,
+    pub gc: GcTotals,
+    planes_total: u32,
+    busy_planes: u32,
+    busy_max: u32,
+    busy_integral: u128,
+    busy_since: Time,
+    evict_samples: u64,
+    evict_busy_sum: u64,
+    evict_busy_max: u32,
+    qd: u32,
+    qd_max: u32,
+    qd_integral: u128,
+    qd_since: Time,
+    pub first_arrival: Option<Time>,
+    pub last_completion: Time,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct GcTotals {
+    pub count: u64,
+    pub pages_migrated: u64,
+    /// Migrations dropped because the host rewrote the page first.
+    pub moves_dropped: u64,
+    /// Migrations that could not use copyback (odd/even rule) and went
+    /// through the controller.
+    pub copyback_fallbacks: u64,
+    pub erases: u64,
+    /// Sum over GC invocations of (erase completion − trigger).
+    pub duration_ns: u128,
+    pub read_ns: u128,
+    pub write_ns: u128,
+    pub transfer_ns: u128,
+    pub erase_ns: u128,
+}
+
+fn hist() -> Histogram<u64> {
+    Histogram::new(3).expect("3 significant digits is valid")
+}
+
+impl Metrics {
+    pub fn new(planes_per_die: u32, planes_total: u32) -> Self {
+        Metrics {
+            read_lat: hist(),
+            write_lat: hist(),
+            read_bytes: 0,
+            write_bytes: 0,
+            read_pages: 0,
+            write_pages: 0,
+            read_hits: 0,
+            write_hits: 0,
+            unmapped_read_pages: 0,
+            cmds: CmdCounters::new(planes_per_die),
+            wasted_pages: 0,
+            gc: GcTotals::default(),
+            planes_total,
+            busy_planes: 0,
+            busy_max: 0,
+            busy_integral: 0,
+            busy_since: 0,
+            evict_samples: 0,
+            evict_busy_sum: 0,
+            evict_busy_max: 0,
+            qd: 0,
+            qd_max: 0,
+            qd_integral: 0,
+            qd_since: 0,
+            first_arrival: None,
+            last_completion: 0,
+        }
+    }
+
+    /// `n` planes became busy (positive) or idle (negative) at `now`.
+    #[inline]
+    pub fn planes_busy(&mut self, now: Time, delta: i32) {
+        self.busy_integral += self.busy_planes as u128 * (now - self.busy_since) as u128;
+        self.busy_since = now;
+        self.busy_planes = (self.busy_planes as i32 + delta) as u32;
+        self.busy_max = self.busy_max.max(self.busy_planes);
+    }
+    /// SPD's sampling point: a buffer eviction completed.
+    #[inline]
+    pub fn sample_at_eviction(&mut self) {
+        self.evict_samples += 1;
+        self.evict_busy_sum += self.busy_planes as u64;
+        self.evict_busy_max = self.evict_busy_max.max(self.busy_planes);
+    }
+    #[inline]
+    pub fn queue_depth(&mut self, now: Time, delta: i32) {
+        self.qd_integral += self.qd as u128 * (now - self.qd_since) as u128;
+        self.qd_since = now;
+        self.qd = (self.qd as i32 + delta) as u32;
+        self.qd_max = self.qd_max.max(self.qd);
+    }
+    #[inline]
+    pub fn record_latency(&mut self, write: bool, ns: u64) {
+        let h = if write { &mut self.write_lat } else { &mut self.read_lat };
+        h.saturating_record(ns.max(1));
+    }
+
+    pub fn report(&mut self, ctx: ReportContext) -> Report {
+        let end = self.last_completion.max(self.busy_since).max(self.qd_since);
+        self.planes_busy(end, 0);
+        self.queue_depth(end, 0);
+        let start = self.first_arrival.unwrap_or(0);
+        let span = end.saturating_sub(start).max(1) as f64;
+        let sim_s = span / 1e9;
+        let c = &self.cmds;
+        let host_programs = c.pages(CmdKind::Program, Origin::Host);
+        let gc_programs = c.pages(CmdKind::Program, Origin::Gc) + c.pages(CmdKind::Copyback, Origin::Gc);
+        let all_programs = c.pages(CmdKind::Program, Origin::Host) + c.pages(CmdKind::Program, Origin::Gc);
+        let mp_programs = c.multiplane_pages(CmdKind::Program, Origin::Host) + c.multiplane_pages(CmdKind::Program, Origin::Gc);
+        let host_mp = c.multiplane_pages(CmdKind::Program, Origin::Host);
+        let requests = self.read_lat.len() + self.write_lat.len();
+        let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+        let mut commands = Vec::new();
+        for kind in CmdKind::ALL {
+            for origin in Origin::ALL {
+                for planes in 1..=c.max_planes() {
+                    let n = c.get(kind, origin, planes);
+                    if n > 0 {
+                        commands.push(CommandCount {
+                            kind: kind.name(),
+                            origin: origin.name(),
+                            planes: planes as u32,
+                            commands: n,
+                        });
+                    }
+                }
+            }
+        }
+        let gc = &self.gc;
+        let us = |ns: u128| ns as f64 / 1e3;
+        let gcn = gc.count.max(1) as f64;
+        let erase = ctx.erase_counts;
+        let (emin, emax, emean) = if erase.is_empty() {
+            (0, 0, 0.0)
+        } else {
+            let sum: u64 = erase.iter().map(|&e| e as u64).sum();
+            (
+                *erase.iter().min().expect("non-empty"),
+                *erase.iter().max().expect("non-empty"),
+                sum as f64 / erase.len() as f64,
+            )
+        };
+        let evs = self.evict_samples.max(1) as f64;
+        Report {
+            ssdlab_version: env!("CARGO_PKG_VERSION"),
+            config: ctx.config_name,
+            workload: ctx.workload,
+            seed: ctx.seed,
+            requests,
+            simulated_ns: span as u64,
+            iops: requests as f64 / sim_s,
+            bandwidth_mb_s: (self.read_bytes + self.write_bytes) as f64 / 1e6 / sim_s,
+            read: op_report(&self.read_lat, self.read_bytes, self.read_pages),
+            write: op_report(&self.write_lat, self.write_bytes, self.write_pages),
+            flash: FlashReport {
+                reads: c.pages(CmdKind::Read, Origin::Host) + c.pages(CmdKind::Read, Origin::Gc),
+                programs: all_programs,
+                erases: c.pages(CmdKind::Erase, Origin::Gc) + c.pages(CmdKind::Erase, Origin::Host),
+                copybacks: c.pages(CmdKind::Copyback, Origin::Gc),
+                host_programs,
+                gc_programs,
+                multiplane_program_share: ratio(mp_programs, all_programs),
+                host_multiplane_program_share: ratio(host_mp, host_programs),
+                multiplane_read_share: ratio(
+                    c.multiplane_pages(CmdKind::Read, Origin::Host) + c.multiplane_pages(CmdKind::Read, Origin::Gc),
+                    c.pages(CmdKind::Read, Origin::Host) + c.pages(CmdKind::Read, Origin::Gc),
+                ),
+                wasted_pages: self.wasted_pages,
+                commands,
+            },
+            gc: GcReport {
+                count: gc.count,
+                pages_migrated: gc.pages_migrated,
+                moves_dropped: gc.moves_dropped,
+                copyback_fallbacks: gc.copyback_fallbacks,
+                erases: gc.erases,
+                time_us: GcTime {
+                    total: us(gc.duration_ns),
+                    mean: us(gc.duration_ns) / gcn,
+                    read: us(gc.read_ns),
+                    write: us(gc.write_ns),
+                    transfer: us(gc.transfer_ns),
+                    erase: us(gc.erase_ns),
+                    mean_read: us(gc.read_ns) / gcn,
+                    mean_write: us(gc.write_ns) / gcn,
+                    mean_transfer: us(gc.transfer_ns) / gcn,
+                    mean_erase: us(gc.erase_ns) / gcn,
+                },
+            },
+            write_amplification: if host_programs == 0 {
+                0.0
+            } else {
+                (host_programs + gc_programs) as f64 / host_programs as f64
+            },
+            buffer: BufferReport {
+                capacity_pages: ctx.buffer_pages,
+                read_hit_ratio: ratio(self.read_hits, self.read_pages),
+                write_hit_ratio: ratio(self.write_hits, self.write_pages),
+                read_hits: self.read_hits,
+                write_hits: self.write_hits,
+            },
+            plane_utilization: PlaneUtil {
+                mean: self.busy_integral as f64 / span / self.planes_total as f64,
+                max: self.busy_max as f64 / self.planes_total as f64,
+                at_eviction: Sampled {
+                    samples: self.evict_samples,
+                    mean: self.evict_busy_sum as f64 / evs / self.planes_total as f64,
+                    max: self.evict_busy_max as f64 / self.planes_total as f64,
+                },
+            },
+            queue_depth: QueueDepth {
+                mean: self.qd_integral as f64 / span,
+                max: self.qd_max,
+            },
+            unmapped_read_pages: self.unmapped_read_pages,
+            erase_count: EraseSpread {
+                min: emin,
+                max: emax,
+                mean: emean,
+            },
+            precondition: ctx.precondition,
+            events: ctx.events,
+        }
+    }
+}
+
+fn op_report(h: &Histogram<u64>, bytes: u64, pages: u64) -> OpReport {
+    let us = |ns: u64| ns as f64 / 1e3;
+    let empty = h.is_empty();
+    let q = |p: f64| if empty { 0.0 } else { us(h.value_at_quantile(p)) };
+    OpReport {
+        count: h.len(),
+        bytes,
+        pages,
+        latency_us: Latency {
+            mean: if empty { 0.0 } else { h.mean() / 1e3 },
+            p50: q(0.5),
+            p90: q(0.9),
+            p99: q(0.99),
+            p999: q(0.999),
+            max: if empty { 0.0 } else { us(h.max()) },
+        },
+    }
+}
+
+/// Inputs to the report that the metrics do not own.
+pub struct ReportContext<'a> {
+    pub config_name: String,
+    pub workload: String,
+    pub seed: u64,
+    pub buffer_pages: u64,
+    pub erase_counts: &'a [u32],
+    pub precondition: PreconditionReport,
+    pub events: u64,
+}
+
+/// The result of one run. Field names are stable; units are in the names.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub ssdlab_version: &'static str,
+    pub config: String,
+    pub workload: String,
+    pub seed: u64,
+    pub requests: u64,
+    pub simulated_ns: u64,
+    pub iops: f64,
+    pub bandwidth_mb_s: f64,
+    pub read: OpReport,
+    pub write: OpReport,
+    pub flash: FlashReport,
+    pub gc: GcReport,
+    pub write_amplification: f64,
+    pub buffer: BufferReport,
+    pub plane_utilization: PlaneUtil,
+    pub queue_depth: QueueDepth,
+    pub unmapped_read_pages: u64,
+    pub erase_count: EraseSpread,
+    pub precondition: PreconditionReport,
+    pub events: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct OpReport {
+    pub count: u64,
+    pub bytes: u64,
+    pub pages: u64,
+    pub latency_us: Latency,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Latency {
+    pub mean: f64,
+    pub p50: f64,
+    pub p90: f64,
+    pub p99: f64,
+    pub p999: f64,
+    pub max: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FlashReport {
+    /// Page reads (host and GC; a two-plane read counts two).
+    pub reads: u64,
+    /// Page programs through the channel (host and GC).
+    pub programs: u64,
+    /// Block erases.
+    pub erases: u64,
+    /// Page copybacks (GC).
+    pub copybacks: u64,
+    pub host_programs: u64,
+    /// GC page moves (programs plus copybacks).
+    pub gc_programs: u64,
+    /// Share of programmed pages that were part of a multi-plane program.
+    pub multiplane_program_share: f64,
+    pub host_multiplane_program_share: f64,
+    pub multiplane_read_share: f64,
+    pub wasted_pages: u64,
+    pub commands: Vec<CommandCount>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct CommandCount {
+    pub kind: &'static str,
+    pub origin: &'static str,
+    pub planes: u32,
+    pub commands: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct GcReport {
+    pub count: u64,
+    pub pages_migrated: u64,
+    pub moves_dropped: u64,
+    pub copyback_fallbacks: u64,
+    pub erases: u64,
+    pub time_us: GcTime,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct GcTime {
+    /// Sum over GC invocations of trigger-to-erase-completion time.
+    pub total: f64,
+    pub mean: f64,
+    /// Busy-time breakdown (array reads, array programs, channel transfers,
+    /// erases), totals and means per GC.
+    pub read: f64,
+    pub write: f64,
+    pub transfer: f64,
+    pub erase: f64,
+    pub mean_read: f64,
+    pub mean_write: f64,
+    pub mean_transfer: f64,
+    pub mean_erase: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct BufferReport {
+    pub capacity_pages: u64,
+    pub read_hit_ratio: f64,
+    pub write_hit_ratio: f64,
+    pub read_hits: u64,
+    pub write_hits: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct PlaneUtil {
+    /// Time-averaged share of planes engaged by an executing command.
+    pub mean: f64,
+    /// Largest share of planes engaged at once.
+    pub max: f64,
+    /// Share of planes engaged, sampled when each buffer eviction completes
+    /// (the SPD paper's definition).
+    pub at_eviction: Sampled,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Sampled {
+    pub samples: u64,
+    pub mean: f64,
+    pub max: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct QueueDepth {
+    pub mean: f64,
+    pub max: u32,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct EraseSpread {
+    pub min: u32,
+    pub max: u32,
+    pub mean: f64,
+}

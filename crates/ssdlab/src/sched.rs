@@ -1,0 +1,66 @@
+//! Transaction scheduling unit: the queues of every die and the policy that
+//! orders them. Each plane has three FIFO queues — host reads, host writes and
+//! GC traffic (kept apart) — so that multi-plane commands can be built from
+//! the heads of the queues of the planes of one die.
+
+use std::collections::VecDeque;
+
+use crate::config::SchedPolicy;
+
+/// Queue class of a transaction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    Read = 0,
+    Gc = 1,
+    Write = 2,
+}
+
+pub struct Queues {
+    /// queues[plane * 3 + class] -> transaction ids in arrival order
+    q: Vec<VecDeque<u32>>,
+    /// Transactions queued per die (for least-busy allocation and stats).
+    per_die: Vec<u32>,
+    planes_per_die: u32,
+    pub policy: SchedPolicy,
+}
+
+impl Queues {
+    pub fn new(planes: u32, planes_per_die: u32, policy: SchedPolicy) -> Self {
+        Queues {
+            q: (0..planes * 3).map(|_| VecDeque::new()).collect(),
+            per_die: vec![0; (planes / planes_per_die) as usize],
+            planes_per_die,
+            policy,
+        }
+    }
+    #[inline]
+    pub fn push(&mut self, plane: u32, class: Class, txn: u32) {
+        self.q[(plane * 3 + class as u32) as usize].push_back(txn);
+        self.per_die[(plane / self.planes_per_die) as usize] += 1;
+    }
+    #[inline]
+    pub fn head(&self, plane: u32, class: Class) -> Option<u32> {
+        self.q[(plane * 3 + class as u32) as usize].front().copied()
+    }
+    #[inline]
+    pub fn pop(&mut self, plane: u32, class: Class) -> Option<u32> {
+        let t = self.q[(plane * 3 + class as u32) as usize].pop_front()?;
+        self.per_die[(plane / self.planes_per_die) as usize] -= 1;
+        Some(t)
+    }
+    #[inline]
+    pub fn die_load(&self, die: u32) -> u32 {
+        self.per_die[die as usize]
+    }
+    pub fn len(&self, plane: u32, class: Class) -> usize {
+        self.q[(plane * 3 + class as u32) as usize].len()
+    }
+    /// Classes in the order the policy serves them. FCFS serves by age across
+    /// classes; the simulator compares heads' sequence numbers for it.
+    pub fn class_order(&self) -> &'static [Class] {
+        match self.policy {
+            SchedPolicy::ReadPriority => &[Class::Read, Class::Gc, Class::Write],
+            SchedPolicy::Fcfs => &[Class::Read, Class::Gc, Class::Write],
+        }
+    }
+}

@@ -1,0 +1,1099 @@
+//! The simulator: owns every layer and runs the event loop.
+//!
+//! A host request is split into page sub-requests. Reads look in the write
+//! buffer, then become flash read transactions; writes enter the buffer (or,
+//! without one, become program transactions). Transactions wait in per-plane
+//! queues (see `sched`); whenever a die is idle the scheduler picks the next
+//! command for it, joining aligned heads of other planes' queues into one
+//! multi-plane command. Physical pages are allocated when a program is
+//! dispatched, so programs of a block always go in page order and two planes
+//! can be programmed together exactly when their write points are aligned.
+//!
+//! Timing (DESIGN §3): a read keeps its die busy for tR, then its data leaves
+//! over the channel; a program moves data in over the channel, then keeps the
+//! die busy for tPROG; erase and copyback use only the die. The channel is a
+//! first-come-first-served resource reserved when a transfer is ready.
+
+use std::collections::VecDeque;
+
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rustc_hash::FxHashMap;
+
+use crate::addr::{Lpn, Ppn, INVALID};
+use crate::buffer::{EvictionPolicy, WriteBuffer, WriteOutcome};
+use crate::config::{BufferCapacity, Config, HostMode, Migration, PlaneAllocation, SchedPolicy, WriteCompletion};
+use crate::engine::{Engine, EventKind, Time};
+use crate::error::{Error, Result};
+use crate::flash::{CmdKind, FlashTiming, Origin, PlaneRules};
+use crate::ftl::{Ftl, PreconditionReport};
+use crate::metrics::{Metrics, Report, ReportContext};
+use crate::sched::{Class, Queues};
+use crate::workload::{IoRecord, Op, RecordStream, Source};
+
+/// How the drive is aged before the run (no timed writes).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Precondition {
+    /// Fill every plane to `used` with `valid` of the filled pages valid.
+    pub fill: Option<(f64, f64)>,
+    /// Map every LPN the workload reads that has no data yet.
+    pub trace_reads: bool,
+}
+
+impl Precondition {
+    /// Parse `none`, `fill:USED:VALID`, `trace-reads` or `fill:USED:VALID+trace-reads`.
+    pub fn parse(s: &str) -> Result<Precondition> {
+        let bad = |m: &str| Error::Invalid(format!("--precondition `{s}`: {m} (expected none, fill:USED:VALID, trace-reads, or fill:USED:VALID+trace-reads)"));
+        let mut p = Precondition::default();
+        if s == "none" {
+            return Ok(p);
+        }
+        for part in s.split('+') {
+            if part == "trace-reads" {
+                p.trace_reads = true;
+            } else if let Some(rest) = part.strip_prefix("fill:") {
+                let (u, v) = rest.split_once(':').ok_or_else(|| bad("fill needs USED:VALID"))?;
+                let u: f64 = u.parse().map_err(|_| bad("USED is not a number"))?;
+                let v: f64 = v.parse().map_err(|_| bad("VALID is not a number"))?;
+                if !(0.0..1.0).contains(&u) || !(0.0..=1.0).contains(&v) {
+                    return Err(bad("USED must be in [0, 1) and VALID in [0, 1]"));
+                }
+                p.fill = Some((u, v));
+            } else {
+                return Err(bad(&format!("unknown part `{part}`")));
+            }
+        }
+        Ok(p)
+    }
+    pub fn describe(&self) -> String {
+        let mut parts = vec![];
+        if let Some((u, v)) = self.fill {
+            parts.push(format!("fill:{u}:{v}"));
+        }
+        if self.trace_reads {
+            parts.push("trace-reads".to_string());
+        }
+        if parts.is_empty() {
+            "none".into()
+        } else {
+            parts.join("+")
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Txn {
+    kind: CmdKind,
+    origin: Origin,
+    plane: u32,
+    lpn: Lpn,
+    /// Read / copyback / GC-program source; program destination once dispatched.
+    src: Ppn,
+    /// Host request, or INVALID.
+    req: u32,
+    /// Buffer slot being flushed, or INVALID.
+    slot: u32,
+    version: u32,
+    /// A read-modify-write's read: the page write follows it.
+    rmw: bool,
+    seq: u64,
+    done_at: Time,
+}
+
+struct Req {
+    arrival: Time,
+    pages_left: u32,
+    write: bool,
+    last_done: Time,
+}
+
+const MAX_PLANES_PER_DIE: usize = 16;
+
+#[derive(Clone, Copy)]
+struct Die {
+    busy: bool,
+    kind: CmdKind,
+    n: u8,
+    txns: [u32; MAX_PLANES_PER_DIE],
+}
+
+#[derive(Clone, Copy)]
+struct GcJob {
+    victim: u32,
+    pending: u32,
+    start: Time,
+    erase_queued: bool,
+    /// Consecutive GCs that reclaimed nothing (livelock guard).
+    fruitless: u32,
+}
+
+pub struct Simulator {
+    cfg: Config,
+    workload: String,
+    engine: Engine,
+    timing: FlashTiming,
+    rules: PlaneRules,
+    ftl: Ftl,
+    buf: Option<WriteBuffer>,
+    policy: Option<Box<dyn EvictionPolicy>>,
+    queues: Queues,
+    txns: Vec<Txn>,
+    free_txns: Vec<u32>,
+    reqs: Vec<Req>,
+    free_reqs: Vec<u32>,
+    dies: Vec<Die>,
+    kicked: Vec<u32>,
+    kick_flag: Vec<bool>,
+    channel_free: Vec<Time>,
+    gc: Vec<GcJob>,
+    inflight: FxHashMap<Lpn, u32>,
+    waiting: VecDeque<(u32, Lpn, u32)>,
+    die_rr: Vec<u32>,
+    evict_out: Vec<u32>,
+    scratch: Vec<(Ppn, Lpn)>,
+    stream: RecordStream,
+    next_record: Option<IoRecord>,
+    base_time: Option<u64>,
+    stream_done: bool,
+    metrics: Metrics,
+    rng: Xoshiro256PlusPlus,
+    seq: u64,
+    completed: u64,
+    outstanding: u64,
+    error: Option<Error>,
+    precondition: PreconditionReport,
+    buffer_pages: u64,
+    page_size: u64,
+    ppd: u32,
+    dies_per_channel: u32,
+}
+
+/// What a pre-scan of the workload learned.
+struct Scan {
+    footprint_pages: u64,
+    read_lpns: Vec<Lpn>,
+}
+
+fn scan(source: &Source, logical: u64, page: u64, want_reads: bool) -> Result<Scan> {
+    let mut touched = vec![0u64; logical.div_ceil(64) as usize];
+    let mut read = if want_reads { vec![0u64; touched.len()] } else { vec![] };
+    let mut footprint = 0;
+    for rec in source.open()? {
+        let rec = rec?;
+        let first = rec.offset / page;
+        let last = (rec.offset + rec.size - 1) / page;
+        for p in first..=last {
+            let l = (p % logical) as usize;
+            let (w, b) = (l / 64, 1u64 << (l % 64));
+            if touched[w] & b == 0 {
+                touched[w] |= b;
+                footprint += 1;
+            }
+            if want_reads && rec.op == Op::Read {
+                read[w] |= b;
+            }
+        }
+    }
+    let mut read_lpns = vec![];
+    for (w, &bits) in read.iter().enumerate() {
+        let mut bits = bits;
+        while bits != 0 {
+            let b = bits.trailing_zeros();
+            read_lpns.push((w * 64) as u32 + b);
+            bits &= bits - 1;
+        }
+    }
+    Ok(Scan {
+        footprint_pages: footprint,
+        read_lpns,
+    })
+}
+
+impl Simulator {
+    /// Build a drive from `cfg`, age it per `precondition`, and open `source`.
+    pub fn new(cfg: &Config, source: &Source, precondition: &Precondition) -> Result<Simulator> {
+        cfg.validate(&cfg.name)?;
+        if cfg.geometry.planes_per_die as usize > MAX_PLANES_PER_DIE {
+            return Err(Error::config(
+                &cfg.name,
+                "geometry.planes_per_die",
+                format!("at most {MAX_PLANES_PER_DIE} planes per die are supported"),
+            ));
+        }
+        if cfg.geometry.pages_per_block > u16::MAX as u32 {
+            return Err(Error::config(&cfg.name, "geometry.pages_per_block", format!("at most {} pages per block", u16::MAX)));
+        }
+        let page = cfg.geometry.page_size_bytes as u64;
+        let logical = cfg.logical_pages();
+        let need_footprint = matches!(cfg.buffer.capacity, BufferCapacity::FootprintPercent(_));
+        let scan = if need_footprint || precondition.trace_reads {
+            Some(scan(source, logical, page, precondition.trace_reads)?)
+        } else {
+            None
+        };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(cfg.seed);
+        let mut ftl = Ftl::new(cfg, cfg.check.enabled);
+        let mut pre = PreconditionReport {
+            mode: precondition.describe(),
+            ..Default::default()
+        };
+        if let Some((u, v)) = precondition.fill {
+            ftl.precondition_fill(u, v, &mut rng, &mut pre)?;
+        }
+        if let (true, Some(s)) = (precondition.trace_reads, &scan) {
+            ftl.precondition_map(s.read_lpns.iter().copied(), &mut rng, &mut pre)?;
+        }
+        let dies = cfg.total_dies();
+        let buffer_pages = match cfg.buffer.capacity {
+            BufferCapacity::None => 0,
+            BufferCapacity::Pages(n) => n,
+            BufferCapacity::FootprintPercent(pct) => {
+                let fp = scan.as_ref().map_or(0, |s| s.footprint_pages);
+                ((fp as f64 * pct / 100.0).ceil() as u64).max(1)
+            }
+        };
+        if buffer_pages > u32::MAX as u64 / 2 {
+            return Err(Error::config(&cfg.name, "buffer.capacity", format!("{buffer_pages} pages is too large")));
+        }
+        let (buf, policy) = if buffer_pages > 0 {
+            (
+                Some(WriteBuffer::new(buffer_pages as u32, dies, cfg.buffer.free_watermark)),
+                Some(WriteBuffer::policy(&cfg.buffer)),
+            )
+        } else {
+            (None, None)
+        };
+        let planes = cfg.total_planes();
+        let ppd = cfg.geometry.planes_per_die;
+        let stream = source.open()?;
+        let mut sim = Simulator {
+            cfg: cfg.clone(),
+            workload: source.describe(),
+            engine: Engine::new(),
+            timing: FlashTiming::new(cfg),
+            rules: PlaneRules::new(cfg),
+            ftl,
+            buf,
+            policy,
+            queues: Queues::new(planes, ppd, cfg.sched.policy),
+            txns: Vec::new(),
+            free_txns: Vec::new(),
+            reqs: Vec::new(),
+            free_reqs: Vec::new(),
+            dies: vec![
+                Die {
+                    busy: false,
+                    kind: CmdKind::Read,
+                    n: 0,
+                    txns: [INVALID; MAX_PLANES_PER_DIE],
+                };
+                dies as usize
+            ],
+            kicked: Vec::new(),
+            kick_flag: vec![false; dies as usize],
+            channel_free: vec![0; cfg.geometry.channels as usize],
+            gc: vec![
+                GcJob {
+                    victim: INVALID,
+                    pending: 0,
+                    start: 0,
+                    erase_queued: false,
+                    fruitless: 0,
+                };
+                planes as usize
+            ],
+            inflight: FxHashMap::default(),
+            waiting: VecDeque::new(),
+            die_rr: vec![0; dies as usize],
+            evict_out: Vec::new(),
+            scratch: Vec::new(),
+            stream,
+            next_record: None,
+            base_time: None,
+            stream_done: false,
+            metrics: Metrics::new(ppd, planes),
+            rng,
+            seq: 0,
+            completed: 0,
+            outstanding: 0,
+            error: None,
+            precondition: pre,
+            buffer_pages,
+            page_size: page,
+            ppd,
+            dies_per_channel: cfg.geometry.chips_per_channel * cfg.geometry.dies_per_chip,
+        };
+        for p in 0..planes {
+            sim.maybe_start_gc(p);
+        }
+        Ok(sim)
+    }
+
+    /// Buffer capacity in pages actually used (0 = no buffer).
+    pub fn buffer_pages(&self) -> u64 {
+        self.buffer_pages
+    }
+
+    /// Requests completed so far.
+    pub fn completed(&self) -> u64 {
+        self.completed
+    }
+
+    /// Run to the end of the workload. `progress` is called now and then with
+    /// the number of completed requests.
+    pub fn run(mut self, progress: &mut dyn FnMut(u64)) -> Result<Report> {
+        self.run_events(progress)?;
+        Ok(self.finish())
+    }
+
+    /// Like [`run`](Self::run) but also returns the simulator for inspection.
+    pub fn run_inspect(mut self, progress: &mut dyn FnMut(u64)) -> Result<(Report, Simulator)> {
+        self.run_events(progress)?;
+        let r = self.finish();
+        Ok((r, self))
+    }
+
+    fn run_events(&mut self, progress: &mut dyn FnMut(u64)) -> Result<()> {
+        match self.cfg.host.mode {
+            HostMode::OpenLoop => self.schedule_next_arrival(),
+            HostMode::ClosedLoop => {
+                for _ in 0..self.cfg.host.queue_depth {
+                    self.engine.schedule(0, EventKind::Arrival, 0);
+                }
+            }
+        }
+        self.flush_kicks();
+        let mut next_progress = 0u64;
+        while let Some(ev) = self.engine.pop() {
+            match ev.kind {
+                EventKind::Arrival => self.on_arrival(),
+                EventKind::ReadArrayDone => self.on_read_array_done(ev.arg),
+                EventKind::ProgramTransferDone => self.on_program_transfer_done(ev.arg),
+                EventKind::DieDone => self.on_die_done(ev.arg),
+            }
+            self.flush_kicks();
+            if let Some(e) = self.error.take() {
+                return Err(e);
+            }
+            if self.completed >= next_progress {
+                progress(self.completed);
+                next_progress = self.completed + 4096;
+            }
+        }
+        progress(self.completed);
+        if self.outstanding > 0 || !self.waiting.is_empty() {
+            return Err(Error::Consistency(format!(
+                "simulation stalled at {} ns with {} requests outstanding and {} writes waiting for buffer space",
+                self.engine.now(),
+                self.outstanding,
+                self.waiting.len()
+            )));
+        }
+        if self.cfg.check.enabled {
+            self.check().map_err(Error::Consistency)?;
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Report {
+        let ctx = ReportContext {
+            config_name: self.cfg.name.clone(),
+            workload: self.workload.clone(),
+            seed: self.cfg.seed,
+            buffer_pages: self.buffer_pages,
+            erase_counts: self.ftl.erase_counts(),
+            precondition: self.precondition.clone(),
+            events: self.engine.fired(),
+        };
+        self.metrics.report(ctx)
+    }
+
+    /// Run the consistency checker now.
+    pub fn check(&self) -> std::result::Result<(), String> {
+        let buf = self.buf.as_ref();
+        self.ftl.check(|lpn| {
+            buf.and_then(|b| b.newest_version(lpn))
+                .or_else(|| self.inflight.get(&lpn).map(|&t| self.txns[t as usize].version))
+        })
+    }
+
+    /// The FTL, for tests and tools.
+    pub fn ftl(&self) -> &Ftl {
+        &self.ftl
+    }
+
+    // ----- host -----
+
+    fn pull(&mut self) -> Option<IoRecord> {
+        if self.stream_done {
+            return None;
+        }
+        match self.stream.next() {
+            Some(Ok(r)) => Some(r),
+            Some(Err(e)) => {
+                self.error = Some(e);
+                self.stream_done = true;
+                None
+            }
+            None => {
+                self.stream_done = true;
+                None
+            }
+        }
+    }
+
+    fn schedule_next_arrival(&mut self) {
+        if let Some(rec) = self.pull() {
+            let base = *self.base_time.get_or_insert(rec.time_ns);
+            let rel = rec.time_ns.saturating_sub(base);
+            let t = (rel as f64 * self.cfg.host.time_scale).round() as Time;
+            let t = t.max(self.engine.now());
+            self.next_record = Some(rec);
+            self.engine.schedule(t, EventKind::Arrival, 0);
+        }
+    }
+
+    fn on_arrival(&mut self) {
+        let rec = match self.cfg.host.mode {
+            HostMode::OpenLoop => {
+                let rec = self.next_record.take();
+                self.schedule_next_arrival();
+                rec
+            }
+            HostMode::ClosedLoop => self.pull(),
+        };
+        if let Some(rec) = rec {
+            self.submit(rec);
+        }
+    }
+
+    fn submit(&mut self, rec: IoRecord) {
+        let now = self.engine.now();
+        let ps = self.page_size;
+        let first = rec.offset / ps;
+        let last = (rec.offset + rec.size - 1) / ps;
+        let n = last - first + 1;
+        if n > u32::MAX as u64 {
+            self.error = Some(Error::Invalid(format!("a request of {} bytes spans more than 2^32 pages", rec.size)));
+            return;
+        }
+        let write = rec.op == Op::Write;
+        let id = match self.free_reqs.pop() {
+            Some(i) => i,
+            None => {
+                self.reqs.push(Req {
+                    arrival: 0,
+                    pages_left: 0,
+                    write: false,
+                    last_done: 0,
+                });
+                (self.reqs.len() - 1) as u32
+            }
+        };
+        self.reqs[id as usize] = Req {
+            arrival: now,
+            pages_left: n as u32,
+            write,
+            last_done: now,
+        };
+        self.metrics.first_arrival.get_or_insert(now);
+        self.metrics.queue_depth(now, 1);
+        self.outstanding += 1;
+        if write {
+            self.metrics.write_bytes += rec.size;
+        } else {
+            self.metrics.read_bytes += rec.size;
+        }
+        let logical = self.ftl.logical_pages;
+        let end = rec.offset + rec.size;
+        for page in first..=last {
+            let lpn = (page % logical) as Lpn;
+            if !write {
+                self.host_read_page(id, lpn, false);
+                continue;
+            }
+            let partial = (page == first && rec.offset % ps != 0) || (page == last && end % ps != 0);
+            let in_buf = self.buf.as_ref().is_some_and(|b| b.contains(lpn));
+            if partial && self.cfg.host.partial_write_rmw && !in_buf && self.ftl.lookup(lpn).is_some() {
+                self.host_read_page(id, lpn, true);
+            } else {
+                self.host_write_page(id, lpn);
+            }
+        }
+    }
+
+    fn sub_done(&mut self, req: u32, at: Time) {
+        let r = &mut self.reqs[req as usize];
+        r.pages_left -= 1;
+        r.last_done = r.last_done.max(at);
+        if r.pages_left > 0 {
+            return;
+        }
+        let (lat, write, done) = (r.last_done - r.arrival, r.write, r.last_done);
+        self.metrics.record_latency(write, lat);
+        self.metrics.last_completion = self.metrics.last_completion.max(done);
+        let now = self.engine.now();
+        self.metrics.queue_depth(now, -1);
+        self.free_reqs.push(req);
+        self.outstanding -= 1;
+        self.completed += 1;
+        if self.cfg.host.mode == HostMode::ClosedLoop {
+            self.engine.schedule(now, EventKind::Arrival, 0);
+        }
+        let every = self.cfg.check.interval_requests;
+        if self.cfg.check.enabled && every > 0 && self.completed % every == 0 {
+            if let Err(e) = self.check() {
+                self.error = Some(Error::Consistency(format!("after {} requests: {e}", self.completed)));
+            }
+        }
+    }
+
+    fn host_read_page(&mut self, req: u32, lpn: Lpn, rmw: bool) {
+        let now = self.engine.now();
+        if !rmw {
+            self.metrics.read_pages += 1;
+            if self.buf.as_ref().is_some_and(|b| b.contains(lpn)) {
+                self.metrics.read_hits += 1;
+                self.sub_done(req, now);
+                return;
+            }
+        }
+        match self.ftl.lookup(lpn) {
+            Some(ppn) => {
+                self.ftl.pin(ppn);
+                let plane = self.ftl.map.plane_of(ppn);
+                let t = self.new_txn(CmdKind::Read, Origin::Host, plane, lpn, ppn);
+                self.txns[t as usize].req = req;
+                self.txns[t as usize].rmw = rmw;
+                self.enqueue(plane, Class::Read, t);
+            }
+            None if rmw => self.host_write_page(req, lpn),
+            None => {
+                self.metrics.unmapped_read_pages += 1;
+                self.sub_done(req, now);
+            }
+        }
+    }
+
+    fn next_version(&mut self, lpn: Lpn) -> u32 {
+        match &mut self.ftl.versions {
+            Some(v) => {
+                v.latest[lpn as usize] += 1;
+                v.latest[lpn as usize]
+            }
+            None => 0,
+        }
+    }
+
+    fn host_write_page(&mut self, req: u32, lpn: Lpn) {
+        self.metrics.write_pages += 1;
+        if self.buf.is_some() {
+            let die = self.die_for_buffered(lpn);
+            self.waiting.push_back((req, lpn, die));
+            self.admit_waiting();
+        } else {
+            let queues = &self.queues;
+            let plane = self.ftl.choose_plane(lpn, |d| queues.die_load(d));
+            let version = self.next_version(lpn);
+            let t = self.new_txn(CmdKind::Program, Origin::Host, plane, lpn, INVALID);
+            let tx = &mut self.txns[t as usize];
+            tx.req = req;
+            tx.version = version;
+            self.inflight.insert(lpn, t);
+            self.enqueue(plane, Class::Write, t);
+        }
+    }
+
+    fn die_for_buffered(&mut self, lpn: Lpn) -> u32 {
+        let plane = match self.cfg.ftl.plane_allocation {
+            PlaneAllocation::Static => self.ftl.static_plane(lpn),
+            _ => {
+                let queues = &self.queues;
+                self.ftl.choose_plane(lpn, |d| queues.die_load(d))
+            }
+        };
+        self.ftl.map.die_of_plane(plane)
+    }
+
+    /// Move waiting writes into the buffer while it has room (in arrival
+    /// order), then start evictions if it needs space.
+    fn admit_waiting(&mut self) {
+        let now = self.engine.now();
+        while let Some(&(req, lpn, die)) = self.waiting.front() {
+            let version = match &self.ftl.versions {
+                Some(v) => v.latest[lpn as usize] + 1,
+                None => 0,
+            };
+            let buf = self.buf.as_mut().expect("buffered mode");
+            match buf.write(lpn, die, version) {
+                WriteOutcome::Full => break,
+                outcome => {
+                    if outcome == WriteOutcome::Hit {
+                        self.metrics.write_hits += 1;
+                    }
+                    self.next_version(lpn);
+                    self.waiting.pop_front();
+                    self.sub_done(req, now);
+                }
+            }
+        }
+        self.maybe_evict();
+    }
+
+    fn maybe_evict(&mut self) {
+        let mut out = std::mem::take(&mut self.evict_out);
+        loop {
+            let (Some(buf), Some(policy)) = (self.buf.as_mut(), self.policy.as_mut()) else { break };
+            if !buf.wants_eviction(self.waiting.len()) {
+                break;
+            }
+            buf.evict(policy.as_mut(), &mut out);
+            if out.is_empty() {
+                break;
+            }
+            for &slot in &out {
+                let buf = self.buf.as_ref().expect("buffered mode");
+                let (lpn, die, version) = (buf.slot_lpn(slot), buf.slot_die(slot), buf.slot_version(slot));
+                let plane = match self.cfg.ftl.plane_allocation {
+                    PlaneAllocation::Static => self.ftl.static_plane(lpn),
+                    _ => {
+                        let k = self.die_rr[die as usize];
+                        self.die_rr[die as usize] = (k + 1) % self.ppd;
+                        die * self.ppd + k
+                    }
+                };
+                let t = self.new_txn(CmdKind::Program, Origin::Host, plane, lpn, INVALID);
+                self.txns[t as usize].slot = slot;
+                self.txns[t as usize].version = version;
+                self.inflight.insert(lpn, t);
+                self.enqueue(plane, Class::Write, t);
+            }
+        }
+        self.evict_out = out;
+    }
+
+    // ----- transactions and queues -----
+
+    fn new_txn(&mut self, kind: CmdKind, origin: Origin, plane: u32, lpn: Lpn, src: Ppn) -> u32 {
+        new_txn_in(&mut self.txns, &mut self.free_txns, kind, origin, plane, lpn, src)
+    }
+
+    fn enqueue(&mut self, plane: u32, class: Class, t: u32) {
+        self.seq += 1;
+        self.txns[t as usize].seq = self.seq;
+        self.queues.push(plane, class, t);
+        let d = self.ftl.map.die_of_plane(plane);
+        self.kick(d);
+    }
+
+    #[inline]
+    fn kick(&mut self, die: u32) {
+        if !self.kick_flag[die as usize] {
+            self.kick_flag[die as usize] = true;
+            self.kicked.push(die);
+        }
+    }
+
+    /// Dispatch on every die that got new work during the current event, so
+    /// that work queued together can be joined into multi-plane commands.
+    fn flush_kicks(&mut self) {
+        while let Some(d) = self.kicked.pop() {
+            self.kick_flag[d as usize] = false;
+            if !self.dies[d as usize].busy {
+                self.dispatch(d);
+            }
+        }
+    }
+
+    // ----- GC -----
+
+    fn maybe_start_gc(&mut self, plane: u32) {
+        let p = plane as usize;
+        if self.gc[p].victim != INVALID || !self.ftl.needs_gc(plane) {
+            return;
+        }
+        let now = self.engine.now();
+        let Some(victim) = self.ftl.pick_victim(plane, now, &mut self.rng) else {
+            return;
+        };
+        let valid = self.ftl.valid_count(victim);
+        if valid == self.ftl.pages_per_block() {
+            self.gc[p].fruitless += 1;
+            if self.gc[p].fruitless > self.ftl.blocks_per_plane() {
+                self.error = Some(Error::Invalid(format!(
+                    "plane {plane} holds only valid data: garbage collection cannot free space (is the logical capacity larger than the plane?)"
+                )));
+            }
+        } else {
+            self.gc[p].fruitless = 0;
+        }
+        self.gc[p].victim = victim;
+        self.gc[p].pending = 0;
+        self.gc[p].start = now;
+        self.gc[p].erase_queued = false;
+        let mut pages = std::mem::take(&mut self.scratch);
+        pages.clear();
+        pages.extend(self.ftl.valid_pages(victim));
+        let kind = match self.cfg.gc.migration {
+            Migration::Copyback => CmdKind::Copyback,
+            Migration::Controller => CmdKind::Read,
+        };
+        for &(ppn, lpn) in &pages {
+            let t = self.new_txn(kind, Origin::Gc, plane, lpn, ppn);
+            self.gc[p].pending += 1;
+            self.enqueue(plane, Class::Gc, t);
+        }
+        self.scratch = pages;
+        self.try_erase(plane);
+    }
+
+    fn gc_progress(&mut self, plane: u32) {
+        let g = &mut self.gc[plane as usize];
+        g.pending -= 1;
+        if g.pending == 0 {
+            self.try_erase(plane);
+        }
+    }
+
+    fn try_erase(&mut self, plane: u32) {
+        let g = self.gc[plane as usize];
+        if g.victim == INVALID || g.pending > 0 || g.erase_queued || self.ftl.pins(g.victim) > 0 {
+            return;
+        }
+        self.gc[plane as usize].erase_queued = true;
+        let first = g.victim * self.ftl.pages_per_block();
+        let t = self.new_txn(CmdKind::Erase, Origin::Gc, plane, INVALID, first);
+        self.enqueue(plane, Class::Gc, t);
+    }
+
+    /// Drop GC migrations at the head of a plane's GC queue whose page the
+    /// host has rewritten meanwhile; convert copybacks the odd/even rule
+    /// forbids into migrations through the controller.
+    fn clean_gc_head(&mut self, plane: u32) {
+        while let Some(t) = self.queues.head(plane, Class::Gc) {
+            let tx = self.txns[t as usize];
+            if tx.kind == CmdKind::Erase {
+                return;
+            }
+            if self.ftl.owner(tx.src) != Some(tx.lpn) {
+                self.queues.pop(plane, Class::Gc);
+                self.metrics.gc.moves_dropped += 1;
+                self.free_txn(t);
+                self.gc_progress(plane);
+                continue;
+            }
+            if tx.kind == CmdKind::Copyback && self.cfg.flash.copyback_odd_even {
+                if let Some((_, dst_page)) = self.ftl.peek_write(plane, true) {
+                    if dst_page % 2 != self.ftl.map.page_of(tx.src) % 2 {
+                        self.txns[t as usize].kind = CmdKind::Read;
+                        self.metrics.gc.copyback_fallbacks += 1;
+                    }
+                }
+            }
+            return;
+        }
+    }
+
+    // ----- dispatch -----
+
+    /// May the head `t` of a queue of `plane` run now?
+    fn eligible(&self, plane: u32, class: Class, t: u32) -> bool {
+        match class {
+            Class::Read => true,
+            Class::Write => {
+                // GC has priority over host writes in its plane.
+                self.queues.head(plane, Class::Gc).is_none() && self.ftl.peek_write(plane, false).is_some()
+            }
+            Class::Gc => match self.txns[t as usize].kind {
+                CmdKind::Program | CmdKind::Copyback => self.ftl.peek_write(plane, true).is_some(),
+                CmdKind::Read | CmdKind::Erase => true,
+            },
+        }
+    }
+
+    fn dispatch(&mut self, die: u32) {
+        let first = die * self.ppd;
+        let planes = first..first + self.ppd;
+        for p in planes.clone() {
+            self.clean_gc_head(p);
+        }
+        // Choose the leading transaction.
+        let mut lead: Option<(Class, u32, u64)> = None;
+        for &class in self.queues.class_order() {
+            for p in planes.clone() {
+                if let Some(t) = self.queues.head(p, class) {
+                    let seq = self.txns[t as usize].seq;
+                    if lead.is_none_or(|(_, _, s)| seq < s) && self.eligible(p, class, t) {
+                        lead = Some((class, p, seq));
+                    }
+                }
+            }
+            if lead.is_some() && self.queues.policy == SchedPolicy::ReadPriority {
+                break;
+            }
+        }
+        let Some((class, lead_plane, _)) = lead else { return };
+        let lt = self.queues.head(lead_plane, class).expect("lead exists");
+        let kind = self.txns[lt as usize].kind;
+        let mut members = [INVALID; MAX_PLANES_PER_DIE];
+        let mut n = 0;
+        members[n] = self.queues.pop(lead_plane, class).expect("lead exists");
+        n += 1;
+        if self.rules.enabled {
+            let gc = class == Class::Gc;
+            let lead_addr = self.cmd_addr(lt, kind, lead_plane, gc);
+            for p in planes.clone() {
+                if !self.rules.may_pair(lead_plane - first, p - first) {
+                    continue;
+                }
+                let Some(t) = self.queues.head(p, class) else { continue };
+                if self.txns[t as usize].kind != kind || !self.eligible(p, class, t) {
+                    continue;
+                }
+                let addr = self.cmd_addr(t, kind, p, gc);
+                if self.addr_aligned(kind, lead_addr, addr) {
+                    members[n] = self.queues.pop(p, class).expect("head exists");
+                    n += 1;
+                }
+            }
+        }
+        self.execute(die, kind, &members[..n]);
+    }
+
+    /// Source and destination in-plane addresses that alignment is judged on.
+    fn cmd_addr(&self, t: u32, kind: CmdKind, plane: u32, gc: bool) -> [(u32, u32); 2] {
+        let m = &self.ftl.map;
+        let src = self.txns[t as usize].src;
+        let s = if src == INVALID { (0, 0) } else { (m.block_of(src), m.page_of(src)) };
+        let d = match kind {
+            CmdKind::Program | CmdKind::Copyback => self.ftl.peek_write(plane, gc).unwrap_or((INVALID, INVALID)),
+            _ => (0, 0),
+        };
+        [s, d]
+    }
+
+    fn addr_aligned(&self, kind: CmdKind, a: [(u32, u32); 2], b: [(u32, u32); 2]) -> bool {
+        let r = &self.rules;
+        match kind {
+            CmdKind::Read => r.aligned(a[0].0, a[0].1, b[0].0, b[0].1),
+            CmdKind::Program => r.aligned(a[1].0, a[1].1, b[1].0, b[1].1),
+            CmdKind::Erase => r.erase_aligned(a[0].0, b[0].0),
+            CmdKind::Copyback => {
+                r.aligned(a[0].0, a[0].1, b[0].0, b[0].1)
+                    && r.aligned(a[1].0, a[1].1, b[1].0, b[1].1)
+                    && (!self.cfg.flash.copyback_odd_even || b[0].1 % 2 == b[1].1 % 2)
+            }
+        }
+    }
+
+    fn channel_of_die(&self, die: u32) -> usize {
+        (die / self.dies_per_channel) as usize
+    }
+
+    fn execute(&mut self, die: u32, kind: CmdKind, members: &[u32]) {
+        let now = self.engine.now();
+        let n = members.len();
+        let origin = self.txns[members[0] as usize].origin;
+        let d = &mut self.dies[die as usize];
+        d.busy = true;
+        d.kind = kind;
+        d.n = n as u8;
+        d.txns[..n].copy_from_slice(members);
+        self.metrics.planes_busy(now, n as i32);
+        self.metrics.cmds.add(kind, origin, n);
+        let t0 = now + self.timing.cmd_ns;
+        let gc = origin == Origin::Gc;
+        let share = |x: Time| x as u128;
+        match kind {
+            CmdKind::Read => {
+                let array = members
+                    .iter()
+                    .map(|&t| self.timing.read_time(self.ftl.map.page_of(self.txns[t as usize].src)))
+                    .max()
+                    .unwrap_or(0);
+                if gc {
+                    self.metrics.gc.read_ns += share(array) * n as u128;
+                }
+                self.engine.schedule(t0 + array, EventKind::ReadArrayDone, die);
+            }
+            CmdKind::Program => {
+                let mut array = 0;
+                for &t in members {
+                    let tx = self.txns[t as usize];
+                    let ppn = if gc {
+                        self.metrics.gc.pages_migrated += 1;
+                        self.ftl.relocate(tx.src, tx.plane, now)
+                    } else {
+                        let current = self.inflight.get(&tx.lpn) == Some(&t);
+                        let lpn = if current { tx.lpn } else { INVALID };
+                        self.ftl.write(tx.plane, lpn, tx.version, false, now)
+                    }
+                    .expect("eligible() checked that the plane has a free page");
+                    self.txns[t as usize].src = ppn;
+                    array = array.max(self.timing.program_time(self.ftl.map.page_of(ppn)));
+                    self.maybe_start_gc(tx.plane);
+                }
+                let ch = self.channel_of_die(die);
+                let start = t0.max(self.channel_free[ch]);
+                let xfer = self.timing.xfer_ns;
+                let xfer_end = start + n as Time * xfer;
+                self.channel_free[ch] = xfer_end;
+                for (i, &t) in members.iter().enumerate() {
+                    self.txns[t as usize].done_at = start + (i as Time + 1) * xfer;
+                }
+                if gc {
+                    self.metrics.gc.transfer_ns += share(xfer) * n as u128;
+                    self.metrics.gc.write_ns += share(array) * n as u128;
+                } else if self.cfg.host.write_completion == WriteCompletion::Transfer {
+                    self.engine.schedule(xfer_end, EventKind::ProgramTransferDone, die);
+                }
+                self.engine.schedule(xfer_end + array, EventKind::DieDone, die);
+            }
+            CmdKind::Erase => {
+                if gc {
+                    self.metrics.gc.erase_ns += share(self.timing.erase_ns) * n as u128;
+                }
+                self.engine.schedule(t0 + self.timing.erase_ns, EventKind::DieDone, die);
+            }
+            CmdKind::Copyback => {
+                let (mut tr, mut tp) = (0, 0);
+                for &t in members {
+                    let tx = self.txns[t as usize];
+                    tr = tr.max(self.timing.read_time(self.ftl.map.page_of(tx.src)));
+                    let dst = self
+                        .ftl
+                        .relocate(tx.src, tx.plane, now)
+                        .expect("eligible() checked that the plane has a free page");
+                    self.metrics.gc.pages_migrated += 1;
+                    tp = tp.max(self.timing.program_time(self.ftl.map.page_of(dst)));
+                    self.maybe_start_gc(tx.plane);
+                }
+                self.metrics.gc.read_ns += share(tr) * n as u128;
+                self.metrics.gc.write_ns += share(tp) * n as u128;
+                self.engine.schedule(t0 + tr + tp, EventKind::DieDone, die);
+            }
+        }
+    }
+
+    fn on_read_array_done(&mut self, die: u32) {
+        let now = self.engine.now();
+        let d = self.dies[die as usize];
+        let n = d.n as usize;
+        let ch = self.channel_of_die(die);
+        let xfer = self.timing.xfer_ns;
+        let start = now.max(self.channel_free[ch]);
+        for (i, &t) in d.txns[..n].iter().enumerate() {
+            self.txns[t as usize].done_at = start + (i as Time + 1) * xfer;
+        }
+        let end = start + n as Time * xfer;
+        self.channel_free[ch] = end;
+        if self.txns[d.txns[0] as usize].origin == Origin::Gc {
+            self.metrics.gc.transfer_ns += xfer as u128 * n as u128;
+        }
+        self.engine.schedule(end, EventKind::DieDone, die);
+    }
+
+    fn on_program_transfer_done(&mut self, die: u32) {
+        let d = self.dies[die as usize];
+        for &t in &d.txns[..d.n as usize] {
+            let tx = self.txns[t as usize];
+            if tx.req != INVALID {
+                self.txns[t as usize].req = INVALID;
+                self.sub_done(tx.req, tx.done_at);
+            }
+        }
+    }
+
+    fn on_die_done(&mut self, die: u32) {
+        let now = self.engine.now();
+        let d = self.dies[die as usize];
+        self.metrics.planes_busy(now, -(d.n as i32));
+        self.dies[die as usize].busy = false;
+        for &t in &d.txns[..d.n as usize] {
+            self.finish_txn(t);
+        }
+        self.kick(die);
+    }
+
+    fn finish_txn(&mut self, t: u32) {
+        let now = self.engine.now();
+        let tx = self.txns[t as usize];
+        match (tx.kind, tx.origin) {
+            (CmdKind::Read, Origin::Host) => {
+                if self.ftl.unpin(tx.src) == 0 {
+                    let gb = self.ftl.map.gblock_of(tx.src);
+                    let plane = self.ftl.map.plane_of(tx.src);
+                    if self.gc[plane as usize].victim == gb {
+                        self.try_erase(plane);
+                    }
+                }
+                if tx.rmw {
+                    self.host_write_page(tx.req, tx.lpn);
+                } else {
+                    self.sub_done(tx.req, tx.done_at);
+                }
+            }
+            (CmdKind::Program, Origin::Host) => {
+                if self.inflight.get(&tx.lpn) == Some(&t) {
+                    self.inflight.remove(&tx.lpn);
+                }
+                if tx.slot != INVALID {
+                    self.buf.as_mut().expect("buffered").flush_done(tx.slot);
+                    self.metrics.sample_at_eviction();
+                    self.admit_waiting();
+                }
+                if tx.req != INVALID {
+                    self.sub_done(tx.req, now);
+                }
+            }
+            (CmdKind::Read, Origin::Gc) => {
+                // Through the controller: the data comes back as a GC program.
+                let p = self.new_txn(CmdKind::Program, Origin::Gc, tx.plane, tx.lpn, tx.src);
+                self.enqueue(tx.plane, Class::Gc, p);
+            }
+            (CmdKind::Program, Origin::Gc) | (CmdKind::Copyback, Origin::Gc) => self.gc_progress(tx.plane),
+            (CmdKind::Erase, _) => {
+                let p = tx.plane as usize;
+                let victim = self.gc[p].victim;
+                self.ftl.erase(victim);
+                self.metrics.gc.count += 1;
+                self.metrics.gc.erases += 1;
+                self.metrics.gc.duration_ns += (now - self.gc[p].start) as u128;
+                self.gc[p].victim = INVALID;
+                self.maybe_start_gc(tx.plane);
+            }
+            (CmdKind::Copyback, Origin::Host) => unreachable!("the host never issues copybacks"),
+        }
+        self.free_txn(t);
+    }
+
+    fn free_txn(&mut self, t: u32) {
+        self.free_txns.push(t);
+    }
+}
+
+fn new_txn_in(txns: &mut Vec<Txn>, free: &mut Vec<u32>, kind: CmdKind, origin: Origin, plane: u32, lpn: Lpn, src: Ppn) -> u32 {
+    let tx = Txn {
+        kind,
+        origin,
+        plane,
+        lpn,
+        src,
+        req: INVALID,
+        slot: INVALID,
+        version: 0,
+        rmw: false,
+        seq: 0,
+        done_at: 0,
+    };
+    match free.pop() {
+        Some(i) => {
+            txns[i as usize] = tx;
+            i
+        }
+        None => {
+            txns.push(tx);
+            (txns.len() - 1) as u32
+        }
+    }
+}
