@@ -255,6 +255,9 @@ pub struct Host {
     pub write_completion: WriteCompletion,
     /// A write that covers part of a page first reads the old page.
     pub partial_write_rmw: bool,
+    /// Requests completed before measurement starts: all statistics are
+    /// reset when this many requests have completed (0 = measure all).
+    pub warmup_requests: u64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -317,6 +320,7 @@ impl Config {
                 time_scale: 1.0,
                 write_completion: WriteCompletion::Program,
                 partial_write_rmw: false,
+                warmup_requests: 0,
             },
             check: Check {
                 enabled: false,

@@ -14,6 +14,7 @@ pub mod ftl;
 pub mod metrics;
 pub mod sched;
 pub mod sim;
+pub mod validate;
 pub mod victim;
 pub mod workload;
 

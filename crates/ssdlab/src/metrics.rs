@@ -12,6 +12,9 @@ use crate::ftl::PreconditionReport;
 pub struct Metrics {
     pub read_lat: Histogram<u64>,
     pub write_lat: Histogram<u64>,
+    /// Exact latency sums and maxima (the histograms quantise to 3 digits).
+    lat_sum: [u128; 2],
+    lat_max: [u64; 2],
     pub read_bytes: u64,
     pub write_bytes: u64,
     pub read_pages: u64,
@@ -56,8 +59,11 @@ pub struct GcTotals {
     pub erase_ns: u128,
 }
 
+/// Latency histogram: 1 ns to 2^50 ns (13 days), 3 significant digits;
+/// longer latencies are clamped to the top (a request that slow is a bug or a
+/// stalled drive, and the max still shows it).
 fn hist() -> Histogram<u64> {
-    Histogram::new(3).expect("3 significant digits is valid")
+    Histogram::new_with_bounds(1, 1 << 50, 3).expect("valid histogram bounds")
 }
 
 impl Metrics {
@@ -65,6 +71,8 @@ impl Metrics {
         Metrics {
             read_lat: hist(),
             write_lat: hist(),
+            lat_sum: [0; 2],
+            lat_max: [0; 2],
             read_bytes: 0,
             write_bytes: 0,
             read_pages: 0,
@@ -90,6 +98,20 @@ impl Metrics {
             first_arrival: None,
             last_completion: 0,
         }
+    }
+
+    /// Start measuring afresh at `now` (end of warm-up): counters and
+    /// histograms restart; the current busy-plane count and queue depth carry on.
+    pub fn reset(&mut self, now: Time) {
+        let (busy, qd) = (self.busy_planes, self.qd);
+        let mut fresh = Metrics::new(self.cmds.max_planes() as u32, self.planes_total);
+        fresh.busy_planes = busy;
+        fresh.busy_since = now;
+        fresh.qd = qd;
+        fresh.qd_since = now;
+        fresh.first_arrival = Some(now);
+        fresh.last_completion = now;
+        *self = fresh;
     }
 
     /// `n` planes became busy (positive) or idle (negative) at `now`.
@@ -118,6 +140,8 @@ impl Metrics {
     pub fn record_latency(&mut self, write: bool, ns: u64) {
         let h = if write { &mut self.write_lat } else { &mut self.read_lat };
         h.saturating_record(ns.max(1));
+        self.lat_sum[write as usize] += ns as u128;
+        self.lat_max[write as usize] = self.lat_max[write as usize].max(ns);
     }
 
     pub fn report(&mut self, ctx: ReportContext) -> Report {
@@ -175,8 +199,8 @@ impl Metrics {
             simulated_ns: span as u64,
             iops: requests as f64 / sim_s,
             bandwidth_mb_s: (self.read_bytes + self.write_bytes) as f64 / 1e6 / sim_s,
-            read: op_report(&self.read_lat, self.read_bytes, self.read_pages),
-            write: op_report(&self.write_lat, self.write_bytes, self.write_pages),
+            read: op_report(&self.read_lat, self.lat_sum[0], self.lat_max[0], self.read_bytes, self.read_pages),
+            write: op_report(&self.write_lat, self.lat_sum[1], self.lat_max[1], self.write_bytes, self.write_pages),
             flash: FlashReport {
                 reads: c.pages(CmdKind::Read, Origin::Host) + c.pages(CmdKind::Read, Origin::Gc),
                 programs: all_programs,
@@ -249,21 +273,24 @@ impl Metrics {
     }
 }
 
-fn op_report(h: &Histogram<u64>, bytes: u64, pages: u64) -> OpReport {
+/// Mean and max are exact; percentiles come from the histogram (3
+/// significant digits: the value reported is the highest value equivalent to
+/// the true quantile at that precision).
+fn op_report(h: &Histogram<u64>, sum: u128, max: u64, bytes: u64, pages: u64) -> OpReport {
     let us = |ns: u64| ns as f64 / 1e3;
     let empty = h.is_empty();
-    let q = |p: f64| if empty { 0.0 } else { us(h.value_at_quantile(p)) };
+    let q = |p: f64| if empty { 0.0 } else { us(h.value_at_quantile(p).min(max)) };
     OpReport {
         count: h.len(),
         bytes,
         pages,
         latency_us: Latency {
-            mean: if empty { 0.0 } else { h.mean() / 1e3 },
+            mean: if empty { 0.0 } else { sum as f64 / h.len() as f64 / 1e3 },
             p50: q(0.5),
             p90: q(0.9),
             p99: q(0.99),
             p999: q(0.999),
-            max: if empty { 0.0 } else { us(h.max()) },
+            max: us(max),
         },
     }
 }

@@ -540,6 +540,9 @@ impl Simulator {
         if self.cfg.host.mode == HostMode::ClosedLoop {
             self.engine.schedule(now, EventKind::Arrival, 0);
         }
+        if self.completed == self.cfg.host.warmup_requests {
+            self.metrics.reset(now);
+        }
         let every = self.cfg.check.interval_requests;
         if self.cfg.check.enabled && every > 0 && self.completed % every == 0 {
             if let Err(e) = self.check() {

@@ -95,6 +95,11 @@ pub enum Source {
         options: TraceOptions,
     },
     Synthetic(synthetic::Profile),
+    /// Records held in memory (tests, validation, library users).
+    Records {
+        name: String,
+        records: std::sync::Arc<Vec<IoRecord>>,
+    },
 }
 
 impl Source {
@@ -117,6 +122,10 @@ impl Source {
                 })
             }
             Source::Synthetic(p) => Ok(Box::new(synthetic::Generator::new(p))),
+            Source::Records { records, .. } => {
+                let records = records.clone();
+                Ok(Box::new((0..records.len()).map(move |i| Ok(records[i]))))
+            }
         }
     }
 
@@ -125,6 +134,7 @@ impl Source {
         match self {
             Source::Trace { path, format, .. } => format!("{} ({})", path.display(), format.name()),
             Source::Synthetic(p) => format!("synthetic `{}`", p.name),
+            Source::Records { name, records } => format!("{name} ({} records in memory)", records.len()),
         }
     }
 }

@@ -1,0 +1,394 @@
+//! The model-validation suite: the simulator measured against results
+//! nobody here wrote — datasheet timing arithmetic, the Pollaczek–Khinchine
+//! formula for the M/D/1 queue, and the analytic write-amplification models
+//! of uniform random writes under random and FIFO victim selection
+//! (Desnoyers, "Analytic models of SSD write performance", ACM TOS 2014).
+//! Each check states its tolerance. `ssdlab validate` prints them; the test
+//! suite asserts that every one passes.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::config::{BufferCapacity, Config, GcThreshold, HostMode, Migration, VictimPolicy};
+use crate::error::Result;
+use crate::sim::{Precondition, Simulator};
+use crate::workload::synthetic::{Address, Arrival, Profile, SizeDist};
+use crate::workload::{IoRecord, Op, Source};
+use crate::Report;
+
+/// One check: what was measured, what theory says, and whether they agree.
+#[derive(Clone, Debug, Serialize)]
+pub struct Check {
+    pub name: String,
+    pub measured: f64,
+    pub expected: f64,
+    pub unit: &'static str,
+    /// How agreement is judged, in words.
+    pub tolerance: String,
+    pub pass: bool,
+}
+
+impl Check {
+    fn within(name: impl Into<String>, measured: f64, expected: f64, unit: &'static str, rel: f64) -> Check {
+        let pass = ((measured - expected) / expected).abs() <= rel;
+        Check {
+            name: name.into(),
+            measured,
+            expected,
+            unit,
+            tolerance: if rel == 0.0 {
+                "exact".into()
+            } else {
+                format!("within {}%", rel * 100.0)
+            },
+            pass,
+        }
+    }
+    fn exact_ns(name: impl Into<String>, measured_us: f64, expected_ns: u64) -> Check {
+        // Latencies are reported in µs from an HDR histogram with 3
+        // significant digits; a single sample's mean is exact.
+        let expected = expected_ns as f64 / 1e3;
+        Check {
+            name: name.into(),
+            measured: measured_us,
+            expected,
+            unit: "us",
+            tolerance: "exact (to the nanosecond)".into(),
+            pass: (measured_us - expected).abs() < 1e-3,
+        }
+    }
+}
+
+/// A one-die, one-channel SLC drive with the SPD paper's timings.
+pub fn one_die(planes: u32) -> Config {
+    let mut c = Config::preset("spd-512g").expect("preset exists");
+    c.name = format!("validation-1die-{planes}p");
+    c.geometry.channels = 1;
+    c.geometry.chips_per_channel = 1;
+    c.geometry.dies_per_chip = 1;
+    c.geometry.planes_per_die = planes;
+    c.geometry.blocks_per_plane = 64;
+    c.geometry.pages_per_block = 64;
+    c.ftl.overprovisioning = 0.25;
+    c.gc.threshold = GcThreshold::Blocks(2);
+    c.buffer.capacity = BufferCapacity::None;
+    c.ftl.static_order = "PCWD".into();
+    c
+}
+
+fn records(name: &str, recs: Vec<IoRecord>) -> Source {
+    Source::Records {
+        name: name.into(),
+        records: Arc::new(recs),
+    }
+}
+
+fn rec(time_ns: u64, op: Op, page: u64) -> IoRecord {
+    IoRecord {
+        time_ns,
+        op,
+        offset: page * 4096,
+        size: 4096,
+    }
+}
+
+fn run(cfg: &Config, src: &Source, pre: &str) -> Result<Report> {
+    Simulator::new(cfg, src, &Precondition::parse(pre)?)?.run(&mut |_| {})
+}
+
+/// Isolated commands, each timed end to end through the whole simulator and
+/// compared with the datasheet arithmetic of DESIGN §3.
+pub fn timing_checks() -> Result<Vec<Check>> {
+    let mut out = vec![];
+    let c = one_die(2);
+    let t = crate::flash::FlashTiming::new(&c);
+    let (tr, tp, te, x) = (t.read_ns[0], t.program_ns[0], t.erase_ns, t.xfer_ns);
+
+    // Single-page read of preconditioned data: tR, then the transfer out.
+    let r = run(&c, &records("one read", vec![rec(0, Op::Read, 0)]), "trace-reads")?;
+    out.push(Check::exact_ns("single-page read = tR + transfer", r.read.latency_us.mean, tr + x));
+
+    // Single-page program (no buffer, completion at program end).
+    let r = run(&c, &records("one write", vec![rec(0, Op::Write, 0)]), "none")?;
+    out.push(Check::exact_ns("single-page program = transfer + tPROG", r.write.latency_us.mean, x + tp));
+
+    // Two-plane program: LPNs 0 and 1 go to planes 0 and 1 (order P first)
+    // at aligned write points: two transfers, one tPROG.
+    let two = IoRecord {
+        time_ns: 0,
+        op: Op::Write,
+        offset: 0,
+        size: 8192,
+    };
+    let r = run(&c, &records("two-plane write", vec![two]), "none")?;
+    out.push(Check::exact_ns("two-plane program = 2 transfers + one tPROG", r.write.latency_us.mean, 2 * x + tp));
+    let mp = r.flash.multiplane_program_share;
+    out.push(Check::within("two-plane program used one multi-plane command", mp, 1.0, "share", 0.0));
+
+    // Two unaligned programs: plane 1's write point is moved one page ahead
+    // first, so the same two-page write cannot go multi-plane: the die runs
+    // them one after the other.
+    let recs = vec![rec(0, Op::Write, 3), two_at(1_000_000_000)];
+    let r = run(&c, &records("unaligned writes", recs), "none")?;
+    let lat = r.write.latency_us.max;
+    out.push(Check::exact_ns("two unaligned programs = 2 x (transfer + tPROG)", lat, 2 * (x + tp)));
+
+    // Erase and copyback, through GC on one plane of 8 blocks x 4 pages with
+    // a 2-block threshold: GC starts when fewer than 8 pages are free, i.e.
+    // when the 25th page is programmed. Block 0 is made the only block with
+    // fewer than two valid pages, so greedy picks it; its GC is queued behind
+    // the program that triggered it (GC then has priority).
+    let mut c1 = one_die(1);
+    c1.geometry.blocks_per_plane = 8;
+    c1.geometry.pages_per_block = 4;
+    c1.ftl.overprovisioning = 0.5;
+    let r = run(&c1, &gc_scenario(false), "none")?;
+    out.push(Check::within("GC ran once on an all-invalid block", r.gc.count as f64, 1.0, "GCs", 0.0));
+    out.push(Check::exact_ns("GC of an empty victim = transfer + tPROG (trigger) + tBERS", r.gc.time_us.mean, x + tp + te));
+    let r = run(&c1, &gc_scenario(true), "none")?;
+    out.push(Check::within("GC moved one page by copyback", r.flash.copybacks as f64, 1.0, "pages", 0.0));
+    out.push(Check::exact_ns(
+        "GC of a one-valid-page victim = trigger + copyback (tR + tPROG) + tBERS",
+        r.gc.time_us.mean,
+        x + tp + tr + tp + te,
+    ));
+    Ok(out)
+}
+
+/// 25 single-page writes, one second apart, leaving block 0 with one valid
+/// page (`keep_one`) or none, and every other closed block with two or more.
+fn gc_scenario(keep_one: bool) -> Source {
+    let mut lpns = vec![0u64; 4];
+    if !keep_one {
+        lpns.push(0);
+    }
+    lpns.extend(1..=15);
+    lpns.extend([1, 5, 9, 13, 2, 6]);
+    lpns.truncate(25);
+    let recs = lpns
+        .iter()
+        .enumerate()
+        .map(|(i, &l)| rec(i as u64 * 1_000_000_000, Op::Write, l))
+        .collect();
+    records(if keep_one { "gc-copyback" } else { "gc-erase" }, recs)
+}
+
+fn two_at(time_ns: u64) -> IoRecord {
+    IoRecord {
+        time_ns,
+        op: Op::Write,
+        offset: 0,
+        size: 8192,
+    }
+}
+
+/// Mean response of an M/D/1 queue (Pollaczek–Khinchine): S + ρS / (2(1−ρ)).
+pub fn md1_response(service_ns: f64, rho: f64) -> f64 {
+    service_ns + rho * service_ns / (2.0 * (1.0 - rho))
+}
+
+/// One die serving Poisson single-page reads is an M/D/1 queue with service
+/// time tR + transfer.
+pub fn md1_checks(requests: u64) -> Result<Vec<Check>> {
+    let mut out = vec![];
+    let c = one_die(1);
+    let t = crate::flash::FlashTiming::new(&c);
+    let s = (t.read_ns[0] + t.xfer_ns) as f64;
+    for rho in [0.5, 0.8] {
+        let p = Profile {
+            name: format!("md1-rho{rho}"),
+            seed: 11,
+            requests,
+            read_share: 1.0,
+            footprint_bytes: c.logical_pages() * 4096,
+            page_bytes: 4096,
+            read_size: Some(SizeDist::constant(4096)),
+            write_size: Some(SizeDist::constant(4096)),
+            address: Address::Uniform,
+            arrival: Arrival::Poisson { iops: rho / s * 1e9 },
+        };
+        let r = run(&c, &Source::Synthetic(p), "trace-reads")?;
+        out.push(Check::within(
+            format!("M/D/1 mean read response at utilisation {rho}"),
+            r.read.latency_us.mean,
+            md1_response(s, rho) / 1e3,
+            "us",
+            0.03,
+        ));
+    }
+    Ok(out)
+}
+
+/// Write amplification of uniform random writes under FIFO cleaning:
+/// 1/(1−x) with x = exp(−(1−x)/ρ) (Desnoyers 2014), solved by iteration.
+pub fn fifo_wa(rho: f64) -> f64 {
+    // x is the valid fraction of the cleaned block; the non-trivial root
+    // lies below 1. Iterate from 0 (the map is a contraction there).
+    let mut x = 0.0f64;
+    for _ in 0..10_000 {
+        x = (-(1.0 - x) / rho).exp();
+    }
+    1.0 / (1.0 - x)
+}
+
+/// A single-plane drive with ρ = valid / physical pages, a few blocks held
+/// free, and no buffer.
+pub fn wa_drive(rho: f64, victim: VictimPolicy) -> Config {
+    let mut c = one_die(1);
+    c.name = format!("validation-wa-{rho}");
+    c.geometry.blocks_per_plane = 1024;
+    c.geometry.pages_per_block = 64;
+    c.ftl.overprovisioning = 1.0 - rho;
+    c.gc.threshold = GcThreshold::Blocks(2);
+    c.gc.victim = victim;
+    c.host.mode = HostMode::ClosedLoop;
+    c.host.queue_depth = 1;
+    c
+}
+
+/// Measured write amplification after `warm` and over `measure` drive
+/// writes of uniform random single-page writes.
+pub fn measure_wa(rho: f64, victim: VictimPolicy, warm: f64, measure: f64, seed: u64) -> Result<f64> {
+    let mut c = wa_drive(rho, victim);
+    let phys = c.physical_pages() as f64;
+    c.host.warmup_requests = (warm * phys) as u64;
+    c.seed = seed;
+    let p = Profile {
+        name: format!("uniform-writes-rho{rho}"),
+        seed,
+        requests: ((warm + measure) * phys) as u64,
+        read_share: 0.0,
+        footprint_bytes: c.logical_pages() * 4096,
+        page_bytes: 4096,
+        read_size: Some(SizeDist::constant(4096)),
+        write_size: Some(SizeDist::constant(4096)),
+        address: Address::Uniform,
+        arrival: Arrival::Poisson { iops: 1000.0 },
+    };
+    // Every logical page holds data before the run: ρ of the drive is valid.
+    let r = run(&c, &Source::Synthetic(p), &format!("fill:{rho}:1"))?;
+    Ok(r.write_amplification)
+}
+
+pub fn wa_checks() -> Result<Vec<Check>> {
+    let mut out = vec![];
+    for rho in [0.7, 0.8] {
+        let random = measure_wa(rho, VictimPolicy::Random, 4.0, 4.0, 21)?;
+        out.push(Check::within(
+            format!("WA, random victim, rho {rho}: 1/(1-rho)"),
+            random,
+            1.0 / (1.0 - rho),
+            "x",
+            0.03,
+        ));
+        let fifo = measure_wa(rho, VictimPolicy::Fifo, 4.0, 4.0, 22)?;
+        let fifo_ref = fifo_wa(rho);
+        out.push(Check::within(
+            format!("WA, FIFO victim, rho {rho}: 1/(1-x), x = exp(-(1-x)/rho)"),
+            fifo,
+            fifo_ref,
+            "x",
+            0.03,
+        ));
+        let greedy = measure_wa(rho, VictimPolicy::Greedy, 4.0, 4.0, 23)?;
+        out.push(Check {
+            name: format!("WA, greedy victim, rho {rho}: no higher than measured FIFO + 1%"),
+            measured: greedy,
+            expected: fifo * 1.01,
+            unit: "x",
+            tolerance: "at most".into(),
+            pass: greedy <= fifo * 1.01,
+        });
+    }
+    Ok(out)
+}
+
+/// Long random runs under every victim policy and both migration methods
+/// with the consistency checker on: no LPN lost or stale.
+pub fn consistency_checks(requests: u64) -> Result<Vec<Check>> {
+    let mut out = vec![];
+    for victim in [
+        VictimPolicy::Greedy,
+        VictimPolicy::Fifo,
+        VictimPolicy::Random,
+        VictimPolicy::DChoices,
+        VictimPolicy::CostBenefit,
+    ] {
+        for migration in [Migration::Copyback, Migration::Controller] {
+            let mut c = Config::preset("small")?;
+            c.geometry.channels = 2;
+            c.geometry.chips_per_channel = 1;
+            c.geometry.blocks_per_plane = 64;
+            c.geometry.pages_per_block = 32;
+            c.ftl.overprovisioning = 0.2;
+            c.gc.threshold = GcThreshold::Blocks(3);
+            c.gc.victim = victim;
+            c.gc.migration = migration;
+            c.check.enabled = true;
+            c.check.interval_requests = requests / 4;
+            let p = Profile {
+                name: "consistency".into(),
+                seed: 5,
+                requests,
+                read_share: 0.3,
+                footprint_bytes: c.logical_pages() * 4096,
+                page_bytes: 4096,
+                read_size: Some(SizeDist::uniform(4096, 16384)),
+                write_size: Some(SizeDist::uniform(4096, 32768)),
+                address: Address::HotCold {
+                    hot_fraction: 0.2,
+                    hot_share: 0.8,
+                },
+                arrival: Arrival::Poisson { iops: 3000.0 },
+            };
+            let name = format!("consistency, {victim:?} victim, {migration:?} migration");
+            let ok = run(&c, &Source::Synthetic(p), "fill:0.9:0.8");
+            let (pass, gcs) = match &ok {
+                Ok(r) => (r.gc.count > 0, r.gc.count as f64),
+                Err(_) => (false, 0.0),
+            };
+            out.push(Check {
+                name,
+                measured: gcs,
+                expected: 0.0,
+                unit: "GCs",
+                tolerance: match ok {
+                    Ok(_) => "checker passed; GC must have run".into(),
+                    Err(e) => format!("checker failed: {e}"),
+                },
+                pass,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The whole suite.
+pub fn all() -> Result<Vec<Check>> {
+    let mut v = timing_checks()?;
+    v.extend(md1_checks(300_000)?);
+    v.extend(wa_checks()?);
+    v.extend(consistency_checks(40_000)?);
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fifo_reference_values() {
+        // x = exp(-(1-x)/rho): at rho = 0.8, x ≈ 0.6286 → WA ≈ 2.693.
+        let wa = fifo_wa(0.8);
+        let x = 1.0 - 1.0 / wa;
+        assert!((x - (-(1.0 - x) / 0.8f64).exp()).abs() < 1e-12);
+        assert!(wa > 2.6 && wa < 2.8, "{wa}");
+    }
+
+    #[test]
+    fn md1_reference() {
+        assert_eq!(md1_response(100.0, 0.5), 150.0);
+        assert_eq!(md1_response(100.0, 0.8), 300.0);
+    }
+}

@@ -1,0 +1,43 @@
+//! The model-validation suite (DESIGN §7): every check must pass within its
+//! stated tolerance. The same checks back `ssdlab validate`.
+
+use ssdlab::validate::{self, Check};
+
+fn assert_all(checks: Vec<Check>) {
+    let mut failed = vec![];
+    for c in &checks {
+        println!(
+            "{} {:<75} measured {:>12.4} expected {:>12.4} {} ({})",
+            if c.pass { "PASS" } else { "FAIL" },
+            c.name,
+            c.measured,
+            c.expected,
+            c.unit,
+            c.tolerance
+        );
+        if !c.pass {
+            failed.push(c.name.clone());
+        }
+    }
+    assert!(failed.is_empty(), "failed: {failed:?}");
+}
+
+#[test]
+fn exact_timing_of_isolated_commands() {
+    assert_all(validate::timing_checks().unwrap());
+}
+
+#[test]
+fn one_die_reads_match_md1() {
+    assert_all(validate::md1_checks(300_000).unwrap());
+}
+
+#[test]
+fn write_amplification_matches_analytic_models() {
+    assert_all(validate::wa_checks().unwrap());
+}
+
+#[test]
+fn no_lpn_lost_or_stale_under_any_policy() {
+    assert_all(validate::consistency_checks(40_000).unwrap());
+}
