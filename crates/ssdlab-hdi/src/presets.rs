@@ -1,0 +1,103 @@
+//! The configurations of the paper's Table 1, ready to use.
+//!
+//! | scheme | structure | decay window | threshold | bits |
+//! |---|---|---|---|---|
+//! | WDAC | window of 2^12 LBAs | sliding | 4 | 131072 |
+//! | MIHF | 2^12 × 4-bit counters, K = 2 | 2^12 (halving) | H = 2 | 16384 |
+//! | MBF | 4 × 2^11-bit filters, K = 2 | 2^9 | 4 | 8192 |
+//! | DL-MBF_s | pre 2^11 + post 4 × 2^11 | pre see [`PreClassifierParams`], post 2^8 | 2 | 10240 |
+//! | DL-MBF_c | pre 2^11 + post 4 × 2^10 | pre see [`PreClassifierParams`], post 2^8 | 2 | 6144 |
+//! | DL-MBF_a | pre 2^11 + post 8 × 2^10 | pre see [`PreClassifierParams`], post 2^8 | 2 | 10240 |
+//! | DL-MIHF | pre 2^11 + MIHF with decay window 2^11 | | H = 2 | 18432 |
+
+use crate::{
+    DualLayer, HotDataIdentifier, Mbf, MbfParams, Mihf, MihfParams, PreClassifierParams, Wdac,
+    WdacParams,
+};
+
+/// WDAC with Table 1 parameters.
+pub fn wdac() -> Wdac {
+    Wdac::new(WdacParams::default())
+}
+
+/// MIHF with Table 1 parameters.
+pub fn mihf() -> Mihf {
+    Mihf::new(MihfParams::default())
+}
+
+/// MBF with Table 1 parameters.
+pub fn mbf() -> Mbf {
+    Mbf::new(MbfParams::default())
+}
+
+/// Post-identifier MBF of DL-MBF: half MBF's decay window (2^8) and hot
+/// threshold 2, with `filters` filters of `bits` bits.
+pub fn dl_post_mbf(filters: usize, bits: usize) -> Mbf {
+    Mbf::with_name(
+        "MBF(post)",
+        MbfParams {
+            filters,
+            bits_per_filter: bits,
+            decay_window: 1 << 8,
+            hot_threshold: 2.0,
+            ..MbfParams::default()
+        },
+    )
+}
+
+/// DL-MBF with a given name, pre-classifier parameters and post filters.
+pub fn dl_mbf_with(
+    name: &str,
+    pre: PreClassifierParams,
+    filters: usize,
+    bits: usize,
+) -> DualLayer<Mbf> {
+    DualLayer::new(name, pre, dl_post_mbf(filters, bits))
+}
+
+/// DL-MBF (the default DL-MBF, identical to DL-MBF_s but named "DL-MBF").
+pub fn dl_mbf() -> DualLayer<Mbf> {
+    dl_mbf_with("DL-MBF", PreClassifierParams::default(), 4, 1 << 11)
+}
+
+/// DL-MBF_s: post-identifier of 4 × 2^11-bit filters.
+pub fn dl_mbf_s() -> DualLayer<Mbf> {
+    dl_mbf_with("DL-MBF_s", PreClassifierParams::default(), 4, 1 << 11)
+}
+
+/// DL-MBF_c: post-identifier of 4 × 2^10-bit filters.
+pub fn dl_mbf_c() -> DualLayer<Mbf> {
+    dl_mbf_with("DL-MBF_c", PreClassifierParams::default(), 4, 1 << 10)
+}
+
+/// DL-MBF_a: post-identifier of 8 × 2^10-bit filters.
+pub fn dl_mbf_a() -> DualLayer<Mbf> {
+    dl_mbf_with("DL-MBF_a", PreClassifierParams::default(), 8, 1 << 10)
+}
+
+/// DL-MIHF: the pre-classifier in front of MIHF (Table 1 counters, decay
+/// window halved to 2^11 by analogy with DL-MBF). Not a Table 1 scheme; it
+/// shows the framework taking another post-identifier.
+pub fn dl_mihf() -> DualLayer<Box<dyn HotDataIdentifier>> {
+    let post: Box<dyn HotDataIdentifier> = Box::new(Mihf::with_name(
+        "MIHF(post)",
+        MihfParams {
+            decay_window: 1 << 11,
+            ..MihfParams::default()
+        },
+    ));
+    DualLayer::new("DL-MIHF", PreClassifierParams::default(), post)
+}
+
+/// The paper's comparison set, reference first: WDAC, MIHF, MBF, DL-MBF_s,
+/// DL-MBF_c, DL-MBF_a.
+pub fn paper_set() -> Vec<Box<dyn HotDataIdentifier>> {
+    vec![
+        Box::new(wdac()),
+        Box::new(mihf()),
+        Box::new(mbf()),
+        Box::new(dl_mbf_s()),
+        Box::new(dl_mbf_c()),
+        Box::new(dl_mbf_a()),
+    ]
+}
