@@ -1,1 +1,317 @@
-fn main(){}
+//! `ssdlab`: the command-line front end of the simulator.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use ssdlab::workload::synthetic::Profile;
+use ssdlab::workload::{detect, Source, TraceFormat, TraceOptions};
+use ssdlab::{Config, Precondition, Report, Simulator};
+
+mod bench;
+
+#[derive(Parser)]
+#[command(
+    name = "ssdlab",
+    version,
+    about = "A fast, faithful, trace-driven NAND-flash SSD simulator"
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Replay a trace or a synthetic workload on a drive and report what happened.
+    Run(RunArgs),
+    /// List the built-in drive presets, or print one as editable TOML.
+    Presets {
+        #[command(subcommand)]
+        what: Option<PresetCmd>,
+    },
+    /// Run the model-validation suite and print measured against expected.
+    Validate {
+        /// Also write the checks as JSON.
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
+    /// A built-in workload on a built-in drive, with GC running: the quick tour.
+    Demo {
+        /// Also write the result as JSON.
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
+    /// Measure simulation speed and memory (see docs/benchmarks.md).
+    Bench(bench::BenchArgs),
+}
+
+#[derive(Subcommand)]
+enum PresetCmd {
+    /// Print a preset as a complete TOML configuration.
+    Show { name: String },
+}
+
+#[derive(Args)]
+struct RunArgs {
+    /// Built-in drive preset (see `ssdlab presets`).
+    #[arg(long, conflicts_with = "config")]
+    preset: Option<String>,
+    /// Drive configuration file (TOML; `ssdlab presets show NAME` prints a complete one).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Override one configuration key, e.g. `--set gc.victim=fifo`. Repeatable.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    sets: Vec<String>,
+    /// Trace file to replay (plain or gzip).
+    #[arg(long, conflicts_with = "synthetic")]
+    trace: Option<PathBuf>,
+    /// Trace format: mqsim, msr or auto.
+    #[arg(long, default_value = "auto")]
+    trace_format: String,
+    /// Replay only this device / disk number of the trace.
+    #[arg(long)]
+    device: Option<u32>,
+    /// Replay at most this many requests.
+    #[arg(long)]
+    limit: Option<u64>,
+    /// Synthetic workload profile (TOML).
+    #[arg(long)]
+    synthetic: Option<PathBuf>,
+    /// Write the full result as JSON to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Seed of every random choice (model and synthetic workload).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Drive aging before the run: none, fill:USED:VALID, trace-reads, or fill:USED:VALID+trace-reads.
+    #[arg(long, default_value = "none")]
+    precondition: String,
+    /// Run the consistency checker (slow; for debugging FTL policies).
+    #[arg(long)]
+    check: bool,
+    /// Do not print the summary.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.cmd {
+        Cmd::Run(a) => cmd_run(a),
+        Cmd::Presets { what } => cmd_presets(what),
+        Cmd::Validate { json } => cmd_validate(json),
+        Cmd::Demo { json } => cmd_demo(json),
+        Cmd::Bench(a) => bench::cmd_bench(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn load_config(
+    preset: Option<&str>,
+    config: Option<&Path>,
+    sets: &[String],
+    seed: Option<u64>,
+) -> Result<Config> {
+    let base = match (preset, config) {
+        (_, Some(path)) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            Config::from_toml(&text, &path.display().to_string())?
+        }
+        (Some(name), None) => Config::preset(name)?,
+        (None, None) => Config::preset("small")?,
+    };
+    let mut cfg = base.with_overrides(sets)?;
+    if let Some(s) = seed {
+        cfg.seed = s;
+    }
+    Ok(cfg)
+}
+
+fn source_from(a: &RunArgs) -> Result<Source> {
+    match (&a.trace, &a.synthetic) {
+        (Some(path), None) => {
+            let mut format = TraceFormat::parse(&a.trace_format)?;
+            if format == TraceFormat::Auto {
+                format = detect::detect(path)?;
+                eprintln!(
+                    "trace format: detected {} for {}",
+                    format.name(),
+                    path.display()
+                );
+            }
+            Ok(Source::Trace {
+                path: path.clone(),
+                format,
+                options: TraceOptions {
+                    device: a.device,
+                    limit: a.limit,
+                },
+            })
+        }
+        (None, Some(path)) => {
+            let mut p = Profile::load(path)?;
+            if let Some(s) = a.seed {
+                p.seed = s;
+            }
+            if let Some(n) = a.limit {
+                p.requests = p.requests.min(n);
+            }
+            Ok(Source::Synthetic(p))
+        }
+        (None, None) => bail!("nothing to replay: give --trace FILE or --synthetic PROFILE.toml"),
+        (Some(_), Some(_)) => unreachable!("clap rejects --trace with --synthetic"),
+    }
+}
+
+/// Run with a progress bar on stderr when it is a terminal.
+fn simulate(
+    cfg: &Config,
+    source: &Source,
+    pre: &Precondition,
+    total: Option<u64>,
+) -> Result<Report> {
+    let started = Instant::now();
+    let sim = Simulator::new(cfg, source, pre)?;
+    let prepared = started.elapsed();
+    let bar = if std::io::stderr().is_terminal() {
+        let b = match total {
+            Some(n) => ProgressBar::new(n).with_style(
+                ProgressStyle::with_template(
+                    "{spinner} {bar:40} {pos}/{len} requests ({per_sec}, eta {eta})",
+                )
+                .expect("valid template"),
+            ),
+            None => ProgressBar::new_spinner().with_style(
+                ProgressStyle::with_template("{spinner} {pos} requests ({per_sec})")
+                    .expect("valid template"),
+            ),
+        };
+        Some(b)
+    } else {
+        None
+    };
+    let report = sim.run(&mut |done| {
+        if let Some(b) = &bar {
+            b.set_position(done);
+        }
+    });
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let report = report?;
+    eprintln!(
+        "wall time {:.2} s (setup and preconditioning {:.2} s), {:.0} simulated requests per second",
+        started.elapsed().as_secs_f64(),
+        prepared.as_secs_f64(),
+        report.requests as f64 / (started.elapsed() - prepared).as_secs_f64().max(1e-9)
+    );
+    Ok(report)
+}
+
+fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<()> {
+    let text = serde_json::to_string_pretty(value)?;
+    std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
+fn cmd_run(a: RunArgs) -> Result<ExitCode> {
+    let mut cfg = load_config(a.preset.as_deref(), a.config.as_deref(), &a.sets, a.seed)?;
+    if a.check {
+        cfg.check.enabled = true;
+    }
+    let pre = Precondition::parse(&a.precondition)?;
+    let source = source_from(&a)?;
+    let total = match &source {
+        Source::Synthetic(p) => Some(p.requests),
+        _ => None,
+    };
+    let report = simulate(&cfg, &source, &pre, total)?;
+    if let Some(path) = &a.json {
+        write_json(path, &report)?;
+    }
+    if !a.quiet {
+        print!("{}", report.summary());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_presets(what: Option<PresetCmd>) -> Result<ExitCode> {
+    match what {
+        None => {
+            for (name, about) in Config::preset_names() {
+                let c = Config::preset(name)?;
+                let gib = c.physical_pages() as f64 * c.geometry.page_size_bytes as f64
+                    / (1u64 << 30) as f64;
+                println!("{name:<10} {gib:>7.1} GiB  {about}");
+            }
+        }
+        Some(PresetCmd::Show { name }) => print!("{}", Config::preset(&name)?.to_toml()),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_validate(json: Option<PathBuf>) -> Result<ExitCode> {
+    let started = Instant::now();
+    let checks = ssdlab::validate::all()?;
+    let mut failed = 0;
+    for c in &checks {
+        if !c.pass {
+            failed += 1;
+        }
+        println!(
+            "{}  {:<78} measured {:>12.4} expected {:>12.4} {:<6} {}",
+            if c.pass { "pass" } else { "FAIL" },
+            c.name,
+            c.measured,
+            c.expected,
+            c.unit,
+            c.tolerance
+        );
+    }
+    println!(
+        "{} passed, {} failed ({:.1} s)",
+        checks.len() - failed,
+        failed,
+        started.elapsed().as_secs_f64()
+    );
+    if let Some(path) = json {
+        write_json(&path, &checks)?;
+    }
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn cmd_demo(json: Option<PathBuf>) -> Result<ExitCode> {
+    let cfg = Config::preset("small")?;
+    let profile = Profile::demo();
+    println!(
+        "Demo: the built-in `{}` workload ({} requests) on the `small` preset (4 GiB, 4 channels, 2-plane dies),\n\
+         aged to 90% full with 80% of it valid so that garbage collection runs.\n",
+        profile.name, profile.requests
+    );
+    let total = Some(profile.requests);
+    let pre = Precondition::parse("fill:0.9:0.8+trace-reads")?;
+    let report = simulate(&cfg, &Source::Synthetic(profile), &pre, total)?;
+    print!("{}", report.summary());
+    if let Some(path) = json {
+        write_json(&path, &report)?;
+    }
+    println!("\nNext: `ssdlab presets`, `ssdlab run --help`, `ssdlab validate`.");
+    Ok(ExitCode::SUCCESS)
+}

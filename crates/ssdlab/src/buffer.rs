@@ -192,7 +192,11 @@ impl WriteBuffer {
         out.clear();
         policy.select(self, out);
         for &s in out.iter() {
-            debug_assert_eq!(self.state[s as usize], SlotState::Dirty, "policy chose a slot that is not dirty");
+            debug_assert_eq!(
+                self.state[s as usize],
+                SlotState::Dirty,
+                "policy chose a slot that is not dirty"
+            );
             self.unlink(s);
             self.state[s as usize] = SlotState::Flushing;
             self.dirty -= 1;
@@ -262,9 +266,17 @@ mod tests {
         let lpns: Vec<_> = out.iter().map(|&s| b.slot_lpn(s)).collect();
         assert_eq!(lpns, vec![11, 10], "LRU first, die 0 first");
         assert!(b.contains(10), "flushing pages still serve reads");
-        assert_eq!(b.write(10, 0, 3), WriteOutcome::Full, "a flushing LPN needs a new slot");
+        assert_eq!(
+            b.write(10, 0, 3),
+            WriteOutcome::Full,
+            "a flushing LPN needs a new slot"
+        );
         b.evict(&mut pol, &mut out);
-        assert_eq!(out.iter().map(|&s| b.slot_lpn(s)).collect::<Vec<_>>(), vec![20], "then die 1");
+        assert_eq!(
+            out.iter().map(|&s| b.slot_lpn(s)).collect::<Vec<_>>(),
+            vec![20],
+            "then die 1"
+        );
         b.flush_done(out[0]);
         assert!(!b.contains(20));
         assert_eq!(b.write(10, 0, 3), WriteOutcome::Inserted);

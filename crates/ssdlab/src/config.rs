@@ -332,10 +332,22 @@ impl Config {
     /// Names of the built-in presets with a one-line description each.
     pub fn preset_names() -> &'static [(&'static str, &'static str)] {
         &[
-            ("spd-512g", "SPD paper (TPDS 2020) 512 GB SLC drive, 16 ch x 8 chips, 2-plane dies"),
-            ("pgc-slc", "Parallel-GC paper (IEEE Access 2020) SLC drive, 64 pages/block"),
-            ("pgc-mlc", "Parallel-GC paper (IEEE Access 2020) MLC drive, 256 pages/block"),
-            ("pa-tlc", "PA-SSD paper (TPDS 2020) TLC drive, 16 planes per chip, 8 KB pages"),
+            (
+                "spd-512g",
+                "SPD paper (TPDS 2020) 512 GB SLC drive, 16 ch x 8 chips, 2-plane dies",
+            ),
+            (
+                "pgc-slc",
+                "Parallel-GC paper (IEEE Access 2020) SLC drive, 64 pages/block",
+            ),
+            (
+                "pgc-mlc",
+                "Parallel-GC paper (IEEE Access 2020) MLC drive, 256 pages/block",
+            ),
+            (
+                "pa-tlc",
+                "PA-SSD paper (TPDS 2020) TLC drive, 16 planes per chip, 8 KB pages",
+            ),
             ("small", "a 4 GiB SLC drive for tests and quick experiments"),
         ]
     }
@@ -476,7 +488,11 @@ impl Config {
             let parts: Vec<&str> = key.split('.').collect();
             for (i, part) in parts.iter().enumerate() {
                 let table = node.as_table_mut().ok_or_else(|| {
-                    Error::config(&origin, key, format!("`{}` is not a table", parts[..i].join(".")))
+                    Error::config(
+                        &origin,
+                        key,
+                        format!("`{}` is not a table", parts[..i].join(".")),
+                    )
                 })?;
                 if !table.contains_key(*part) {
                     let mut known: Vec<_> = table.keys().cloned().collect();
@@ -553,11 +569,17 @@ impl Config {
                 return err(f, "must be at least 1".into());
             }
         }
-        if g.page_size_bytes % 512 != 0 {
-            return err("geometry.page_size_bytes", "must be a multiple of 512".into());
+        if !g.page_size_bytes.is_multiple_of(512) {
+            return err(
+                "geometry.page_size_bytes",
+                "must be a multiple of 512".into(),
+            );
         }
         if g.blocks_per_plane < 4 {
-            return err("geometry.blocks_per_plane", "must be at least 4 (GC needs spare blocks)".into());
+            return err(
+                "geometry.blocks_per_plane",
+                "must be at least 4 (GC needs spare blocks)".into(),
+            );
         }
         let phys = (g.channels as u128)
             * g.chips_per_channel as u128
@@ -568,7 +590,10 @@ impl Config {
         if phys >= u32::MAX as u128 {
             return err(
                 "geometry",
-                format!("{phys} physical pages; at most {} are supported (32-bit page numbers)", u32::MAX - 1),
+                format!(
+                    "{phys} physical pages; at most {} are supported (32-bit page numbers)",
+                    u32::MAX - 1
+                ),
             );
         }
         if !(0.0..1.0).contains(&self.ftl.overprovisioning) {
@@ -585,13 +610,26 @@ impl Config {
         if order != ['C', 'D', 'P', 'W'] {
             return err(
                 "ftl.static_order",
-                format!("`{}` is not a permutation of C, W, D, P", self.ftl.static_order),
+                format!(
+                    "`{}` is not a permutation of C, W, D, P",
+                    self.ftl.static_order
+                ),
             );
         }
         let bits = self.cell.kind.bits();
-        for (f, v) in [("timing.read_us", &self.timing.read_us), ("timing.program_us", &self.timing.program_us)] {
+        for (f, v) in [
+            ("timing.read_us", &self.timing.read_us),
+            ("timing.program_us", &self.timing.program_us),
+        ] {
             if v.len() != bits && v.len() != 1 {
-                return err(f, format!("has {} values; a {:?} cell needs {bits} (LSB..MSB) or 1", v.len(), self.cell.kind));
+                return err(
+                    f,
+                    format!(
+                        "has {} values; a {:?} cell needs {bits} (LSB..MSB) or 1",
+                        v.len(),
+                        self.cell.kind
+                    ),
+                );
             }
             if v.iter().any(|x| !x.is_finite() || *x < 0.0) {
                 return err(f, "values must be finite and non-negative".into());
@@ -610,18 +648,26 @@ impl Config {
             if t.index() >= bits {
                 return err(
                     "cell.page_pattern",
-                    format!("entry {i} is {t:?}, which a {:?} cell does not have", self.cell.kind),
+                    format!(
+                        "entry {i} is {t:?}, which a {:?} cell does not have",
+                        self.cell.kind
+                    ),
                 );
             }
         }
-        if self.flash.plane_pairs_only && g.planes_per_die % 2 != 0 {
-            return err("flash.plane_pairs_only", "needs an even number of planes per die".into());
+        if self.flash.plane_pairs_only && !g.planes_per_die.is_multiple_of(2) {
+            return err(
+                "flash.plane_pairs_only",
+                "needs an even number of planes per die".into(),
+            );
         }
         match self.gc.threshold {
             GcThreshold::Percent(p) if !(p > 0.0 && p < 100.0) => {
                 return err("gc.threshold.percent", format!("{p} is outside (0, 100)"));
             }
-            GcThreshold::Blocks(0) => return err("gc.threshold.blocks", "must be at least 1".into()),
+            GcThreshold::Blocks(0) => {
+                return err("gc.threshold.blocks", "must be at least 1".into())
+            }
             _ => {}
         }
         // GC needs at least one spare block per plane to migrate a victim
@@ -652,10 +698,16 @@ impl Config {
         }
         match self.buffer.capacity {
             BufferCapacity::FootprintPercent(p) if !(p > 0.0 && p <= 100.0) => {
-                return err("buffer.capacity.footprint-percent", format!("{p} is outside (0, 100]"));
+                return err(
+                    "buffer.capacity.footprint-percent",
+                    format!("{p} is outside (0, 100]"),
+                );
             }
             BufferCapacity::Pages(0) => {
-                return err("buffer.capacity.pages", "must be at least 1 (use capacity = \"none\" for no buffer)".into())
+                return err(
+                    "buffer.capacity.pages",
+                    "must be at least 1 (use capacity = \"none\" for no buffer)".into(),
+                )
             }
             _ => {}
         }
@@ -686,7 +738,12 @@ fn parse_toml_value(s: &str) -> toml::Value {
 fn toml_error(origin: &str, e: toml::de::Error) -> Error {
     // toml's message already names the line, column and key; keep it whole
     // but on one line.
-    let msg = e.to_string().replace('\n', " ").split_whitespace().collect::<Vec<_>>().join(" ");
+    let msg = e
+        .to_string()
+        .replace('\n', " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     Error::config(origin, "toml", msg)
 }
 
@@ -713,7 +770,10 @@ mod tests {
     #[test]
     fn unknown_key_is_an_error() {
         let c = Config::preset("small").unwrap();
-        let e = c.with_overrides(&["gc.victm=greedy".into()]).unwrap_err().to_string();
+        let e = c
+            .with_overrides(&["gc.victm=greedy".into()])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("victm"), "{e}");
         let text = c.to_toml().replace("[gc]", "[gc]\nbogus = 1");
         let e = Config::from_toml(&text, "x.toml").unwrap_err().to_string();
@@ -724,7 +784,11 @@ mod tests {
     fn overrides_apply() {
         let c = Config::preset("small").unwrap();
         let c = c
-            .with_overrides(&["gc.victim=fifo".into(), "ftl.overprovisioning=0.3".into(), "gc.threshold={blocks=3}".into()])
+            .with_overrides(&[
+                "gc.victim=fifo".into(),
+                "ftl.overprovisioning=0.3".into(),
+                "gc.threshold={blocks=3}".into(),
+            ])
             .unwrap();
         assert_eq!(c.gc.victim, VictimPolicy::Fifo);
         assert_eq!(c.ftl.overprovisioning, 0.3);

@@ -107,7 +107,9 @@ mod tests {
         e.schedule(5, EventKind::DieDone, 2);
         e.schedule(10, EventKind::DieDone, 3);
         e.schedule(5, EventKind::DieDone, 4);
-        let order: Vec<_> = std::iter::from_fn(|| e.pop()).map(|ev| (ev.time, ev.arg)).collect();
+        let order: Vec<_> = std::iter::from_fn(|| e.pop())
+            .map(|ev| (ev.time, ev.arg))
+            .collect();
         assert_eq!(order, vec![(5, 2), (5, 4), (10, 1), (10, 3)]);
         assert_eq!(e.now(), 10);
     }

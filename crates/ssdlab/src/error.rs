@@ -37,7 +37,11 @@ pub enum Error {
 pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {
-    pub fn config(origin: impl Into<String>, field: impl Into<String>, msg: impl Into<String>) -> Self {
+    pub fn config(
+        origin: impl Into<String>,
+        field: impl Into<String>,
+        msg: impl Into<String>,
+    ) -> Self {
         Error::Config {
             origin: origin.into(),
             field: field.into(),

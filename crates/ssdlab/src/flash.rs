@@ -20,7 +20,12 @@ pub enum CmdKind {
 }
 
 impl CmdKind {
-    pub const ALL: [CmdKind; 4] = [CmdKind::Read, CmdKind::Program, CmdKind::Erase, CmdKind::Copyback];
+    pub const ALL: [CmdKind; 4] = [
+        CmdKind::Read,
+        CmdKind::Program,
+        CmdKind::Erase,
+        CmdKind::Copyback,
+    ];
     pub fn name(self) -> &'static str {
         match self {
             CmdKind::Read => "read",
@@ -73,7 +78,11 @@ impl FlashTiming {
         let per_type = |v: &[f64]| -> [Time; 3] {
             let mut out = [0; 3];
             for (i, o) in out.iter_mut().enumerate() {
-                *o = us_to_ns(if v.len() == 1 { v[0] } else { v[i.min(v.len() - 1)] });
+                *o = us_to_ns(if v.len() == 1 {
+                    v[0]
+                } else {
+                    v[i.min(v.len() - 1)]
+                });
             }
             out
         };
@@ -85,7 +94,8 @@ impl FlashTiming {
             read_ns: per_type(&cfg.timing.read_us),
             program_ns: per_type(&cfg.timing.program_us),
             erase_ns: us_to_ns(cfg.timing.erase_us),
-            xfer_ns: (cfg.timing.bus_ns_per_byte * cfg.geometry.page_size_bytes as f64).round() as Time,
+            xfer_ns: (cfg.timing.bus_ns_per_byte * cfg.geometry.page_size_bytes as f64).round()
+                as Time,
             cmd_ns: cfg.timing.command_ns.round() as Time,
             page_type,
         }
@@ -172,11 +182,15 @@ impl CmdCounters {
     }
     /// Page operations (planes summed) of a kind and origin.
     pub fn pages(&self, kind: CmdKind, origin: Origin) -> u64 {
-        (1..=self.planes).map(|n| n as u64 * self.get(kind, origin, n)).sum()
+        (1..=self.planes)
+            .map(|n| n as u64 * self.get(kind, origin, n))
+            .sum()
     }
     /// Page operations of a kind and origin that were part of a multi-plane command.
     pub fn multiplane_pages(&self, kind: CmdKind, origin: Origin) -> u64 {
-        (2..=self.planes).map(|n| n as u64 * self.get(kind, origin, n)).sum()
+        (2..=self.planes)
+            .map(|n| n as u64 * self.get(kind, origin, n))
+            .sum()
     }
     pub fn max_planes(&self) -> usize {
         self.planes

@@ -203,7 +203,11 @@ impl Ftl {
     #[inline]
     pub fn free_pages(&self, plane: u32) -> u64 {
         let a = self.active[plane as usize];
-        let rest = if a == INVALID { 0 } else { (self.ppb - self.wp[a as usize] as u32) as u64 };
+        let rest = if a == INVALID {
+            0
+        } else {
+            (self.ppb - self.wp[a as usize] as u32) as u64
+        };
         self.free[plane as usize].len() as u64 * self.ppb as u64 + rest
     }
     pub fn free_blocks(&self, plane: u32) -> usize {
@@ -235,12 +239,21 @@ impl Ftl {
     /// is already stale, programmed but not mapped). Updates both maps,
     /// invalidates the LPN's previous page, closes the block when full.
     /// Returns None when the plane has no page this writer may use.
-    pub fn write(&mut self, plane: u32, lpn: Lpn, version: u32, gc: bool, now: Time) -> Option<Ppn> {
+    pub fn write(
+        &mut self,
+        plane: u32,
+        lpn: Lpn,
+        version: u32,
+        gc: bool,
+        now: Time,
+    ) -> Option<Ppn> {
         self.peek_write(plane, gc)?;
         let p = plane as usize;
         let mut a = self.active[p];
         if a == INVALID || self.wp[a as usize] as u32 >= self.ppb {
-            a = self.free[p].pop_front().expect("peek_write saw a free block");
+            a = self.free[p]
+                .pop_front()
+                .expect("peek_write saw a free block");
             self.state[a as usize] = BlockState::Active;
             self.active[p] = a;
         }
@@ -287,9 +300,16 @@ impl Ftl {
     }
 
     /// Choose a GC victim in `plane`; it leaves the victim index.
-    pub fn pick_victim(&mut self, plane: u32, now: Time, rng: &mut Xoshiro256PlusPlus) -> Option<u32> {
+    pub fn pick_victim(
+        &mut self,
+        plane: u32,
+        now: Time,
+        rng: &mut Xoshiro256PlusPlus,
+    ) -> Option<u32> {
         let valid = &self.valid;
-        let gb = self.victims.pick(plane, now, rng, |b| valid[b as usize] as u32)?;
+        let gb = self
+            .victims
+            .pick(plane, now, rng, |b| valid[b as usize] as u32)?;
         self.state[gb as usize] = BlockState::Victim;
         Some(gb)
     }
@@ -302,7 +322,10 @@ impl Ftl {
 
     /// Erase a victim block (no valid pages left) and return it to the free list.
     pub fn erase(&mut self, gb: u32) {
-        debug_assert_eq!(self.valid[gb as usize], 0, "erasing a block with valid data");
+        debug_assert_eq!(
+            self.valid[gb as usize], 0,
+            "erasing a block with valid data"
+        );
         debug_assert_eq!(self.state[gb as usize], BlockState::Victim);
         self.wp[gb as usize] = 0;
         self.erase_count[gb as usize] += 1;
@@ -330,7 +353,13 @@ impl Ftl {
     /// without timed writes. LPNs are drawn at random from those static
     /// allocation gives the plane; pages are chosen valid at random. Valid
     /// pages beyond the logical capacity are capped (and counted).
-    pub fn precondition_fill(&mut self, used: f64, valid: f64, rng: &mut Xoshiro256PlusPlus, report: &mut PreconditionReport) -> Result<()> {
+    pub fn precondition_fill(
+        &mut self,
+        used: f64,
+        valid: f64,
+        rng: &mut Xoshiro256PlusPlus,
+        report: &mut PreconditionReport,
+    ) -> Result<()> {
         if !(0.0..1.0).contains(&used) || !(0.0..=1.0).contains(&valid) {
             return Err(Error::Invalid(format!(
                 "--precondition fill:{used}:{valid}: USED must be in [0, 1) and VALID in [0, 1]"
@@ -342,7 +371,11 @@ impl Ftl {
         let mut pool: Vec<u32> = Vec::new();
         for plane in 0..self.planes {
             // LPNs static allocation gives this plane: residue r, r + planes, ...
-            let r = self.plane_of_residue.iter().position(|&p| p == plane).expect("table is a permutation") as u64;
+            let r = self
+                .plane_of_residue
+                .iter()
+                .position(|&p| p == plane)
+                .expect("table is a permutation") as u64;
             pool.clear();
             pool.extend(
                 (0..)
@@ -371,7 +404,8 @@ impl Ftl {
                 } else {
                     INVALID
                 };
-                self.write(plane, lpn, 0, true, 0).expect("fill stays below capacity");
+                self.write(plane, lpn, 0, true, 0)
+                    .expect("fill stays below capacity");
             }
             report.pages_written += used_pages;
             report.valid_pages += n_valid;
@@ -382,7 +416,12 @@ impl Ftl {
     /// Map every LPN in `lpns` that has no data yet, as if written once before
     /// the run (no timed writes). When a plane falls to its GC threshold it is
     /// cleaned functionally (untimed GC); errors only if the data cannot fit.
-    pub fn precondition_map(&mut self, lpns: impl Iterator<Item = Lpn>, rng: &mut Xoshiro256PlusPlus, report: &mut PreconditionReport) -> Result<()> {
+    pub fn precondition_map(
+        &mut self,
+        lpns: impl Iterator<Item = Lpn>,
+        rng: &mut Xoshiro256PlusPlus,
+        report: &mut PreconditionReport,
+    ) -> Result<()> {
         for lpn in lpns {
             if self.l2p[lpn as usize] != INVALID {
                 continue;
@@ -396,7 +435,8 @@ impl Ftl {
                 }
                 report.functional_gc += 1;
             }
-            self.write(plane, lpn, 0, false, 0).expect("checked free space");
+            self.write(plane, lpn, 0, false, 0)
+                .expect("checked free space");
             report.trace_read_pages_mapped += 1;
             report.valid_pages += 1;
         }
@@ -412,7 +452,8 @@ impl Ftl {
         let moved: Vec<Ppn> = self.valid_pages(victim).map(|(p, _)| p).collect();
         let gained = moved.len() < self.ppb as usize;
         for src in moved {
-            self.relocate(src, plane, 0).expect("a victim always fits in the GC reserve");
+            self.relocate(src, plane, 0)
+                .expect("a victim always fits in the GC reserve");
         }
         self.erase(victim);
         gained
@@ -434,19 +475,31 @@ impl Ftl {
                     continue;
                 }
                 if page >= wp {
-                    return Err(format!("block {gb} page {page}: valid data above the write pointer {wp}"));
+                    return Err(format!(
+                        "block {gb} page {page}: valid data above the write pointer {wp}"
+                    ));
                 }
                 if self.l2p[lpn as usize] != ppn as u32 {
-                    return Err(format!("ppn {ppn} claims lpn {lpn}, which maps to {}", self.l2p[lpn as usize]));
+                    return Err(format!(
+                        "ppn {ppn} claims lpn {lpn}, which maps to {}",
+                        self.l2p[lpn as usize]
+                    ));
                 }
                 valid += 1;
             }
             if valid != self.valid[gb] as usize {
-                return Err(format!("block {gb}: valid count {} but {valid} valid pages", self.valid[gb]));
+                return Err(format!(
+                    "block {gb}: valid count {} but {valid} valid pages",
+                    self.valid[gb]
+                ));
             }
             match st {
-                BlockState::Free if wp != 0 => return Err(format!("free block {gb} has write pointer {wp}")),
-                BlockState::Closed if wp != ppb => return Err(format!("closed block {gb} has write pointer {wp}")),
+                BlockState::Free if wp != 0 => {
+                    return Err(format!("free block {gb} has write pointer {wp}"))
+                }
+                BlockState::Closed if wp != ppb => {
+                    return Err(format!("closed block {gb} has write pointer {wp}"))
+                }
                 BlockState::Closed if !self.victims.contains(gb as u32) => {
                     return Err(format!("closed block {gb} missing from the victim index"))
                 }
@@ -456,7 +509,10 @@ impl Ftl {
         for (plane, free) in self.free.iter().enumerate() {
             for &gb in free {
                 if gb / self.bpp != plane as u32 || self.state[gb as usize] != BlockState::Free {
-                    return Err(format!("free list of plane {plane} holds block {gb} in state {:?}", self.state[gb as usize]));
+                    return Err(format!(
+                        "free list of plane {plane} holds block {gb} in state {:?}",
+                        self.state[gb as usize]
+                    ));
                 }
             }
             let nfree = self.state[plane * self.bpp as usize..(plane + 1) * self.bpp as usize]
@@ -464,26 +520,39 @@ impl Ftl {
                 .filter(|&&s| s == BlockState::Free)
                 .count();
             if nfree != free.len() {
-                return Err(format!("plane {plane}: {nfree} free blocks but {} on the free list", free.len()));
+                return Err(format!(
+                    "plane {plane}: {nfree} free blocks but {} on the free list",
+                    free.len()
+                ));
             }
             let a = self.active[plane];
             if a != INVALID && self.state[a as usize] != BlockState::Active {
-                return Err(format!("plane {plane}: active block {a} is {:?}", self.state[a as usize]));
+                return Err(format!(
+                    "plane {plane}: active block {a} is {:?}",
+                    self.state[a as usize]
+                ));
             }
         }
         for (lpn, &ppn) in self.l2p.iter().enumerate() {
             if ppn != INVALID && self.p2l[ppn as usize] != lpn as u32 {
-                return Err(format!("lpn {lpn} maps to ppn {ppn}, which holds {}", self.p2l[ppn as usize]));
+                return Err(format!(
+                    "lpn {lpn} maps to ppn {ppn}, which holds {}",
+                    self.p2l[ppn as usize]
+                ));
             }
             if let Some(v) = &self.versions {
                 let latest = v.latest[lpn];
                 match in_flight(lpn as u32) {
                     Some(fv) if fv != latest => {
-                        return Err(format!("lpn {lpn}: newest in-flight data is version {fv}, host wrote {latest}"));
+                        return Err(format!(
+                            "lpn {lpn}: newest in-flight data is version {fv}, host wrote {latest}"
+                        ));
                     }
                     Some(_) => {}
                     None if ppn == INVALID && latest > 0 => {
-                        return Err(format!("lpn {lpn}: version {latest} was written and is lost"));
+                        return Err(format!(
+                            "lpn {lpn}: version {latest} was written and is lost"
+                        ));
                     }
                     None if ppn != INVALID && v.page[ppn as usize] != latest => {
                         return Err(format!(
@@ -574,7 +643,10 @@ mod tests {
         f.precondition_fill(0.5, 0.8, &mut rng, &mut rep).unwrap();
         let ppp = 512 * 128u64;
         assert_eq!(rep.pages_written, 16 * ppp / 2);
-        assert_eq!(rep.valid_pages, 16 * (ppp as f64 * 0.5 * 0.8).round() as u64);
+        assert_eq!(
+            rep.valid_pages,
+            16 * (ppp as f64 * 0.5 * 0.8).round() as u64
+        );
         assert_eq!(rep.valid_pages_capped, 0);
         assert_eq!(f.free_pages(3), ppp / 2);
         f.check(|_| None).unwrap();

@@ -138,7 +138,11 @@ impl Metrics {
     }
     #[inline]
     pub fn record_latency(&mut self, write: bool, ns: u64) {
-        let h = if write { &mut self.write_lat } else { &mut self.read_lat };
+        let h = if write {
+            &mut self.write_lat
+        } else {
+            &mut self.read_lat
+        };
         h.saturating_record(ns.max(1));
         self.lat_sum[write as usize] += ns as u128;
         self.lat_max[write as usize] = self.lat_max[write as usize].max(ns);
@@ -153,9 +157,12 @@ impl Metrics {
         let sim_s = span / 1e9;
         let c = &self.cmds;
         let host_programs = c.pages(CmdKind::Program, Origin::Host);
-        let gc_programs = c.pages(CmdKind::Program, Origin::Gc) + c.pages(CmdKind::Copyback, Origin::Gc);
-        let all_programs = c.pages(CmdKind::Program, Origin::Host) + c.pages(CmdKind::Program, Origin::Gc);
-        let mp_programs = c.multiplane_pages(CmdKind::Program, Origin::Host) + c.multiplane_pages(CmdKind::Program, Origin::Gc);
+        let gc_programs =
+            c.pages(CmdKind::Program, Origin::Gc) + c.pages(CmdKind::Copyback, Origin::Gc);
+        let all_programs =
+            c.pages(CmdKind::Program, Origin::Host) + c.pages(CmdKind::Program, Origin::Gc);
+        let mp_programs = c.multiplane_pages(CmdKind::Program, Origin::Host)
+            + c.multiplane_pages(CmdKind::Program, Origin::Gc);
         let host_mp = c.multiplane_pages(CmdKind::Program, Origin::Host);
         let requests = self.read_lat.len() + self.write_lat.len();
         let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
@@ -199,8 +206,20 @@ impl Metrics {
             simulated_ns: span as u64,
             iops: requests as f64 / sim_s,
             bandwidth_mb_s: (self.read_bytes + self.write_bytes) as f64 / 1e6 / sim_s,
-            read: op_report(&self.read_lat, self.lat_sum[0], self.lat_max[0], self.read_bytes, self.read_pages),
-            write: op_report(&self.write_lat, self.lat_sum[1], self.lat_max[1], self.write_bytes, self.write_pages),
+            read: op_report(
+                &self.read_lat,
+                self.lat_sum[0],
+                self.lat_max[0],
+                self.read_bytes,
+                self.read_pages,
+            ),
+            write: op_report(
+                &self.write_lat,
+                self.lat_sum[1],
+                self.lat_max[1],
+                self.write_bytes,
+                self.write_pages,
+            ),
             flash: FlashReport {
                 reads: c.pages(CmdKind::Read, Origin::Host) + c.pages(CmdKind::Read, Origin::Gc),
                 programs: all_programs,
@@ -211,7 +230,8 @@ impl Metrics {
                 multiplane_program_share: ratio(mp_programs, all_programs),
                 host_multiplane_program_share: ratio(host_mp, host_programs),
                 multiplane_read_share: ratio(
-                    c.multiplane_pages(CmdKind::Read, Origin::Host) + c.multiplane_pages(CmdKind::Read, Origin::Gc),
+                    c.multiplane_pages(CmdKind::Read, Origin::Host)
+                        + c.multiplane_pages(CmdKind::Read, Origin::Gc),
                     c.pages(CmdKind::Read, Origin::Host) + c.pages(CmdKind::Read, Origin::Gc),
                 ),
                 wasted_pages: self.wasted_pages,
@@ -279,13 +299,23 @@ impl Metrics {
 fn op_report(h: &Histogram<u64>, sum: u128, max: u64, bytes: u64, pages: u64) -> OpReport {
     let us = |ns: u64| ns as f64 / 1e3;
     let empty = h.is_empty();
-    let q = |p: f64| if empty { 0.0 } else { us(h.value_at_quantile(p).min(max)) };
+    let q = |p: f64| {
+        if empty {
+            0.0
+        } else {
+            us(h.value_at_quantile(p).min(max))
+        }
+    };
     OpReport {
         count: h.len(),
         bytes,
         pages,
         latency_us: Latency {
-            mean: if empty { 0.0 } else { sum as f64 / h.len() as f64 / 1e3 },
+            mean: if empty {
+                0.0
+            } else {
+                sum as f64 / h.len() as f64 / 1e3
+            },
             p50: q(0.5),
             p90: q(0.9),
             p99: q(0.99),
@@ -443,4 +473,87 @@ pub struct EraseSpread {
     pub min: u32,
     pub max: u32,
     pub mean: f64,
+}
+
+impl Report {
+    /// The human-readable summary printed after a run; derived from the
+    /// report, so it always agrees with the JSON.
+    pub fn summary(&self) -> String {
+        use std::fmt::Write;
+        let mut s = String::new();
+        let secs = self.simulated_ns as f64 / 1e9;
+        let _ = writeln!(
+            s,
+            "ssdlab {} — {} on {}",
+            self.ssdlab_version, self.workload, self.config
+        );
+        let _ = writeln!(
+            s,
+            "  requests {:>12}   simulated {:.3} s   {:.0} IOPS   {:.1} MB/s   mean queue depth {:.1}",
+            self.requests, secs, self.iops, self.bandwidth_mb_s, self.queue_depth.mean
+        );
+        let _ = writeln!(
+            s,
+            "  latency (us)        count       mean        p50        p99      p99.9        max"
+        );
+        for (name, op) in [("read", &self.read), ("write", &self.write)] {
+            let l = &op.latency_us;
+            let _ = writeln!(
+                s,
+                "  {:<8} {:>15} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>10.1}",
+                name, op.count, l.mean, l.p50, l.p99, l.p999, l.max
+            );
+        }
+        let f = &self.flash;
+        let _ = writeln!(
+            s,
+            "  flash    page reads {}   page programs {} ({:.1}% multi-plane)   copybacks {}   erases {}",
+            f.reads,
+            f.programs,
+            f.multiplane_program_share * 100.0,
+            f.copybacks,
+            f.erases
+        );
+        let g = &self.gc;
+        let _ = writeln!(
+            s,
+            "  GC       {} runs   {} pages migrated   mean {:.1} us (read {:.1} / write {:.1} / transfer {:.1} / erase {:.1})   WA {:.3}",
+            g.count,
+            g.pages_migrated,
+            g.time_us.mean,
+            g.time_us.mean_read,
+            g.time_us.mean_write,
+            g.time_us.mean_transfer,
+            g.time_us.mean_erase,
+            self.write_amplification
+        );
+        let b = &self.buffer;
+        if b.capacity_pages > 0 {
+            let _ = writeln!(
+                s,
+                "  buffer   {} pages   read hits {:.1}%   write hits {:.1}%",
+                b.capacity_pages,
+                b.read_hit_ratio * 100.0,
+                b.write_hit_ratio * 100.0
+            );
+        } else {
+            let _ = writeln!(s, "  buffer   none");
+        }
+        let p = &self.plane_utilization;
+        let _ = writeln!(
+            s,
+            "  planes   busy {:.1}% on average, {:.1}% at most; at evictions {:.1}% mean",
+            p.mean * 100.0,
+            p.max * 100.0,
+            p.at_eviction.mean * 100.0
+        );
+        if self.unmapped_read_pages > 0 {
+            let _ = writeln!(
+                s,
+                "  note     {} page reads found no data (never written; served without flash access; see --precondition trace-reads)",
+                self.unmapped_read_pages
+            );
+        }
+        s
+    }
 }

@@ -22,7 +22,9 @@ use rustc_hash::FxHashMap;
 
 use crate::addr::{Lpn, Ppn, INVALID};
 use crate::buffer::{EvictionPolicy, WriteBuffer, WriteOutcome};
-use crate::config::{BufferCapacity, Config, HostMode, Migration, PlaneAllocation, SchedPolicy, WriteCompletion};
+use crate::config::{
+    BufferCapacity, Config, HostMode, Migration, PlaneAllocation, SchedPolicy, WriteCompletion,
+};
 use crate::engine::{Engine, EventKind, Time};
 use crate::error::{Error, Result};
 use crate::flash::{CmdKind, FlashTiming, Origin, PlaneRules};
@@ -43,7 +45,9 @@ pub struct Precondition {
 impl Precondition {
     /// Parse `none`, `fill:USED:VALID`, `trace-reads` or `fill:USED:VALID+trace-reads`.
     pub fn parse(s: &str) -> Result<Precondition> {
-        let bad = |m: &str| Error::Invalid(format!("--precondition `{s}`: {m} (expected none, fill:USED:VALID, trace-reads, or fill:USED:VALID+trace-reads)"));
+        let bad = |m: &str| {
+            Error::Invalid(format!("--precondition `{s}`: {m} (expected none, fill:USED:VALID, trace-reads, or fill:USED:VALID+trace-reads)"))
+        };
         let mut p = Precondition::default();
         if s == "none" {
             return Ok(p);
@@ -52,7 +56,9 @@ impl Precondition {
             if part == "trace-reads" {
                 p.trace_reads = true;
             } else if let Some(rest) = part.strip_prefix("fill:") {
-                let (u, v) = rest.split_once(':').ok_or_else(|| bad("fill needs USED:VALID"))?;
+                let (u, v) = rest
+                    .split_once(':')
+                    .ok_or_else(|| bad("fill needs USED:VALID"))?;
                 let u: f64 = u.parse().map_err(|_| bad("USED is not a number"))?;
                 let v: f64 = v.parse().map_err(|_| bad("VALID is not a number"))?;
                 if !(0.0..1.0).contains(&u) || !(0.0..=1.0).contains(&v) {
@@ -176,7 +182,11 @@ struct Scan {
 
 fn scan(source: &Source, logical: u64, page: u64, want_reads: bool) -> Result<Scan> {
     let mut touched = vec![0u64; logical.div_ceil(64) as usize];
-    let mut read = if want_reads { vec![0u64; touched.len()] } else { vec![] };
+    let mut read = if want_reads {
+        vec![0u64; touched.len()]
+    } else {
+        vec![]
+    };
     let mut footprint = 0;
     for rec in source.open()? {
         let rec = rec?;
@@ -221,7 +231,11 @@ impl Simulator {
             ));
         }
         if cfg.geometry.pages_per_block > u16::MAX as u32 {
-            return Err(Error::config(&cfg.name, "geometry.pages_per_block", format!("at most {} pages per block", u16::MAX)));
+            return Err(Error::config(
+                &cfg.name,
+                "geometry.pages_per_block",
+                format!("at most {} pages per block", u16::MAX),
+            ));
         }
         let page = cfg.geometry.page_size_bytes as u64;
         let logical = cfg.logical_pages();
@@ -253,11 +267,19 @@ impl Simulator {
             }
         };
         if buffer_pages > u32::MAX as u64 / 2 {
-            return Err(Error::config(&cfg.name, "buffer.capacity", format!("{buffer_pages} pages is too large")));
+            return Err(Error::config(
+                &cfg.name,
+                "buffer.capacity",
+                format!("{buffer_pages} pages is too large"),
+            ));
         }
         let (buf, policy) = if buffer_pages > 0 {
             (
-                Some(WriteBuffer::new(buffer_pages as u32, dies, cfg.buffer.free_watermark)),
+                Some(WriteBuffer::new(
+                    buffer_pages as u32,
+                    dies,
+                    cfg.buffer.free_watermark,
+                )),
                 Some(WriteBuffer::policy(&cfg.buffer)),
             )
         } else {
@@ -412,8 +434,11 @@ impl Simulator {
     pub fn check(&self) -> std::result::Result<(), String> {
         let buf = self.buf.as_ref();
         self.ftl.check(|lpn| {
-            buf.and_then(|b| b.newest_version(lpn))
-                .or_else(|| self.inflight.get(&lpn).map(|&t| self.txns[t as usize].version))
+            buf.and_then(|b| b.newest_version(lpn)).or_else(|| {
+                self.inflight
+                    .get(&lpn)
+                    .map(|&t| self.txns[t as usize].version)
+            })
         })
     }
 
@@ -474,7 +499,10 @@ impl Simulator {
         let last = (rec.offset + rec.size - 1) / ps;
         let n = last - first + 1;
         if n > u32::MAX as u64 {
-            self.error = Some(Error::Invalid(format!("a request of {} bytes spans more than 2^32 pages", rec.size)));
+            self.error = Some(Error::Invalid(format!(
+                "a request of {} bytes spans more than 2^32 pages",
+                rec.size
+            )));
             return;
         }
         let write = rec.op == Op::Write;
@@ -512,9 +540,14 @@ impl Simulator {
                 self.host_read_page(id, lpn, false);
                 continue;
             }
-            let partial = (page == first && rec.offset % ps != 0) || (page == last && end % ps != 0);
+            let partial = (page == first && !rec.offset.is_multiple_of(ps))
+                || (page == last && !end.is_multiple_of(ps));
             let in_buf = self.buf.as_ref().is_some_and(|b| b.contains(lpn));
-            if partial && self.cfg.host.partial_write_rmw && !in_buf && self.ftl.lookup(lpn).is_some() {
+            if partial
+                && self.cfg.host.partial_write_rmw
+                && !in_buf
+                && self.ftl.lookup(lpn).is_some()
+            {
                 self.host_read_page(id, lpn, true);
             } else {
                 self.host_write_page(id, lpn);
@@ -544,9 +577,12 @@ impl Simulator {
             self.metrics.reset(now);
         }
         let every = self.cfg.check.interval_requests;
-        if self.cfg.check.enabled && every > 0 && self.completed % every == 0 {
+        if self.cfg.check.enabled && every > 0 && self.completed.is_multiple_of(every) {
             if let Err(e) = self.check() {
-                self.error = Some(Error::Consistency(format!("after {} requests: {e}", self.completed)));
+                self.error = Some(Error::Consistency(format!(
+                    "after {} requests: {e}",
+                    self.completed
+                )));
             }
         }
     }
@@ -645,8 +681,7 @@ impl Simulator {
 
     fn maybe_evict(&mut self) {
         let mut out = std::mem::take(&mut self.evict_out);
-        loop {
-            let (Some(buf), Some(policy)) = (self.buf.as_mut(), self.policy.as_mut()) else { break };
+        while let (Some(buf), Some(policy)) = (self.buf.as_mut(), self.policy.as_mut()) {
             if !buf.wants_eviction(self.waiting.len()) {
                 break;
             }
@@ -656,7 +691,11 @@ impl Simulator {
             }
             for &slot in &out {
                 let buf = self.buf.as_ref().expect("buffered mode");
-                let (lpn, die, version) = (buf.slot_lpn(slot), buf.slot_die(slot), buf.slot_version(slot));
+                let (lpn, die, version) = (
+                    buf.slot_lpn(slot),
+                    buf.slot_die(slot),
+                    buf.slot_version(slot),
+                );
                 let plane = match self.cfg.ftl.plane_allocation {
                     PlaneAllocation::Static => self.ftl.static_plane(lpn),
                     _ => {
@@ -678,7 +717,15 @@ impl Simulator {
     // ----- transactions and queues -----
 
     fn new_txn(&mut self, kind: CmdKind, origin: Origin, plane: u32, lpn: Lpn, src: Ppn) -> u32 {
-        new_txn_in(&mut self.txns, &mut self.free_txns, kind, origin, plane, lpn, src)
+        new_txn_in(
+            &mut self.txns,
+            &mut self.free_txns,
+            kind,
+            origin,
+            plane,
+            lpn,
+            src,
+        )
     }
 
     fn enqueue(&mut self, plane: u32, class: Class, t: u32) {
@@ -805,7 +852,8 @@ impl Simulator {
             Class::Read => true,
             Class::Write => {
                 // GC has priority over host writes in its plane.
-                self.queues.head(plane, Class::Gc).is_none() && self.ftl.peek_write(plane, false).is_some()
+                self.queues.head(plane, Class::Gc).is_none()
+                    && self.ftl.peek_write(plane, false).is_some()
             }
             Class::Gc => match self.txns[t as usize].kind {
                 CmdKind::Program | CmdKind::Copyback => self.ftl.peek_write(plane, true).is_some(),
@@ -835,7 +883,9 @@ impl Simulator {
                 break;
             }
         }
-        let Some((class, lead_plane, _)) = lead else { return };
+        let Some((class, lead_plane, _)) = lead else {
+            return;
+        };
         let lt = self.queues.head(lead_plane, class).expect("lead exists");
         let kind = self.txns[lt as usize].kind;
         let mut members = [INVALID; MAX_PLANES_PER_DIE];
@@ -849,7 +899,9 @@ impl Simulator {
                 if !self.rules.may_pair(lead_plane - first, p - first) {
                     continue;
                 }
-                let Some(t) = self.queues.head(p, class) else { continue };
+                let Some(t) = self.queues.head(p, class) else {
+                    continue;
+                };
                 if self.txns[t as usize].kind != kind || !self.eligible(p, class, t) {
                     continue;
                 }
@@ -867,9 +919,15 @@ impl Simulator {
     fn cmd_addr(&self, t: u32, kind: CmdKind, plane: u32, gc: bool) -> [(u32, u32); 2] {
         let m = &self.ftl.map;
         let src = self.txns[t as usize].src;
-        let s = if src == INVALID { (0, 0) } else { (m.block_of(src), m.page_of(src)) };
+        let s = if src == INVALID {
+            (0, 0)
+        } else {
+            (m.block_of(src), m.page_of(src))
+        };
         let d = match kind {
-            CmdKind::Program | CmdKind::Copyback => self.ftl.peek_write(plane, gc).unwrap_or((INVALID, INVALID)),
+            CmdKind::Program | CmdKind::Copyback => {
+                self.ftl.peek_write(plane, gc).unwrap_or((INVALID, INVALID))
+            }
             _ => (0, 0),
         };
         [s, d]
@@ -911,13 +969,17 @@ impl Simulator {
             CmdKind::Read => {
                 let array = members
                     .iter()
-                    .map(|&t| self.timing.read_time(self.ftl.map.page_of(self.txns[t as usize].src)))
+                    .map(|&t| {
+                        self.timing
+                            .read_time(self.ftl.map.page_of(self.txns[t as usize].src))
+                    })
                     .max()
                     .unwrap_or(0);
                 if gc {
                     self.metrics.gc.read_ns += share(array) * n as u128;
                 }
-                self.engine.schedule(t0 + array, EventKind::ReadArrayDone, die);
+                self.engine
+                    .schedule(t0 + array, EventKind::ReadArrayDone, die);
             }
             CmdKind::Program => {
                 let mut array = 0;
@@ -948,15 +1010,18 @@ impl Simulator {
                     self.metrics.gc.transfer_ns += share(xfer) * n as u128;
                     self.metrics.gc.write_ns += share(array) * n as u128;
                 } else if self.cfg.host.write_completion == WriteCompletion::Transfer {
-                    self.engine.schedule(xfer_end, EventKind::ProgramTransferDone, die);
+                    self.engine
+                        .schedule(xfer_end, EventKind::ProgramTransferDone, die);
                 }
-                self.engine.schedule(xfer_end + array, EventKind::DieDone, die);
+                self.engine
+                    .schedule(xfer_end + array, EventKind::DieDone, die);
             }
             CmdKind::Erase => {
                 if gc {
                     self.metrics.gc.erase_ns += share(self.timing.erase_ns) * n as u128;
                 }
-                self.engine.schedule(t0 + self.timing.erase_ns, EventKind::DieDone, die);
+                self.engine
+                    .schedule(t0 + self.timing.erase_ns, EventKind::DieDone, die);
             }
             CmdKind::Copyback => {
                 let (mut tr, mut tp) = (0, 0);
@@ -1054,7 +1119,9 @@ impl Simulator {
                 let p = self.new_txn(CmdKind::Program, Origin::Gc, tx.plane, tx.lpn, tx.src);
                 self.enqueue(tx.plane, Class::Gc, p);
             }
-            (CmdKind::Program, Origin::Gc) | (CmdKind::Copyback, Origin::Gc) => self.gc_progress(tx.plane),
+            (CmdKind::Program, Origin::Gc) | (CmdKind::Copyback, Origin::Gc) => {
+                self.gc_progress(tx.plane)
+            }
             (CmdKind::Erase, _) => {
                 let p = tx.plane as usize;
                 let victim = self.gc[p].victim;
@@ -1075,7 +1142,15 @@ impl Simulator {
     }
 }
 
-fn new_txn_in(txns: &mut Vec<Txn>, free: &mut Vec<u32>, kind: CmdKind, origin: Origin, plane: u32, lpn: Lpn, src: Ppn) -> u32 {
+fn new_txn_in(
+    txns: &mut Vec<Txn>,
+    free: &mut Vec<u32>,
+    kind: CmdKind,
+    origin: Origin,
+    plane: u32,
+    lpn: Lpn,
+    src: Ppn,
+) -> u32 {
     let tx = Txn {
         kind,
         origin,

@@ -57,7 +57,13 @@ enum Kind {
 }
 
 impl VictimIndex {
-    pub fn new(policy: VictimPolicy, d: u32, planes: u32, blocks_per_plane: u32, pages_per_block: u32) -> Self {
+    pub fn new(
+        policy: VictimPolicy,
+        d: u32,
+        planes: u32,
+        blocks_per_plane: u32,
+        pages_per_block: u32,
+    ) -> Self {
         let nblocks = (planes * blocks_per_plane) as usize;
         let buckets = pages_per_block as usize + 1;
         let kind = match policy {
@@ -74,7 +80,9 @@ impl VictimIndex {
                 pos: vec![INVALID; nblocks],
             },
             VictimPolicy::CostBenefit => Kind::CostBenefit {
-                sets: (0..planes).map(|_| (0..buckets).map(|_| BTreeSet::new()).collect()).collect(),
+                sets: (0..planes)
+                    .map(|_| (0..buckets).map(|_| BTreeSet::new()).collect())
+                    .collect(),
                 closed: vec![0; nblocks],
                 filed: vec![INVALID; nblocks],
             },
@@ -124,7 +132,11 @@ impl VictimIndex {
                 pos[gb as usize] = members[plane].len() as u32;
                 members[plane].push(gb);
             }
-            Kind::CostBenefit { sets, closed, filed } => {
+            Kind::CostBenefit {
+                sets,
+                closed,
+                filed,
+            } => {
                 closed[gb as usize] = now;
                 filed[gb as usize] = valid;
                 sets[plane][valid as usize].insert((now, gb));
@@ -135,7 +147,9 @@ impl VictimIndex {
     /// Is the block in the index (closed and not picked)?
     pub fn contains(&self, gb: u32) -> bool {
         match &self.kind {
-            Kind::Buckets { filed, .. } | Kind::CostBenefit { filed, .. } => filed[gb as usize] != INVALID,
+            Kind::Buckets { filed, .. } | Kind::CostBenefit { filed, .. } => {
+                filed[gb as usize] != INVALID
+            }
             Kind::Fifo(q) => q[self.plane_of(gb)].contains(&gb),
             Kind::Members { pos, .. } => pos[gb as usize] != INVALID,
         }
@@ -151,7 +165,11 @@ impl VictimIndex {
                     self.insert(gb, valid, 0);
                 }
             }
-            Kind::CostBenefit { sets, closed, filed } => {
+            Kind::CostBenefit {
+                sets,
+                closed,
+                filed,
+            } => {
                 let old = filed[gb as usize];
                 if old != INVALID {
                     let plane = (gb / self.blocks_per_plane) as usize;
@@ -171,7 +189,11 @@ impl VictimIndex {
         let buckets = self.pages_per_block as usize + 1;
         match &mut self.kind {
             Kind::Buckets {
-                head, prev, next, filed, ..
+                head,
+                prev,
+                next,
+                filed,
+                ..
             } => {
                 let v = filed[gb as usize];
                 if v == INVALID {
@@ -206,7 +228,11 @@ impl VictimIndex {
                 }
                 pos[gb as usize] = INVALID;
             }
-            Kind::CostBenefit { sets, closed, filed } => {
+            Kind::CostBenefit {
+                sets,
+                closed,
+                filed,
+            } => {
                 let v = filed[gb as usize];
                 if v != INVALID {
                     sets[plane][v as usize].remove(&(closed[gb as usize], gb));
@@ -218,7 +244,13 @@ impl VictimIndex {
 
     /// Choose a victim in `plane` and take it out of the index. `valid` gives
     /// the current valid count of a global block.
-    pub fn pick(&mut self, plane: u32, now: Time, rng: &mut Xoshiro256PlusPlus, valid: impl Fn(u32) -> u32) -> Option<u32> {
+    pub fn pick(
+        &mut self,
+        plane: u32,
+        now: Time,
+        rng: &mut Xoshiro256PlusPlus,
+        valid: impl Fn(u32) -> u32,
+    ) -> Option<u32> {
         let p = plane as usize;
         let buckets = self.pages_per_block as usize + 1;
         let gb = match &mut self.kind {
@@ -330,7 +362,8 @@ mod tests {
                 vi.insert(b, b % 5, 0);
             }
             let mut r = rng();
-            let mut seen: Vec<_> = std::iter::from_fn(|| vi.pick(0, 0, &mut r, |b| b % 5)).collect();
+            let mut seen: Vec<_> =
+                std::iter::from_fn(|| vi.pick(0, 0, &mut r, |b| b % 5)).collect();
             seen.sort();
             assert_eq!(seen, (0..64).collect::<Vec<_>>(), "{policy:?}");
         }

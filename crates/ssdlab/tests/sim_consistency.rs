@@ -1,7 +1,9 @@
 //! End-to-end runs with the consistency checker on: every policy combination
 //! must finish every request and never lose or serve stale data, through GC.
 
-use ssdlab::config::{Alignment, BufferCapacity, Migration, PlaneAllocation, SchedPolicy, VictimPolicy};
+use ssdlab::config::{
+    Alignment, BufferCapacity, Migration, PlaneAllocation, SchedPolicy, VictimPolicy,
+};
 use ssdlab::workload::synthetic::{Address as Addr, Arrival, Profile, SizeDist};
 use ssdlab::workload::Source;
 use ssdlab::{Config, Precondition, Simulator};
@@ -39,7 +41,12 @@ fn churn(c: &Config, requests: u64, seed: u64) -> Profile {
 }
 
 fn run(c: &Config, p: &Profile, pre: &str) -> ssdlab::Report {
-    let sim = Simulator::new(c, &Source::Synthetic(p.clone()), &Precondition::parse(pre).unwrap()).unwrap();
+    let sim = Simulator::new(
+        c,
+        &Source::Synthetic(p.clone()),
+        &Precondition::parse(pre).unwrap(),
+    )
+    .unwrap();
     sim.run(&mut |_| {}).unwrap_or_else(|e| panic!("{e}"))
 }
 
@@ -60,7 +67,11 @@ fn every_policy_keeps_data_consistent_through_gc() {
             let p = churn(&c, 30_000, 3);
             let r = run(&c, &p, "fill:0.9:0.8");
             assert_eq!(r.requests, 30_000, "{victim:?} {migration:?}");
-            assert!(r.gc.count > 10, "{victim:?} {migration:?}: GC must run, ran {}", r.gc.count);
+            assert!(
+                r.gc.count > 10,
+                "{victim:?} {migration:?}: GC must run, ran {}",
+                r.gc.count
+            );
             assert!(r.write_amplification > 1.0);
         }
     }
@@ -69,11 +80,31 @@ fn every_policy_keeps_data_consistent_through_gc() {
 #[test]
 fn buffer_allocation_and_scheduling_variants_stay_consistent() {
     for (alloc, buffer, sched) in [
-        (PlaneAllocation::Static, BufferCapacity::None, SchedPolicy::ReadPriority),
-        (PlaneAllocation::RoundRobin, BufferCapacity::Pages(64), SchedPolicy::Fcfs),
-        (PlaneAllocation::LeastBusy, BufferCapacity::None, SchedPolicy::Fcfs),
-        (PlaneAllocation::RoundRobin, BufferCapacity::None, SchedPolicy::ReadPriority),
-        (PlaneAllocation::Static, BufferCapacity::FootprintPercent(1.0), SchedPolicy::ReadPriority),
+        (
+            PlaneAllocation::Static,
+            BufferCapacity::None,
+            SchedPolicy::ReadPriority,
+        ),
+        (
+            PlaneAllocation::RoundRobin,
+            BufferCapacity::Pages(64),
+            SchedPolicy::Fcfs,
+        ),
+        (
+            PlaneAllocation::LeastBusy,
+            BufferCapacity::None,
+            SchedPolicy::Fcfs,
+        ),
+        (
+            PlaneAllocation::RoundRobin,
+            BufferCapacity::None,
+            SchedPolicy::ReadPriority,
+        ),
+        (
+            PlaneAllocation::Static,
+            BufferCapacity::FootprintPercent(1.0),
+            SchedPolicy::ReadPriority,
+        ),
     ] {
         let mut c = tiny();
         c.ftl.plane_allocation = alloc;

@@ -15,8 +15,8 @@ use crate::error::Result;
 
 pub mod detect;
 pub mod input;
-pub mod msr;
 pub mod mqsim;
+pub mod msr;
 pub mod synthetic;
 
 /// Direction of an I/O.
@@ -106,7 +106,11 @@ impl Source {
     /// A fresh stream from the start of the source.
     pub fn open(&self) -> Result<RecordStream> {
         match self {
-            Source::Trace { path, format, options } => {
+            Source::Trace {
+                path,
+                format,
+                options,
+            } => {
                 let format = match format {
                     TraceFormat::Auto => detect::detect(path)?,
                     f => *f,
@@ -134,7 +138,9 @@ impl Source {
         match self {
             Source::Trace { path, format, .. } => format!("{} ({})", path.display(), format.name()),
             Source::Synthetic(p) => format!("synthetic `{}`", p.name),
-            Source::Records { name, records } => format!("{name} ({} records in memory)", records.len()),
+            Source::Records { name, records } => {
+                format!("{name} ({} records in memory)", records.len())
+            }
         }
     }
 }
