@@ -37,6 +37,9 @@ pub struct CaseResult {
     pub requests_per_s: f64,
     pub events: u64,
     pub gc_count: u64,
+    /// Mean device queue depth: a saturated drive (huge queues) would make
+    /// the speed figure unrepresentative.
+    pub mean_queue_depth: f64,
     pub peak_rss_bytes: u64,
     pub physical_pages: u64,
     pub bytes_per_physical_page: f64,
@@ -61,38 +64,39 @@ fn case(name: &str, requests: u64) -> Result<(String, Config, Profile, &'static 
     };
     Ok(match name {
         "a" => (
-            "read-heavy (90% reads, 4-16 KiB, uniform over 64 GiB), no GC".into(),
+            "read-heavy (90% reads, 4-16 KiB, uniform over 64 GiB, 35k IOPS), no GC".into(),
             cfg,
             base(
                 0.9,
                 64 << 30,
                 SizeDist::uniform(4 * KIB, 32 * KIB),
                 SizeDist::uniform(4 * KIB, 16 * KIB),
-                100_000.0,
+                35_000.0,
             ),
             "trace-reads",
         ),
         "b" => (
-            "random 4 KiB writes over the whole drive after fill:0.94:0.8, GC running".into(),
+            "random 4 KiB writes over the whole drive at 2k IOPS after fill:0.94:0.8, GC running"
+                .into(),
             cfg,
             base(
                 0.0,
                 logical_bytes,
                 SizeDist::constant(4 * KIB),
                 SizeDist::constant(4 * KIB),
-                20_000.0,
+                2_000.0,
             ),
             "fill:0.94:0.8",
         ),
         "c" => (
-            "MQSim comparison: 70% writes of 4-32 KiB, uniform over 64 GiB, no GC".into(),
+            "MQSim comparison: 70% writes of 4-32 KiB, uniform over 64 GiB, 15k IOPS, no GC".into(),
             cfg,
             base(
                 0.3,
                 64 << 30,
                 SizeDist::uniform(4 * KIB, 32 * KIB),
                 SizeDist::uniform(4 * KIB, 32 * KIB),
-                20_000.0,
+                15_000.0,
             ),
             "trace-reads",
         ),
@@ -132,6 +136,7 @@ fn run_case(name: &str, requests: u64) -> Result<CaseResult> {
         requests_per_s: report.requests as f64 / run,
         events: report.events,
         gc_count: report.gc.count,
+        mean_queue_depth: report.queue_depth.mean,
         peak_rss_bytes: rss,
         physical_pages: phys,
         bytes_per_physical_page: rss as f64 / phys as f64,
@@ -181,18 +186,27 @@ pub fn cmd_bench(a: BenchArgs) -> Result<ExitCode> {
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
     println!("machine: {cpu}, {cores} cores");
     println!(
-        "{:<5} {:>10} {:>9} {:>9} {:>14} {:>9} {:>12} {:>11}  description",
-        "case", "requests", "setup s", "run s", "requests/s", "GCs", "peak RSS MB", "B/phys page"
+        "{:<5} {:>10} {:>9} {:>9} {:>14} {:>9} {:>8} {:>12} {:>11}  description",
+        "case",
+        "requests",
+        "setup s",
+        "run s",
+        "requests/s",
+        "GCs",
+        "mean QD",
+        "peak RSS MB",
+        "B/phys page"
     );
     for r in &results {
         println!(
-            "{:<5} {:>10} {:>9.2} {:>9.2} {:>14.0} {:>9} {:>12.0} {:>11.2}  {}",
+            "{:<5} {:>10} {:>9.2} {:>9.2} {:>14.0} {:>9} {:>8.1} {:>12.0} {:>11.2}  {}",
             r.case,
             r.requests,
             r.setup_s,
             r.run_s,
             r.requests_per_s,
             r.gc_count,
+            r.mean_queue_depth,
             r.peak_rss_bytes as f64 / 1e6,
             r.bytes_per_physical_page,
             r.description

@@ -512,7 +512,10 @@ impl Config {
         }
         let text = toml::to_string(&root).expect("value serialises");
         let origin = format!("--set {}", sets.join(" --set "));
-        let cfg: Config = toml::from_str(&text).map_err(|e| toml_error(&origin, e))?;
+        // The document is internal: report toml's message without its line
+        // and column, which would point into text the user never saw.
+        let cfg: Config = toml::from_str(&text)
+            .map_err(|e| Error::config(&origin, "value", e.message().to_string()))?;
         cfg.validate(&origin)?;
         Ok(cfg)
     }

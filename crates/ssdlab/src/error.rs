@@ -20,11 +20,12 @@ pub enum Error {
         field: String,
         msg: String,
     },
-    #[error("{}: {source}", path.display())]
+    /// The cause is part of the message (not a separate `source`), so that
+    /// it is printed once.
+    #[error("{}: {cause}", path.display())]
     Io {
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// Invalid argument from the caller (command line, API).
     #[error("{0}")]
@@ -48,10 +49,10 @@ impl Error {
             msg: msg.into(),
         }
     }
-    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+    pub fn io(path: impl Into<PathBuf>, cause: std::io::Error) -> Self {
         Error::Io {
             path: path.into(),
-            source,
+            cause,
         }
     }
 }

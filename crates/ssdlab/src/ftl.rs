@@ -12,7 +12,7 @@
 
 use std::collections::VecDeque;
 
-use rand::Rng;
+use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::addr::{AddrMap, Lpn, Ppn, INVALID};
@@ -349,10 +349,16 @@ impl Ftl {
         self.pins[gb as usize] as u32
     }
 
-    /// Fill every plane to `used` of its pages, `valid` of them holding data,
-    /// without timed writes. LPNs are drawn at random from those static
-    /// allocation gives the plane; pages are chosen valid at random. Valid
-    /// pages beyond the logical capacity are capped (and counted).
+    /// Fill every plane of a fresh drive to `used` of its pages, `valid` of
+    /// them holding data, without timed writes. Each plane's pages are
+    /// written from its first free block on, as sequential writes would; a
+    /// uniformly random subset of them is valid, holding a uniformly random
+    /// subset of the LPNs static allocation gives the plane, in random order.
+    /// Valid pages beyond the logical capacity are capped (and counted).
+    ///
+    /// Bulk rather than page by page, and planes in groups of consecutive LPN
+    /// residues walked in lock-step over LPN rows, so that the forward map is
+    /// written a cache line at a time: 512 GiB fills in about a second.
     pub fn precondition_fill(
         &mut self,
         used: f64,
@@ -365,50 +371,78 @@ impl Ftl {
                 "--precondition fill:{used}:{valid}: USED must be in [0, 1) and VALID in [0, 1]"
             )));
         }
+        if self.free.iter().any(|f| f.len() != self.bpp as usize) {
+            return Err(Error::Invalid(
+                "--precondition fill applies to a fresh drive only".into(),
+            ));
+        }
+        let ppb = self.ppb as u64;
         let ppp = self.map.pages_per_plane as u64;
-        let max_used = ppp - self.reserve_blocks as u64 * self.ppb as u64 - 1;
+        let max_used = ppp - self.reserve_blocks as u64 * ppb - 1;
         let used_pages = ((ppp as f64 * used).round() as u64).min(max_used);
-        let mut pool: Vec<u32> = Vec::new();
-        for plane in 0..self.planes {
-            // LPNs static allocation gives this plane: residue r, r + planes, ...
-            let r = self
-                .plane_of_residue
-                .iter()
-                .position(|&p| p == plane)
-                .expect("table is a permutation") as u64;
-            pool.clear();
-            pool.extend(
-                (0..)
-                    .map(|j: u64| j * self.planes as u64 + r)
-                    .take_while(|&l| l < self.logical_pages)
-                    .map(|l| l as u32)
-                    .filter(|&l| self.l2p[l as usize] == INVALID),
-            );
-            let want = (used_pages as f64 * valid).round() as u64;
-            let n_valid = want.min(pool.len() as u64);
+        let want = (used_pages as f64 * valid).round() as u64;
+        let planes = self.planes as u64;
+        let groups = planes.div_ceil(FILL_GROUP as u64);
+        // One random stream per group, drawn in order: the result does not
+        // depend on how groups are spread over threads.
+        let seeds: Vec<u64> = (0..groups).map(|_| rng.gen()).collect();
+        for r in 0..planes {
+            let pool = if r < self.logical_pages {
+                (self.logical_pages - r).div_ceil(planes)
+            } else {
+                0
+            };
+            let n_valid = want.min(pool);
             report.valid_pages_capped += want - n_valid;
-            // Partial Fisher-Yates: the first n_valid entries become a random subset.
-            for i in 0..n_valid as usize {
-                let j = rng.gen_range(i..pool.len());
-                pool.swap(i, j);
-            }
-            // Selection sampling: which of the used pages hold data.
-            let mut need = n_valid;
-            let mut next = 0usize;
-            for i in 0..used_pages {
-                let left = used_pages - i;
-                let lpn = if rng.gen_range(0..left) < need {
-                    need -= 1;
-                    next += 1;
-                    pool[next - 1]
-                } else {
-                    INVALID
-                };
-                self.write(plane, lpn, 0, true, 0)
-                    .expect("fill stays below capacity");
-            }
             report.pages_written += used_pages;
             report.valid_pages += n_valid;
+        }
+        let job = FillJob {
+            l2p: SharedMut(self.l2p.as_mut_ptr()),
+            p2l: SharedMut(self.p2l.as_mut_ptr()),
+            valid: SharedMut(self.valid.as_mut_ptr()),
+            plane_of_residue: &self.plane_of_residue,
+            planes,
+            logical: self.logical_pages,
+            pages_per_plane: self.map.pages_per_plane,
+            ppb: self.ppb,
+            used_pages,
+            want,
+        };
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(groups as usize)
+            .max(1);
+        std::thread::scope(|scope| {
+            for t in 0..threads {
+                let (job, seeds) = (&job, &seeds);
+                scope.spawn(move || {
+                    for g in (t as u64..groups).step_by(threads) {
+                        // SAFETY: groups partition the residues, so each
+                        // writes forward-map entries of its own residues,
+                        // reverse-map pages and block counters of its own
+                        // planes only: no two threads touch the same element.
+                        unsafe { job.fill_group(g, seeds[g as usize]) };
+                    }
+                });
+            }
+        });
+        // The written blocks of every plane: full ones closed, a partial one active.
+        let full = (used_pages / ppb) as u32;
+        let rest = (used_pages % ppb) as u16;
+        for plane in 0..self.planes {
+            for _ in 0..full + (rest > 0) as u32 {
+                let gb = self.free[plane as usize].pop_front().expect("fresh plane");
+                if (gb % self.bpp) < full {
+                    self.wp[gb as usize] = self.ppb as u16;
+                    self.state[gb as usize] = BlockState::Closed;
+                    self.victims.insert(gb, self.valid[gb as usize] as u32, 0);
+                } else {
+                    self.wp[gb as usize] = rest;
+                    self.state[gb as usize] = BlockState::Active;
+                    self.active[plane as usize] = gb;
+                }
+            }
         }
         Ok(())
     }
@@ -566,6 +600,107 @@ impl Ftl {
         }
         Ok(())
     }
+}
+
+/// Planes (LPN residues) filled together: their forward-map entries of one
+/// LPN row share a cache line.
+const FILL_GROUP: usize = 16;
+
+/// A raw pointer that may be shared by fill threads writing disjoint elements.
+struct SharedMut<T>(*mut T);
+unsafe impl<T> Sync for SharedMut<T> {}
+unsafe impl<T> Send for SharedMut<T> {}
+
+/// What the fill threads share: the maps (written at disjoint elements) and
+/// the fill's parameters.
+struct FillJob<'a> {
+    l2p: SharedMut<u32>,
+    p2l: SharedMut<u32>,
+    valid: SharedMut<u16>,
+    plane_of_residue: &'a [u32],
+    planes: u64,
+    logical: u64,
+    pages_per_plane: u32,
+    ppb: u32,
+    used_pages: u64,
+    want: u64,
+}
+
+impl FillJob<'_> {
+    /// Fill the planes of residues `g*FILL_GROUP ..`: a random subset of each
+    /// plane's used pages, in random order, receives a random subset of the
+    /// plane's LPNs, walked row by row for all planes of the group at once.
+    ///
+    /// # Safety
+    /// No other thread may touch the forward-map entries of these residues or
+    /// the pages and blocks of their planes while this runs.
+    unsafe fn fill_group(&self, g: u64, seed: u64) {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let residues = g * FILL_GROUP as u64..((g + 1) * FILL_GROUP as u64).min(self.planes);
+        let n = residues.clone().count();
+        let mut slots: Vec<Vec<u32>> = Vec::with_capacity(n);
+        let mut pool = [0u64; FILL_GROUP];
+        let mut need = [0u64; FILL_GROUP];
+        let mut next = [0usize; FILL_GROUP];
+        for (i, r) in residues.clone().enumerate() {
+            pool[i] = if r < self.logical {
+                (self.logical - r).div_ceil(self.planes)
+            } else {
+                0
+            };
+            need[i] = self.want.min(pool[i]);
+            let mut sl = Vec::with_capacity(need[i] as usize);
+            select(&mut rng, self.used_pages, need[i], |p| sl.push(p as u32));
+            for a in 0..sl.len() {
+                let b = a + rng.gen_range(0..(sl.len() - a) as u64) as usize;
+                sl.swap(a, b);
+            }
+            slots.push(sl);
+        }
+        let rows = pool[..n].iter().copied().max().unwrap_or(0);
+        for j in 0..rows {
+            for (i, r) in residues.clone().enumerate() {
+                let left = pool[i].saturating_sub(j);
+                if need[i] == 0
+                    || left == 0
+                    || (need[i] < left && rng.gen_range(0..left) >= need[i])
+                {
+                    continue;
+                }
+                need[i] -= 1;
+                let plane = self.plane_of_residue[r as usize];
+                let ppn = plane * self.pages_per_plane + slots[i][next[i]];
+                next[i] += 1;
+                let lpn = j * self.planes + r;
+                // SAFETY: see the function's contract; indices are in range
+                // (lpn < logical, ppn < physical pages).
+                unsafe {
+                    *self.l2p.0.add(lpn as usize) = ppn;
+                    *self.p2l.0.add(ppn as usize) = lpn as u32;
+                    *self.valid.0.add((ppn / self.ppb) as usize) += 1;
+                }
+            }
+        }
+    }
+}
+
+/// Selection sampling (Knuth's Algorithm S): call `f` with `k` of `0..n`,
+/// chosen uniformly at random, in increasing order.
+fn select(rng: &mut Xoshiro256PlusPlus, n: u64, k: u64, mut f: impl FnMut(u64)) {
+    let mut r = rng.clone(); // a local copy stays in registers
+    let mut need = k;
+    for i in 0..n {
+        let left = n - i;
+        if need == 0 {
+            break;
+        }
+        // When every remaining item is needed, no draw is needed either.
+        if need == left || r.gen_range(0..left) < need {
+            f(i);
+            need -= 1;
+        }
+    }
+    *rng = r;
 }
 
 /// Plane of each residue `lpn % planes` under the configured static order.

@@ -165,6 +165,7 @@ pub struct Simulator {
     rng: Xoshiro256PlusPlus,
     seq: u64,
     completed: u64,
+    submitted: u64,
     outstanding: u64,
     error: Option<Error>,
     precondition: PreconditionReport,
@@ -337,6 +338,7 @@ impl Simulator {
             rng,
             seq: 0,
             completed: 0,
+            submitted: 0,
             outstanding: 0,
             error: None,
             precondition: pre,
@@ -403,6 +405,17 @@ impl Simulator {
             }
         }
         progress(self.completed);
+        // A bad record met before any event fired (the very first one) ends
+        // the run here.
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        if self.submitted == 0 {
+            return Err(Error::Invalid(format!(
+                "{} yielded no request (is the device filter or --limit right?)",
+                self.workload
+            )));
+        }
         if self.outstanding > 0 || !self.waiting.is_empty() {
             return Err(Error::Consistency(format!(
                 "simulation stalled at {} ns with {} requests outstanding and {} writes waiting for buffer space",
@@ -527,6 +540,7 @@ impl Simulator {
         self.metrics.first_arrival.get_or_insert(now);
         self.metrics.queue_depth(now, 1);
         self.outstanding += 1;
+        self.submitted += 1;
         if write {
             self.metrics.write_bytes += rec.size;
         } else {
