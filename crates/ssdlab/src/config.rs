@@ -181,6 +181,9 @@ pub struct Gc {
     /// Candidates sampled by the d-choices policy.
     pub d: u32,
     pub migration: Migration,
+    /// Migrations of a plane's GC kept queued or executing at once: 1 is the
+    /// classic serial GC; k models k migration workers per plane.
+    pub moves_in_flight: u32,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
@@ -304,6 +307,7 @@ impl Config {
                 victim: VictimPolicy::Greedy,
                 d: 8,
                 migration: Migration::Copyback,
+                moves_in_flight: 1,
             },
             buffer: Buffer {
                 capacity: BufferCapacity::None,
@@ -698,6 +702,9 @@ impl Config {
         }
         if self.gc.d == 0 {
             return err("gc.d", "must be at least 1".into());
+        }
+        if self.gc.moves_in_flight == 0 {
+            return err("gc.moves_in_flight", "must be at least 1".into());
         }
         match self.buffer.capacity {
             BufferCapacity::FootprintPercent(p) if !(p > 0.0 && p <= 100.0) => {

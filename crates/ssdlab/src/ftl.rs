@@ -247,6 +247,25 @@ impl Ftl {
         gc: bool,
         now: Time,
     ) -> Option<Ppn> {
+        let old = if lpn == INVALID {
+            INVALID
+        } else {
+            self.l2p[lpn as usize]
+        };
+        self.write_replacing(plane, lpn, old, version, gc, now)
+    }
+
+    /// [`write`](Self::write) when the LPN's current page `old` is known
+    /// (INVALID: none), sparing a random read of the forward map.
+    fn write_replacing(
+        &mut self,
+        plane: u32,
+        lpn: Lpn,
+        old: Ppn,
+        version: u32,
+        gc: bool,
+        now: Time,
+    ) -> Option<Ppn> {
         self.peek_write(plane, gc)?;
         let p = plane as usize;
         let mut a = self.active[p];
@@ -261,7 +280,7 @@ impl Ftl {
         self.wp[a as usize] += 1;
         let ppn = a * self.ppb + page;
         if lpn != INVALID {
-            if let Some(old) = self.lookup(lpn) {
+            if old != INVALID {
                 self.invalidate(old);
             }
             self.l2p[lpn as usize] = ppn;
@@ -296,7 +315,7 @@ impl Ftl {
         let lpn = self.p2l[src as usize];
         debug_assert_ne!(lpn, INVALID);
         let version = self.versions.as_ref().map_or(0, |v| v.page[src as usize]);
-        self.write(plane, lpn, version, true, now)
+        self.write_replacing(plane, lpn, src, version, true, now)
     }
 
     /// Choose a GC victim in `plane`; it leaves the victim index.

@@ -126,6 +126,9 @@ struct Die {
 #[derive(Clone, Copy)]
 struct GcJob {
     victim: u32,
+    /// Next page of the victim to look at.
+    cursor: u32,
+    /// Migrations queued or executing.
     pending: u32,
     start: Time,
     erase_queued: bool,
@@ -156,7 +159,6 @@ pub struct Simulator {
     waiting: VecDeque<(u32, Lpn, u32)>,
     die_rr: Vec<u32>,
     evict_out: Vec<u32>,
-    scratch: Vec<(Ppn, Lpn)>,
     stream: RecordStream,
     next_record: Option<IoRecord>,
     base_time: Option<u64>,
@@ -318,6 +320,7 @@ impl Simulator {
             gc: vec![
                 GcJob {
                     victim: INVALID,
+                    cursor: 0,
                     pending: 0,
                     start: 0,
                     erase_queued: false,
@@ -329,7 +332,6 @@ impl Simulator {
             waiting: VecDeque::new(),
             die_rr: vec![0; dies as usize],
             evict_out: Vec::new(),
-            scratch: Vec::new(),
             stream,
             next_record: None,
             base_time: None,
@@ -792,36 +794,49 @@ impl Simulator {
             self.gc[p].fruitless = 0;
         }
         self.gc[p].victim = victim;
+        self.gc[p].cursor = 0;
         self.gc[p].pending = 0;
         self.gc[p].start = now;
         self.gc[p].erase_queued = false;
-        let mut pages = std::mem::take(&mut self.scratch);
-        pages.clear();
-        pages.extend(self.ftl.valid_pages(victim));
+        self.gc_refill(plane);
+    }
+
+    /// Keep up to `gc.moves_in_flight` migrations of the plane's victim
+    /// queued or executing, walking the victim's pages in order; when all are
+    /// done, erase it.
+    fn gc_refill(&mut self, plane: u32) {
+        let p = plane as usize;
+        let ppb = self.ftl.pages_per_block();
         let kind = match self.cfg.gc.migration {
             Migration::Copyback => CmdKind::Copyback,
             Migration::Controller => CmdKind::Read,
         };
-        for &(ppn, lpn) in &pages {
-            let t = self.new_txn(kind, Origin::Gc, plane, lpn, ppn);
-            self.gc[p].pending += 1;
-            self.enqueue(plane, Class::Gc, t);
+        while self.gc[p].pending < self.cfg.gc.moves_in_flight && self.gc[p].cursor < ppb {
+            let ppn = self.gc[p].victim * ppb + self.gc[p].cursor;
+            self.gc[p].cursor += 1;
+            if let Some(lpn) = self.ftl.owner(ppn) {
+                let t = self.new_txn(kind, Origin::Gc, plane, lpn, ppn);
+                self.gc[p].pending += 1;
+                self.enqueue(plane, Class::Gc, t);
+            }
         }
-        self.scratch = pages;
         self.try_erase(plane);
     }
 
     fn gc_progress(&mut self, plane: u32) {
-        let g = &mut self.gc[plane as usize];
-        g.pending -= 1;
-        if g.pending == 0 {
-            self.try_erase(plane);
-        }
+        self.gc[plane as usize].pending -= 1;
+        self.gc_refill(plane);
     }
 
     fn try_erase(&mut self, plane: u32) {
         let g = self.gc[plane as usize];
-        if g.victim == INVALID || g.pending > 0 || g.erase_queued || self.ftl.pins(g.victim) > 0 {
+        let scanned = g.cursor == self.ftl.pages_per_block();
+        if g.victim == INVALID
+            || !scanned
+            || g.pending > 0
+            || g.erase_queued
+            || self.ftl.pins(g.victim) > 0
+        {
             return;
         }
         self.gc[plane as usize].erase_queued = true;
