@@ -82,7 +82,7 @@ pub struct Cell {
     #[serde(rename = "type")]
     pub kind: CellType,
     /// Page type of page index i is `page_pattern[i % len]`. Empty = the
-    /// default cyclic pattern of the cell type (lsb / lsb,msb / lsb,csb,msb).
+    /// cell type's own types in turn (lsb / lsb,msb / lsb,csb,msb).
     pub page_pattern: Vec<PageType>,
 }
 
@@ -272,12 +272,20 @@ pub struct Check {
     pub interval_requests: u64,
 }
 
-fn default_pattern(kind: CellType) -> Vec<PageType> {
-    match kind {
-        CellType::Slc => vec![PageType::Lsb],
-        CellType::Mlc => vec![PageType::Lsb, PageType::Msb],
-        CellType::Tlc => vec![PageType::Lsb, PageType::Csb, PageType::Msb],
+impl CellType {
+    /// The page types a cell of this kind has, fast to slow. Per-type timing
+    /// lists (`timing.read_us`, `timing.program_us`) follow this order.
+    pub fn page_types(self) -> &'static [PageType] {
+        match self {
+            CellType::Slc => &[PageType::Lsb],
+            CellType::Mlc => &[PageType::Lsb, PageType::Msb],
+            CellType::Tlc => &[PageType::Lsb, PageType::Csb, PageType::Msb],
+        }
     }
+}
+
+fn default_pattern(kind: CellType) -> Vec<PageType> {
+    kind.page_types().to_vec()
 }
 
 impl Config {
@@ -288,7 +296,7 @@ impl Config {
             geometry,
             cell: Cell {
                 kind,
-                page_pattern: default_pattern(kind),
+                page_pattern: Vec::new(),
             },
             timing,
             flash: FlashRules {
@@ -399,7 +407,7 @@ impl Config {
                         pages_per_block: if mlc { 256 } else { 64 },
                         page_size_bytes: 4096,
                     },
-                    CellType::Slc,
+                    if mlc { CellType::Mlc } else { CellType::Slc },
                     if mlc {
                         slc(75.0, 1300.0, 3800.0, 25.0)
                     } else {
@@ -531,9 +539,6 @@ impl Config {
     pub fn total_dies(&self) -> u32 {
         self.total_planes() / self.geometry.planes_per_die
     }
-    pub fn total_chips(&self) -> u32 {
-        self.geometry.channels * self.geometry.chips_per_channel
-    }
     pub fn pages_per_plane(&self) -> u64 {
         self.geometry.blocks_per_plane as u64 * self.geometry.pages_per_block as u64
     }
@@ -652,7 +657,7 @@ impl Config {
             }
         }
         for (i, t) in self.page_pattern().iter().enumerate() {
-            if t.index() >= bits {
+            if !self.cell.kind.page_types().contains(t) {
                 return err(
                     "cell.page_pattern",
                     format!(

@@ -17,9 +17,10 @@ pub enum EventKind {
     Arrival,
     /// A read command's array phase ended on this die; its data can move out.
     ReadArrayDone,
-    /// A program command's data transfer ended on this die (for
-    /// transfer-mode write completion).
-    ProgramTransferDone,
+    /// One page's channel transfer of the command executing on a die ended
+    /// (arg = die * 16 + index in the command): a read's data is out, or a
+    /// transfer-mode write is acknowledged.
+    TransferDone,
     /// The command executing on this die finished; the die is free.
     DieDone,
 }
@@ -90,9 +91,6 @@ impl Engine {
         self.now = ev.time;
         self.fired += 1;
         Some(ev)
-    }
-    pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
     }
 }
 

@@ -173,13 +173,6 @@ impl CmdCounters {
     pub fn get(&self, kind: CmdKind, origin: Origin, planes: usize) -> u64 {
         self.counts[(kind as usize * 2 + origin as usize) * self.planes + planes - 1]
     }
-    /// Commands of a kind (all origins and widths).
-    pub fn commands(&self, kind: CmdKind) -> u64 {
-        Origin::ALL
-            .iter()
-            .map(|&o| (1..=self.planes).map(|n| self.get(kind, o, n)).sum::<u64>())
-            .sum()
-    }
     /// Page operations (planes summed) of a kind and origin.
     pub fn pages(&self, kind: CmdKind, origin: Origin) -> u64 {
         (1..=self.planes)
@@ -194,5 +187,48 @@ impl CmdCounters {
     }
     pub fn max_planes(&self) -> usize {
         self.planes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{CellType, PageType};
+
+    #[test]
+    fn mlc_timing_follows_its_own_page_types() {
+        let mut c = Config::preset("small").unwrap();
+        c.cell.kind = CellType::Mlc;
+        c.timing.read_us = vec![50.0, 80.0];
+        c.timing.program_us = vec![500.0, 2000.0];
+        c.validate("t").unwrap();
+        let t = FlashTiming::new(&c);
+        assert_eq!(
+            (t.program_time(0), t.program_time(1), t.program_time(2)),
+            (500_000, 2_000_000, 500_000)
+        );
+        assert_eq!((t.read_time(0), t.read_time(1)), (50_000, 80_000));
+        c.cell.page_pattern = vec![PageType::Lsb, PageType::Csb];
+        assert!(c
+            .validate("t")
+            .unwrap_err()
+            .to_string()
+            .contains("page_pattern"));
+    }
+
+    #[test]
+    fn switching_cell_type_takes_its_default_pattern() {
+        let c = Config::preset("small").unwrap();
+        let c = c
+            .with_overrides(&[
+                "cell.type=tlc".into(),
+                "timing.program_us=[500.0, 2000.0, 5500.0]".into(),
+            ])
+            .unwrap();
+        let t = FlashTiming::new(&c);
+        assert_eq!(
+            (t.program_time(0), t.program_time(1), t.program_time(2)),
+            (500_000, 2_000_000, 5_500_000)
+        );
     }
 }

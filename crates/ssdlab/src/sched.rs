@@ -21,6 +21,8 @@ pub struct Queues {
     /// Transactions queued per die (for least-busy allocation and stats).
     per_die: Vec<u32>,
     planes_per_die: u32,
+    /// Read-priority serves host reads, then GC, then host writes; FCFS
+    /// serves the oldest head of any class (the simulator's `dispatch`).
     pub policy: SchedPolicy,
 }
 
@@ -51,16 +53,5 @@ impl Queues {
     #[inline]
     pub fn die_load(&self, die: u32) -> u32 {
         self.per_die[die as usize]
-    }
-    pub fn len(&self, plane: u32, class: Class) -> usize {
-        self.q[(plane * 3 + class as u32) as usize].len()
-    }
-    /// Classes in the order the policy serves them. FCFS serves by age across
-    /// classes; the simulator compares heads' sequence numbers for it.
-    pub fn class_order(&self) -> &'static [Class] {
-        match self.policy {
-            SchedPolicy::ReadPriority => &[Class::Read, Class::Gc, Class::Write],
-            SchedPolicy::Fcfs => &[Class::Read, Class::Gc, Class::Write],
-        }
     }
 }

@@ -103,14 +103,12 @@ struct Txn {
     /// A read-modify-write's read: the page write follows it.
     rmw: bool,
     seq: u64,
-    done_at: Time,
 }
 
 struct Req {
     arrival: Time,
     pages_left: u32,
     write: bool,
-    last_done: Time,
 }
 
 const MAX_PLANES_PER_DIE: usize = 16;
@@ -118,8 +116,10 @@ const MAX_PLANES_PER_DIE: usize = 16;
 #[derive(Clone, Copy)]
 struct Die {
     busy: bool,
-    kind: CmdKind,
     n: u8,
+    /// Transactions of the command already finished (reads finish one by
+    /// one as their data leaves).
+    finished: u8,
     txns: [u32; MAX_PLANES_PER_DIE],
 }
 
@@ -308,8 +308,8 @@ impl Simulator {
             dies: vec![
                 Die {
                     busy: false,
-                    kind: CmdKind::Read,
                     n: 0,
+                    finished: 0,
                     txns: [INVALID; MAX_PLANES_PER_DIE],
                 };
                 dies as usize
@@ -381,7 +381,9 @@ impl Simulator {
 
     fn run_events(&mut self, progress: &mut dyn FnMut(u64)) -> Result<()> {
         match self.cfg.host.mode {
-            HostMode::OpenLoop => self.schedule_next_arrival(),
+            HostMode::OpenLoop => {
+                self.schedule_next_arrival();
+            }
             HostMode::ClosedLoop => {
                 for _ in 0..self.cfg.host.queue_depth {
                     self.engine.schedule(0, EventKind::Arrival, 0);
@@ -394,7 +396,7 @@ impl Simulator {
             match ev.kind {
                 EventKind::Arrival => self.on_arrival(),
                 EventKind::ReadArrayDone => self.on_read_array_done(ev.arg),
-                EventKind::ProgramTransferDone => self.on_program_transfer_done(ev.arg),
+                EventKind::TransferDone => self.on_transfer_done(ev.arg),
                 EventKind::DieDone => self.on_die_done(ev.arg),
             }
             self.flush_kicks();
@@ -482,28 +484,38 @@ impl Simulator {
         }
     }
 
-    fn schedule_next_arrival(&mut self) {
-        if let Some(rec) = self.pull() {
-            let base = *self.base_time.get_or_insert(rec.time_ns);
-            let rel = rec.time_ns.saturating_sub(base);
-            let t = (rel as f64 * self.cfg.host.time_scale).round() as Time;
-            let t = t.max(self.engine.now());
-            self.next_record = Some(rec);
-            self.engine.schedule(t, EventKind::Arrival, 0);
+    /// Read the next record and schedule its arrival; returns true when it
+    /// arrives now (the caller submits it in the same event).
+    fn schedule_next_arrival(&mut self) -> bool {
+        let Some(rec) = self.pull() else { return false };
+        let base = *self.base_time.get_or_insert(rec.time_ns);
+        let rel = rec.time_ns.saturating_sub(base);
+        let t = ((rel as f64 * self.cfg.host.time_scale).round() as Time).max(self.engine.now());
+        self.next_record = Some(rec);
+        if t == self.engine.now() && self.engine.fired() > 0 {
+            return true;
         }
+        self.engine.schedule(t, EventKind::Arrival, 0);
+        false
     }
 
     fn on_arrival(&mut self) {
-        let rec = match self.cfg.host.mode {
+        match self.cfg.host.mode {
+            // Requests with the same arrival time are submitted in one event,
+            // so that their pages can share multi-plane commands.
             HostMode::OpenLoop => {
-                let rec = self.next_record.take();
-                self.schedule_next_arrival();
-                rec
+                while let Some(rec) = self.next_record.take() {
+                    self.submit(rec);
+                    if !self.schedule_next_arrival() {
+                        break;
+                    }
+                }
             }
-            HostMode::ClosedLoop => self.pull(),
-        };
-        if let Some(rec) = rec {
-            self.submit(rec);
+            HostMode::ClosedLoop => {
+                if let Some(rec) = self.pull() {
+                    self.submit(rec);
+                }
+            }
         }
     }
 
@@ -528,7 +540,6 @@ impl Simulator {
                     arrival: 0,
                     pages_left: 0,
                     write: false,
-                    last_done: 0,
                 });
                 (self.reqs.len() - 1) as u32
             }
@@ -537,7 +548,6 @@ impl Simulator {
             arrival: now,
             pages_left: n as u32,
             write,
-            last_done: now,
         };
         self.metrics.first_arrival.get_or_insert(now);
         self.metrics.queue_depth(now, 1);
@@ -571,17 +581,17 @@ impl Simulator {
         }
     }
 
-    fn sub_done(&mut self, req: u32, at: Time) {
+    /// A page of host request `req` is done (now).
+    fn sub_done(&mut self, req: u32) {
+        let now = self.engine.now();
         let r = &mut self.reqs[req as usize];
         r.pages_left -= 1;
-        r.last_done = r.last_done.max(at);
         if r.pages_left > 0 {
             return;
         }
-        let (lat, write, done) = (r.last_done - r.arrival, r.write, r.last_done);
+        let (lat, write) = (now - r.arrival, r.write);
         self.metrics.record_latency(write, lat);
-        self.metrics.last_completion = self.metrics.last_completion.max(done);
-        let now = self.engine.now();
+        self.metrics.last_completion = now;
         self.metrics.queue_depth(now, -1);
         self.free_reqs.push(req);
         self.outstanding -= 1;
@@ -591,6 +601,10 @@ impl Simulator {
         }
         if self.completed == self.cfg.host.warmup_requests {
             self.metrics.reset(now);
+            // A GC under way is measured from the end of the warm-up.
+            for g in &mut self.gc {
+                g.start = g.start.max(now);
+            }
         }
         let every = self.cfg.check.interval_requests;
         if self.cfg.check.enabled && every > 0 && self.completed.is_multiple_of(every) {
@@ -604,12 +618,11 @@ impl Simulator {
     }
 
     fn host_read_page(&mut self, req: u32, lpn: Lpn, rmw: bool) {
-        let now = self.engine.now();
         if !rmw {
             self.metrics.read_pages += 1;
             if self.buf.as_ref().is_some_and(|b| b.contains(lpn)) {
                 self.metrics.read_hits += 1;
-                self.sub_done(req, now);
+                self.sub_done(req);
                 return;
             }
         }
@@ -622,10 +635,9 @@ impl Simulator {
                 self.txns[t as usize].rmw = rmw;
                 self.enqueue(plane, Class::Read, t);
             }
-            None if rmw => self.host_write_page(req, lpn),
             None => {
                 self.metrics.unmapped_read_pages += 1;
-                self.sub_done(req, now);
+                self.sub_done(req);
             }
         }
     }
@@ -673,7 +685,6 @@ impl Simulator {
     /// Move waiting writes into the buffer while it has room (in arrival
     /// order), then start evictions if it needs space.
     fn admit_waiting(&mut self) {
-        let now = self.engine.now();
         while let Some(&(req, lpn, die)) = self.waiting.front() {
             let version = match &self.ftl.versions {
                 Some(v) => v.latest[lpn as usize] + 1,
@@ -688,7 +699,7 @@ impl Simulator {
                     }
                     self.next_version(lpn);
                     self.waiting.pop_front();
-                    self.sub_done(req, now);
+                    self.sub_done(req);
                 }
             }
         }
@@ -899,7 +910,7 @@ impl Simulator {
         }
         // Choose the leading transaction.
         let mut lead: Option<(Class, u32, u64)> = None;
-        for &class in self.queues.class_order() {
+        for class in [Class::Read, Class::Gc, Class::Write] {
             for p in planes.clone() {
                 if let Some(t) = self.queues.head(p, class) {
                     let seq = self.txns[t as usize].seq;
@@ -986,14 +997,13 @@ impl Simulator {
         let origin = self.txns[members[0] as usize].origin;
         let d = &mut self.dies[die as usize];
         d.busy = true;
-        d.kind = kind;
+        d.finished = 0;
         d.n = n as u8;
         d.txns[..n].copy_from_slice(members);
         self.metrics.planes_busy(now, n as i32);
         self.metrics.cmds.add(kind, origin, n);
         let t0 = now + self.timing.cmd_ns;
         let gc = origin == Origin::Gc;
-        let share = |x: Time| x as u128;
         match kind {
             CmdKind::Read => {
                 let array = members
@@ -1005,7 +1015,7 @@ impl Simulator {
                     .max()
                     .unwrap_or(0);
                 if gc {
-                    self.metrics.gc.read_ns += share(array) * n as u128;
+                    self.metrics.gc.read_ns += array as u128 * n as u128;
                 }
                 self.engine
                     .schedule(t0 + array, EventKind::ReadArrayDone, die);
@@ -1032,22 +1042,27 @@ impl Simulator {
                 let xfer = self.timing.xfer_ns;
                 let xfer_end = start + n as Time * xfer;
                 self.channel_free[ch] = xfer_end;
-                for (i, &t) in members.iter().enumerate() {
-                    self.txns[t as usize].done_at = start + (i as Time + 1) * xfer;
-                }
                 if gc {
-                    self.metrics.gc.transfer_ns += share(xfer) * n as u128;
-                    self.metrics.gc.write_ns += share(array) * n as u128;
+                    self.metrics.gc.transfer_ns += xfer as u128 * n as u128;
+                    self.metrics.gc.write_ns += array as u128 * n as u128;
                 } else if self.cfg.host.write_completion == WriteCompletion::Transfer {
-                    self.engine
-                        .schedule(xfer_end, EventKind::ProgramTransferDone, die);
+                    for (i, &t) in members.iter().enumerate() {
+                        if self.txns[t as usize].req != INVALID {
+                            let at = start + (i as Time + 1) * xfer;
+                            self.engine.schedule(
+                                at,
+                                EventKind::TransferDone,
+                                die * MAX_PLANES_PER_DIE as u32 + i as u32,
+                            );
+                        }
+                    }
                 }
                 self.engine
                     .schedule(xfer_end + array, EventKind::DieDone, die);
             }
             CmdKind::Erase => {
                 if gc {
-                    self.metrics.gc.erase_ns += share(self.timing.erase_ns) * n as u128;
+                    self.metrics.gc.erase_ns += self.timing.erase_ns as u128 * n as u128;
                 }
                 self.engine
                     .schedule(t0 + self.timing.erase_ns, EventKind::DieDone, die);
@@ -1065,8 +1080,8 @@ impl Simulator {
                     tp = tp.max(self.timing.program_time(self.ftl.map.page_of(dst)));
                     self.maybe_start_gc(tx.plane);
                 }
-                self.metrics.gc.read_ns += share(tr) * n as u128;
-                self.metrics.gc.write_ns += share(tp) * n as u128;
+                self.metrics.gc.read_ns += tr as u128 * n as u128;
+                self.metrics.gc.write_ns += tp as u128 * n as u128;
                 self.engine.schedule(t0 + tr + tp, EventKind::DieDone, die);
             }
         }
@@ -1078,9 +1093,16 @@ impl Simulator {
         let n = d.n as usize;
         let ch = self.channel_of_die(die);
         let xfer = self.timing.xfer_ns;
+        // The pages leave one after another; each read finishes when its
+        // own data is out, the die when the last is.
         let start = now.max(self.channel_free[ch]);
-        for (i, &t) in d.txns[..n].iter().enumerate() {
-            self.txns[t as usize].done_at = start + (i as Time + 1) * xfer;
+        for i in 0..n - 1 {
+            let at = start + (i as Time + 1) * xfer;
+            self.engine.schedule(
+                at,
+                EventKind::TransferDone,
+                die * MAX_PLANES_PER_DIE as u32 + i as u32,
+            );
         }
         let end = start + n as Time * xfer;
         self.channel_free[ch] = end;
@@ -1090,13 +1112,23 @@ impl Simulator {
         self.engine.schedule(end, EventKind::DieDone, die);
     }
 
-    fn on_program_transfer_done(&mut self, die: u32) {
+    fn on_transfer_done(&mut self, arg: u32) {
+        let (die, i) = (
+            arg / MAX_PLANES_PER_DIE as u32,
+            (arg % MAX_PLANES_PER_DIE as u32) as usize,
+        );
         let d = self.dies[die as usize];
-        for &t in &d.txns[..d.n as usize] {
-            let tx = self.txns[t as usize];
-            if tx.req != INVALID {
-                self.txns[t as usize].req = INVALID;
-                self.sub_done(tx.req, tx.done_at);
+        let t = d.txns[i];
+        match self.txns[t as usize].kind {
+            CmdKind::Read => {
+                debug_assert_eq!(d.finished as usize, i, "reads finish in transfer order");
+                self.dies[die as usize].finished += 1;
+                self.finish_txn(t);
+            }
+            _ => {
+                // Transfer-mode write completion: the host sees the write done.
+                let req = std::mem::replace(&mut self.txns[t as usize].req, INVALID);
+                self.sub_done(req);
             }
         }
     }
@@ -1104,9 +1136,18 @@ impl Simulator {
     fn on_die_done(&mut self, die: u32) {
         let now = self.engine.now();
         let d = self.dies[die as usize];
+        let members = &d.txns[d.finished as usize..d.n as usize];
+        // SPD's plane utilisation: sampled when a buffer eviction completes,
+        // while its planes still count as busy.
+        if members
+            .iter()
+            .any(|&t| self.txns[t as usize].slot != INVALID)
+        {
+            self.metrics.sample_at_eviction();
+        }
         self.metrics.planes_busy(now, -(d.n as i32));
         self.dies[die as usize].busy = false;
-        for &t in &d.txns[..d.n as usize] {
+        for &t in members {
             self.finish_txn(t);
         }
         self.kick(die);
@@ -1127,7 +1168,7 @@ impl Simulator {
                 if tx.rmw {
                     self.host_write_page(tx.req, tx.lpn);
                 } else {
-                    self.sub_done(tx.req, tx.done_at);
+                    self.sub_done(tx.req);
                 }
             }
             (CmdKind::Program, Origin::Host) => {
@@ -1136,11 +1177,10 @@ impl Simulator {
                 }
                 if tx.slot != INVALID {
                     self.buf.as_mut().expect("buffered").flush_done(tx.slot);
-                    self.metrics.sample_at_eviction();
                     self.admit_waiting();
                 }
                 if tx.req != INVALID {
-                    self.sub_done(tx.req, now);
+                    self.sub_done(tx.req);
                 }
             }
             (CmdKind::Read, Origin::Gc) => {
@@ -1191,7 +1231,6 @@ fn new_txn_in(
         version: 0,
         rmw: false,
         seq: 0,
-        done_at: 0,
     };
     match free.pop() {
         Some(i) => {

@@ -123,6 +123,29 @@ pub fn timing_checks() -> Result<Vec<Check>> {
         tr + x,
     ));
 
+    // Two-plane read: LPNs 0 and 1 sit at aligned addresses of planes 0
+    // and 1; one tR, then the pages leave one after the other, and each
+    // read completes when its own data is out.
+    let both = vec![rec(0, Op::Read, 0), rec(0, Op::Read, 1)];
+    let r = run(&c, &records("two-plane read", both), "trace-reads")?;
+    out.push(Check::within(
+        "two reads of aligned pages used one two-plane read",
+        r.flash.multiplane_read_share,
+        1.0,
+        "share",
+        0.0,
+    ));
+    out.push(Check::exact_ns(
+        "two-plane read: first page out at tR + transfer",
+        r.read.latency_us.mean * 2.0 - r.read.latency_us.max,
+        tr + x,
+    ));
+    out.push(Check::exact_ns(
+        "two-plane read: second page out at tR + 2 transfers",
+        r.read.latency_us.max,
+        tr + 2 * x,
+    ));
+
     // Single-page program (no buffer, completion at program end).
     let r = run(
         &c,

@@ -8,7 +8,9 @@
 //! - fifo: closed blocks in the order they were closed; the oldest goes.
 //! - random: a dense member list with positions; uniform choice.
 //! - d-choices: `d` uniform samples, the one with fewest valid pages goes.
-//! - cost-benefit (Rosenblum & Ousterhout): maximise age·(1−u)/(2u). For a
+//! - cost-benefit (the flash form of Kawaguchi, Nishioka & Motoda, USENIX
+//!   1995, after LFS's Rosenblum & Ousterhout): maximise age·(1−u)/(2u), with
+//!   u the valid share and age the time since the block was closed. For a
 //!   fixed valid count the score grows with age, so the exact maximum is among
 //!   the oldest block of each valid-count bucket: one ordered set per bucket,
 //!   `pages_per_block + 1` candidates per pick.
@@ -94,10 +96,6 @@ impl VictimIndex {
             pages_per_block,
             kind,
         }
-    }
-
-    pub fn policy(&self) -> VictimPolicy {
-        self.policy
     }
 
     #[inline]
