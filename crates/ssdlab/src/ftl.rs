@@ -139,6 +139,17 @@ impl Ftl {
         self.bpp
     }
 
+    /// Start fetching the forward-map entry of `lpn` into the cache: the
+    /// map is large and read at random, so callers that know an LPN ahead of
+    /// its lookup (the next trace record, an evicted page, a GC move) hide
+    /// the memory latency. Has no effect on results.
+    #[inline]
+    pub fn prefetch(&self, lpn: Lpn) {
+        if let Some(entry) = self.l2p.get(lpn as usize) {
+            prefetch(entry);
+        }
+    }
+
     #[inline]
     pub fn lookup(&self, lpn: Lpn) -> Option<Ppn> {
         let p = self.l2p[lpn as usize];
@@ -711,6 +722,18 @@ impl FillJob<'_> {
             }
         }
     }
+}
+
+#[inline(always)]
+fn prefetch<T>(p: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint; it never faults and reads nothing
+    // into the program, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(p as *const T as *const i8, std::arch::x86_64::_MM_HINT_T0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }
 
 /// Selection sampling (Knuth's Algorithm S): call `f` with `k` of `0..n`,

@@ -488,6 +488,7 @@ impl Simulator {
     /// arrives now (the caller submits it in the same event).
     fn schedule_next_arrival(&mut self) -> bool {
         let Some(rec) = self.pull() else { return false };
+        self.prefetch_record(&rec);
         let base = *self.base_time.get_or_insert(rec.time_ns);
         let rel = rec.time_ns.saturating_sub(base);
         let t = ((rel as f64 * self.cfg.host.time_scale).round() as Time).max(self.engine.now());
@@ -497,6 +498,15 @@ impl Simulator {
         }
         self.engine.schedule(t, EventKind::Arrival, 0);
         false
+    }
+
+    /// Warm the map entries a record will look up when it arrives.
+    fn prefetch_record(&self, rec: &IoRecord) {
+        let first = rec.offset / self.page_size;
+        let pages = ((rec.offset + rec.size - 1) / self.page_size - first + 1).min(8);
+        for page in first..first + pages {
+            self.ftl.prefetch((page % self.ftl.logical_pages) as Lpn);
+        }
     }
 
     fn on_arrival(&mut self) {
@@ -731,6 +741,7 @@ impl Simulator {
                         die * self.ppd + k
                     }
                 };
+                self.ftl.prefetch(lpn);
                 let t = self.new_txn(CmdKind::Program, Origin::Host, plane, lpn, INVALID);
                 self.txns[t as usize].slot = slot;
                 self.txns[t as usize].version = version;
@@ -826,6 +837,7 @@ impl Simulator {
             let ppn = self.gc[p].victim * ppb + self.gc[p].cursor;
             self.gc[p].cursor += 1;
             if let Some(lpn) = self.ftl.owner(ppn) {
+                self.ftl.prefetch(lpn);
                 let t = self.new_txn(kind, Origin::Gc, plane, lpn, ppn);
                 self.gc[p].pending += 1;
                 self.enqueue(plane, Class::Gc, t);
