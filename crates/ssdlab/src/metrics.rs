@@ -23,6 +23,9 @@ pub struct Metrics {
     pub write_hits: u64,
     pub unmapped_read_pages: u64,
     pub cmds: CmdCounters,
+    /// Pages programmed (programs and copyback destinations) by origin
+    /// (host, GC) and page type (LSB, CSB, MSB).
+    pub programmed_types: [[u64; 3]; 2],
     pub wasted_pages: u64,
     pub gc: GcTotals,
     planes_total: u32,
@@ -81,6 +84,7 @@ impl Metrics {
             write_hits: 0,
             unmapped_read_pages: 0,
             cmds: CmdCounters::new(planes_per_die),
+            programmed_types: [[0; 3]; 2],
             wasted_pages: 0,
             gc: GcTotals::default(),
             planes_total,
@@ -235,6 +239,19 @@ impl Metrics {
                     c.pages(CmdKind::Read, Origin::Host) + c.pages(CmdKind::Read, Origin::Gc),
                 ),
                 wasted_pages: self.wasted_pages,
+                page_types: PageTypeReport {
+                    host: PageTypes::from(self.programmed_types[0]),
+                    gc: PageTypes::from(self.programmed_types[1]),
+                    host_share: {
+                        let [l, c, m] = self.programmed_types[0];
+                        let n = l + c + m;
+                        PageTypeShare {
+                            lsb: ratio(l, n),
+                            csb: ratio(c, n),
+                            msb: ratio(m, n),
+                        }
+                    },
+                },
                 commands,
             },
             gc: GcReport {
@@ -397,7 +414,40 @@ pub struct FlashReport {
     pub host_multiplane_program_share: f64,
     pub multiplane_read_share: f64,
     pub wasted_pages: u64,
+    /// Programmed pages by page type: the fast (LSB), medium (CSB) and slow
+    /// (MSB) write shares of MLC/TLC drives.
+    pub page_types: PageTypeReport,
     pub commands: Vec<CommandCount>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct PageTypeReport {
+    /// Host pages programmed, by page type.
+    pub host: PageTypes,
+    /// GC pages programmed (programs and copyback destinations), by page type.
+    pub gc: PageTypes,
+    /// Shares of host pages programmed per page type.
+    pub host_share: PageTypeShare,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct PageTypes {
+    pub lsb: u64,
+    pub csb: u64,
+    pub msb: u64,
+}
+
+impl From<[u64; 3]> for PageTypes {
+    fn from([lsb, csb, msb]: [u64; 3]) -> Self {
+        PageTypes { lsb, csb, msb }
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct PageTypeShare {
+    pub lsb: f64,
+    pub csb: f64,
+    pub msb: f64,
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -1046,7 +1046,10 @@ impl Simulator {
                     }
                     .expect("eligible() checked that the plane has a free page");
                     self.txns[t as usize].src = ppn;
-                    array = array.max(self.timing.program_time(self.ftl.map.page_of(ppn)));
+                    let page = self.ftl.map.page_of(ppn);
+                    self.metrics.programmed_types[origin as usize]
+                        [self.timing.page_type[page as usize] as usize] += 1;
+                    array = array.max(self.timing.program_time(page));
                     self.maybe_start_gc(tx.plane);
                 }
                 let ch = self.channel_of_die(die);
@@ -1089,7 +1092,10 @@ impl Simulator {
                         .relocate(tx.src, tx.plane, now)
                         .expect("eligible() checked that the plane has a free page");
                     self.metrics.gc.pages_migrated += 1;
-                    tp = tp.max(self.timing.program_time(self.ftl.map.page_of(dst)));
+                    let page = self.ftl.map.page_of(dst);
+                    self.metrics.programmed_types[Origin::Gc as usize]
+                        [self.timing.page_type[page as usize] as usize] += 1;
+                    tp = tp.max(self.timing.program_time(page));
                     self.maybe_start_gc(tx.plane);
                 }
                 self.metrics.gc.read_ns += tr as u128 * n as u128;
