@@ -261,6 +261,24 @@ pub struct Host {
     /// Requests completed before measurement starts: all statistics are
     /// reset when this many requests have completed (0 = measure all).
     pub warmup_requests: u64,
+    /// The workload is replayed this many times back to back; each pass
+    /// starts one mean inter-arrival gap after the previous pass's last
+    /// request (PA-SSD's multi-run mode).
+    pub replays: u32,
+    /// How byte addresses become logical pages.
+    pub address_mode: AddressMode,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum AddressMode {
+    /// Pages beyond the logical capacity fold back (modulo), as other
+    /// simulators do.
+    Fold,
+    /// The distinct pages the workload touches are numbered densely in order
+    /// of first touch, so a sparse footprint fits the drive (a footprint
+    /// larger than the drive still folds).
+    Compact,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -333,6 +351,8 @@ impl Config {
                 write_completion: WriteCompletion::Program,
                 partial_write_rmw: false,
                 warmup_requests: 0,
+                replays: 1,
+                address_mode: AddressMode::Fold,
             },
             check: Check {
                 enabled: false,
@@ -731,6 +751,9 @@ impl Config {
         }
         if !(0.0..1.0).contains(&self.buffer.free_watermark) {
             return err("buffer.free_watermark", "must be in [0, 1)".into());
+        }
+        if self.host.replays == 0 {
+            return err("host.replays", "must be at least 1".into());
         }
         if self.host.queue_depth == 0 {
             return err("host.queue_depth", "must be at least 1".into());

@@ -79,6 +79,9 @@ pub struct PreconditionReport {
     pub trace_read_pages_mapped: u64,
     /// Untimed GC runs preconditioning needed to make room.
     pub functional_gc: u64,
+    /// trace-sequence: passes applied, and the last pass's write amplification.
+    pub sequence_passes: u32,
+    pub sequence_write_amplification: f64,
 }
 
 impl Ftl {
@@ -478,8 +481,7 @@ impl Ftl {
     }
 
     /// Map every LPN in `lpns` that has no data yet, as if written once before
-    /// the run (no timed writes). When a plane falls to its GC threshold it is
-    /// cleaned functionally (untimed GC); errors only if the data cannot fit.
+    /// the run (no timed writes), cleaning planes with untimed GC as needed.
     pub fn precondition_map(
         &mut self,
         lpns: impl Iterator<Item = Lpn>,
@@ -491,46 +493,96 @@ impl Ftl {
                 continue;
             }
             let plane = self.choose_plane(lpn, |_| 0);
-            // Clean until the write leaves the plane at or above its GC
-            // threshold, so the timed run does not start with GC owed. A
-            // victim may be all valid (FIFO, random); give up only after a
-            // whole plane's worth of victims reclaimed nothing.
-            let mut fruitless = 0;
-            while self.free_pages(plane) <= self.threshold_pages {
-                if self.functional_gc(plane, rng) {
-                    fruitless = 0;
-                } else {
-                    fruitless += 1;
-                    if fruitless > self.bpp {
-                        return Err(Error::Invalid(format!(
-                            "preconditioning: plane {plane} is full of valid data; the workload reads more than the drive holds"
-                        )));
-                    }
-                }
-                report.functional_gc += 1;
-            }
+            self.make_room(plane, rng, report)?;
             self.write(plane, lpn, 0, false, 0)
-                .expect("checked free space");
+                .expect("make_room left free pages");
             report.trace_read_pages_mapped += 1;
             report.valid_pages += 1;
         }
         Ok(())
     }
 
+    /// Write `sequence()` over and over (untimed, with untimed GC) until a
+    /// pass in which GC ran has a write amplification within 1% of the
+    /// previous pass's, or 20 passes. The parallel-GC paper's warm-up.
+    pub fn precondition_sequence<I: Iterator<Item = Lpn>>(
+        &mut self,
+        sequence: impl Fn() -> I,
+        rng: &mut Xoshiro256PlusPlus,
+        report: &mut PreconditionReport,
+    ) -> Result<()> {
+        const MAX_PASSES: u32 = 20;
+        let mut previous: Option<f64> = None;
+        for pass in 1..=MAX_PASSES {
+            let (mut writes, mut moves) = (0u64, 0u64);
+            let gcs_before = report.functional_gc;
+            for lpn in sequence() {
+                let plane = self.choose_plane(lpn, |_| 0);
+                moves += self.make_room(plane, rng, report)?;
+                self.write(plane, lpn, 0, false, 0)
+                    .expect("make_room left free pages");
+                writes += 1;
+            }
+            if writes == 0 {
+                break;
+            }
+            let wa = (writes + moves) as f64 / writes as f64;
+            report.sequence_passes = pass;
+            report.sequence_write_amplification = wa;
+            // Steady: the drive has wrapped (GC ran in this pass) and write
+            // amplification stopped changing.
+            let wrapped = report.functional_gc > gcs_before;
+            if wrapped && previous.is_some_and(|p| (wa - p).abs() <= 0.01 * p) {
+                break;
+            }
+            // Only passes that wrapped are compared: the filling pass is not
+            // a steady state.
+            previous = wrapped.then_some(wa);
+        }
+        report.valid_pages = self.l2p.iter().filter(|&&p| p != INVALID).count() as u64;
+        Ok(())
+    }
+
+    /// Clean `plane` with untimed GC until a write leaves it at or above its
+    /// GC threshold, so the timed run does not start with GC owed. A victim
+    /// may be all valid (FIFO, random): give up only after a whole plane's
+    /// worth of victims reclaimed nothing. Returns the pages moved.
+    fn make_room(
+        &mut self,
+        plane: u32,
+        rng: &mut Xoshiro256PlusPlus,
+        report: &mut PreconditionReport,
+    ) -> Result<u64> {
+        let (mut fruitless, mut moved) = (0, 0u64);
+        while self.free_pages(plane) <= self.threshold_pages {
+            match self.functional_gc(plane, rng) {
+                Some(m) => {
+                    moved += m as u64;
+                    fruitless = if m < self.ppb { 0 } else { fruitless + 1 };
+                }
+                None => fruitless += 1,
+            }
+            report.functional_gc += 1;
+            if fruitless > self.bpp {
+                return Err(Error::Invalid(format!(
+                    "preconditioning: plane {plane} is full of valid data; the workload needs more than the drive holds"
+                )));
+            }
+        }
+        Ok(moved)
+    }
+
     /// Garbage-collect one victim of `plane` instantly (preconditioning only).
-    /// Returns false if that reclaimed no page.
-    pub fn functional_gc(&mut self, plane: u32, rng: &mut Xoshiro256PlusPlus) -> bool {
-        let Some(victim) = self.pick_victim(plane, 0, rng) else {
-            return false;
-        };
+    /// Returns the pages moved, or None if there was no victim.
+    pub fn functional_gc(&mut self, plane: u32, rng: &mut Xoshiro256PlusPlus) -> Option<u32> {
+        let victim = self.pick_victim(plane, 0, rng)?;
         let moved: Vec<Ppn> = self.valid_pages(victim).map(|(p, _)| p).collect();
-        let gained = moved.len() < self.ppb as usize;
-        for src in moved {
+        for &src in &moved {
             self.relocate(src, plane, 0)
                 .expect("a victim always fits in the GC reserve");
         }
         self.erase(victim);
-        gained
+        Some(moved.len() as u32)
     }
 
     /// Verify the FTL's invariants. `in_flight(lpn)` gives the version of an

@@ -23,7 +23,8 @@ use rustc_hash::FxHashMap;
 use crate::addr::{Lpn, Ppn, INVALID};
 use crate::buffer::{EvictionPolicy, WriteBuffer, WriteOutcome};
 use crate::config::{
-    BufferCapacity, Config, HostMode, Migration, PlaneAllocation, SchedPolicy, WriteCompletion,
+    AddressMode, BufferCapacity, Config, HostMode, Migration, PlaneAllocation, SchedPolicy,
+    WriteCompletion,
 };
 use crate::engine::{Engine, EventKind, Time};
 use crate::error::{Error, Result};
@@ -33,38 +34,64 @@ use crate::metrics::{Metrics, Report, ReportContext};
 use crate::sched::{Class, Queues};
 use crate::workload::{IoRecord, Op, RecordStream, Source};
 
-/// How the drive is aged before the run (no timed writes).
+/// How the drive is aged before the run (no timed writes). Parts combine
+/// with `+` and apply in the order fill, age, trace-sequence, trace-reads.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Precondition {
-    /// Fill every plane to `used` with `valid` of the filled pages valid.
+    /// `fill:USED:VALID`: every plane filled to `used` with `valid` of the
+    /// filled pages valid (the SPD paper's aging: fill:0.94:0.8).
     pub fill: Option<(f64, f64)>,
-    /// Map every LPN the workload reads that has no data yet.
+    /// `age:X`: the first X of the logical space written once, sequentially
+    /// (PA-SSD: 0.7).
+    pub age: Option<f64>,
+    /// `trace-sequence`: the parallel-GC paper's warm-up: the workload's read
+    /// addresses, then its write addresses, then its addresses shifted by its
+    /// span until the sequence covers the logical capacity, written
+    /// repeatedly (with untimed GC) until write amplification is steady.
+    pub trace_sequence: bool,
+    /// `trace-reads`: every LPN the workload reads is mapped.
     pub trace_reads: bool,
 }
 
 impl Precondition {
-    /// Parse `none`, `fill:USED:VALID`, `trace-reads` or `fill:USED:VALID+trace-reads`.
+    /// Parse `none` or `+`-joined parts: `fill:USED:VALID`, `age:X`,
+    /// `trace-sequence`, `trace-reads`.
     pub fn parse(s: &str) -> Result<Precondition> {
         let bad = |m: &str| {
-            Error::Invalid(format!("--precondition `{s}`: {m} (expected none, fill:USED:VALID, trace-reads, or fill:USED:VALID+trace-reads)"))
+            Error::Invalid(format!(
+                "--precondition `{s}`: {m} (expected none, or parts joined by +: fill:USED:VALID, age:X, trace-sequence, trace-reads)"
+            ))
         };
         let mut p = Precondition::default();
         if s == "none" {
             return Ok(p);
         }
+        let number = |t: &str, what: &str| {
+            t.parse::<f64>()
+                .map_err(|_| bad(&format!("{what} is not a number")))
+        };
         for part in s.split('+') {
             if part == "trace-reads" {
                 p.trace_reads = true;
+            } else if part == "trace-sequence" {
+                p.trace_sequence = true;
             } else if let Some(rest) = part.strip_prefix("fill:") {
                 let (u, v) = rest
                     .split_once(':')
                     .ok_or_else(|| bad("fill needs USED:VALID"))?;
-                let u: f64 = u.parse().map_err(|_| bad("USED is not a number"))?;
-                let v: f64 = v.parse().map_err(|_| bad("VALID is not a number"))?;
+                let (u, v) = (number(u, "USED")?, number(v, "VALID")?);
                 if !(0.0..1.0).contains(&u) || !(0.0..=1.0).contains(&v) {
                     return Err(bad("USED must be in [0, 1) and VALID in [0, 1]"));
                 }
                 p.fill = Some((u, v));
+            } else if let Some(rest) = part.strip_prefix("age:") {
+                let x = number(rest, "X")?;
+                if !(0.0..=1.0).contains(&x) {
+                    return Err(bad(
+                        "age:X needs X in [0, 1] (a share of the logical capacity)",
+                    ));
+                }
+                p.age = Some(x);
             } else {
                 return Err(bad(&format!("unknown part `{part}`")));
             }
@@ -75,6 +102,12 @@ impl Precondition {
         let mut parts = vec![];
         if let Some((u, v)) = self.fill {
             parts.push(format!("fill:{u}:{v}"));
+        }
+        if let Some(x) = self.age {
+            parts.push(format!("age:{x}"));
+        }
+        if self.trace_sequence {
+            parts.push("trace-sequence".to_string());
         }
         if self.trace_reads {
             parts.push("trace-reads".to_string());
@@ -159,7 +192,14 @@ pub struct Simulator {
     waiting: VecDeque<(u32, Lpn, u32)>,
     die_rr: Vec<u32>,
     evict_out: Vec<u32>,
+    source: Source,
     stream: RecordStream,
+    address_map: AddressMap,
+    /// Replay state: passes started, offset added to this pass's times, and
+    /// the first pass's first and last times and record count.
+    pass: u32,
+    replay_offset: u64,
+    pass0: (Option<u64>, u64, u64),
     next_record: Option<IoRecord>,
     base_time: Option<u64>,
     stream_done: bool,
@@ -177,49 +217,103 @@ pub struct Simulator {
     dies_per_channel: u32,
 }
 
-/// What a pre-scan of the workload learned.
-struct Scan {
-    footprint_pages: u64,
-    read_lpns: Vec<Lpn>,
+/// How the host turns a byte-address page into a logical page.
+enum AddressMap {
+    /// Modulo the logical capacity.
+    Fold,
+    /// Dense numbering in order of first touch (then modulo).
+    Compact(FxHashMap<u64, Lpn>),
 }
 
-fn scan(source: &Source, logical: u64, page: u64, want_reads: bool) -> Result<Scan> {
-    let mut touched = vec![0u64; logical.div_ceil(64) as usize];
-    let mut read = if want_reads {
-        vec![0u64; touched.len()]
-    } else {
-        vec![]
-    };
+impl AddressMap {
+    #[inline]
+    fn lpn(&self, page: u64, logical: u64) -> Lpn {
+        match self {
+            AddressMap::Fold => (page % logical) as Lpn,
+            AddressMap::Compact(m) => m.get(&page).copied().unwrap_or((page % logical) as Lpn),
+        }
+    }
+}
+
+/// What a pre-scan of the workload learned: bitmaps over logical pages.
+struct Scan {
+    footprint_pages: u64,
+    touched: Vec<u64>,
+    read: Vec<u64>,
+    written: Vec<u64>,
+}
+
+/// Set bits of a bitmap, in increasing order.
+fn bits(map: &[u64]) -> impl Iterator<Item = Lpn> + '_ {
+    map.iter().enumerate().flat_map(|(w, &word)| {
+        let mut word = word;
+        std::iter::from_fn(move || {
+            if word == 0 {
+                return None;
+            }
+            let b = word.trailing_zeros();
+            word &= word - 1;
+            Some((w * 64) as Lpn + b)
+        })
+    })
+}
+
+/// One pass over the workload; builds the compact address map if asked.
+fn scan(source: &Source, logical: u64, page: u64, compact: bool) -> Result<(Scan, AddressMap)> {
+    let words = logical.div_ceil(64) as usize;
+    let (mut touched, mut read, mut written) =
+        (vec![0u64; words], vec![0u64; words], vec![0u64; words]);
     let mut footprint = 0;
+    let mut dense: FxHashMap<u64, Lpn> = FxHashMap::default();
     for rec in source.open()? {
         let rec = rec?;
         let first = rec.offset / page;
         let last = (rec.offset + rec.size - 1) / page;
         for p in first..=last {
-            let l = (p % logical) as usize;
+            let l = if compact {
+                let next = dense.len() as u64;
+                *dense.entry(p).or_insert((next % logical) as Lpn) as usize
+            } else {
+                (p % logical) as usize
+            };
             let (w, b) = (l / 64, 1u64 << (l % 64));
             if touched[w] & b == 0 {
                 touched[w] |= b;
                 footprint += 1;
             }
-            if want_reads && rec.op == Op::Read {
-                read[w] |= b;
+            match rec.op {
+                Op::Read => read[w] |= b,
+                Op::Write => written[w] |= b,
             }
         }
     }
-    let mut read_lpns = vec![];
-    for (w, &bits) in read.iter().enumerate() {
-        let mut bits = bits;
-        while bits != 0 {
-            let b = bits.trailing_zeros();
-            read_lpns.push((w * 64) as u32 + b);
-            bits &= bits - 1;
-        }
-    }
-    Ok(Scan {
-        footprint_pages: footprint,
-        read_lpns,
-    })
+    let map = if compact {
+        AddressMap::Compact(dense)
+    } else {
+        AddressMap::Fold
+    };
+    Ok((
+        Scan {
+            footprint_pages: footprint,
+            touched,
+            read,
+            written,
+        },
+        map,
+    ))
+}
+
+/// The parallel-GC paper's fill sequence: read addresses, write addresses,
+/// then all touched addresses shifted by the workload's span, repeatedly,
+/// until the sequence is as long as the logical capacity.
+fn fill_sequence(scan: &Scan, logical: u64) -> impl Iterator<Item = Lpn> + '_ {
+    let span = bits(&scan.touched).last().map_or(0, |l| l as u64 + 1);
+    let head = bits(&scan.read).chain(bits(&scan.written));
+    let len = logical.max(bits(&scan.read).count() as u64 + bits(&scan.written).count() as u64);
+    let shifted = (1..).take_while(move |_| span > 0).flat_map(move |k: u64| {
+        bits(&scan.touched).map(move |l| ((l as u64 + k * span) % logical) as Lpn)
+    });
+    head.chain(shifted).take(len as usize)
 }
 
 impl Simulator {
@@ -243,11 +337,15 @@ impl Simulator {
         let page = cfg.geometry.page_size_bytes as u64;
         let logical = cfg.logical_pages();
         let need_footprint = matches!(cfg.buffer.capacity, BufferCapacity::FootprintPercent(_));
-        let scan = if need_footprint || precondition.trace_reads {
-            Some(scan(source, logical, page, precondition.trace_reads)?)
-        } else {
-            None
-        };
+        let compact = cfg.host.address_mode == AddressMode::Compact;
+        let (scan, address_map) =
+            if need_footprint || compact || precondition.trace_reads || precondition.trace_sequence
+            {
+                let (s, m) = scan(source, logical, page, compact)?;
+                (Some(s), m)
+            } else {
+                (None, AddressMap::Fold)
+            };
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(cfg.seed);
         let mut ftl = Ftl::new(cfg, cfg.check.enabled);
         let mut pre = PreconditionReport {
@@ -257,8 +355,15 @@ impl Simulator {
         if let Some((u, v)) = precondition.fill {
             ftl.precondition_fill(u, v, &mut rng, &mut pre)?;
         }
+        if let Some(x) = precondition.age {
+            let n = (logical as f64 * x).round() as u64;
+            ftl.precondition_map(0..n as Lpn, &mut rng, &mut pre)?;
+        }
+        if let (true, Some(s)) = (precondition.trace_sequence, &scan) {
+            ftl.precondition_sequence(|| fill_sequence(s, logical), &mut rng, &mut pre)?;
+        }
         if let (true, Some(s)) = (precondition.trace_reads, &scan) {
-            ftl.precondition_map(s.read_lpns.iter().copied(), &mut rng, &mut pre)?;
+            ftl.precondition_map(bits(&s.read), &mut rng, &mut pre)?;
         }
         let dies = cfg.total_dies();
         let buffer_pages = match cfg.buffer.capacity {
@@ -332,7 +437,12 @@ impl Simulator {
             waiting: VecDeque::new(),
             die_rr: vec![0; dies as usize],
             evict_out: Vec::new(),
+            source: source.clone(),
             stream,
+            address_map,
+            pass: 0,
+            replay_offset: 0,
+            pass0: (None, 0, 0),
             next_record: None,
             base_time: None,
             stream_done: false,
@@ -467,19 +577,46 @@ impl Simulator {
     // ----- host -----
 
     fn pull(&mut self) -> Option<IoRecord> {
-        if self.stream_done {
-            return None;
-        }
-        match self.stream.next() {
-            Some(Ok(r)) => Some(r),
-            Some(Err(e)) => {
-                self.error = Some(e);
-                self.stream_done = true;
-                None
+        loop {
+            if self.stream_done {
+                return None;
             }
-            None => {
-                self.stream_done = true;
-                None
+            match self.stream.next() {
+                Some(Ok(mut r)) => {
+                    if self.pass == 0 {
+                        let (first, last, n) = &mut self.pass0;
+                        first.get_or_insert(r.time_ns);
+                        *last = r.time_ns;
+                        *n += 1;
+                    }
+                    r.time_ns += self.replay_offset;
+                    return Some(r);
+                }
+                Some(Err(e)) => {
+                    self.error = Some(e);
+                    self.stream_done = true;
+                    return None;
+                }
+                None if self.pass + 1 < self.cfg.host.replays && self.pass0.2 > 0 => {
+                    // The next pass starts one mean gap after this one ends.
+                    let (first, last, n) = self.pass0;
+                    let span = last - first.unwrap_or(last);
+                    let gap = if n > 1 { span / (n - 1) } else { 0 };
+                    self.replay_offset += span + gap;
+                    self.pass += 1;
+                    match self.source.open() {
+                        Ok(st) => self.stream = st,
+                        Err(e) => {
+                            self.error = Some(e);
+                            self.stream_done = true;
+                            return None;
+                        }
+                    }
+                }
+                None => {
+                    self.stream_done = true;
+                    return None;
+                }
             }
         }
     }
@@ -505,7 +642,8 @@ impl Simulator {
         let first = rec.offset / self.page_size;
         let pages = ((rec.offset + rec.size - 1) / self.page_size - first + 1).min(8);
         for page in first..first + pages {
-            self.ftl.prefetch((page % self.ftl.logical_pages) as Lpn);
+            self.ftl
+                .prefetch(self.address_map.lpn(page, self.ftl.logical_pages));
         }
     }
 
@@ -571,7 +709,7 @@ impl Simulator {
         let logical = self.ftl.logical_pages;
         let end = rec.offset + rec.size;
         for page in first..=last {
-            let lpn = (page % logical) as Lpn;
+            let lpn = self.address_map.lpn(page, logical);
             if !write {
                 self.host_read_page(id, lpn, false);
                 continue;
