@@ -97,7 +97,8 @@ pub struct Timing {
     pub erase_us: f64,
     /// Channel transfer time per byte, nanoseconds.
     pub bus_ns_per_byte: f64,
-    /// Command and address cycles on the channel per command, nanoseconds.
+    /// Command and address cycles per command, nanoseconds; they occupy the
+    /// channel before the command's array or data phase.
     pub command_ns: f64,
 }
 
@@ -182,7 +183,10 @@ pub struct Gc {
     pub d: u32,
     pub migration: Migration,
     /// Migrations of a plane's GC kept queued or executing at once: 1 is the
-    /// classic serial GC; k models k migration workers per plane.
+    /// classic serial GC (one page moved after the other). More lets a
+    /// plane's controller-path reads and programs overlap with other planes'
+    /// work; planes that run several copybacks at once (multi-register
+    /// planes) are not modelled yet.
     pub moves_in_flight: u32,
 }
 

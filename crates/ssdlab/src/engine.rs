@@ -9,8 +9,8 @@ use std::collections::BinaryHeap;
 /// Simulated time in nanoseconds.
 pub type Time = u64;
 
-/// What happens when an event fires. The payload is an index (die, request)
-/// interpreted by the simulator.
+/// What happens when an event fires. The payload (`Event::arg`) is a die
+/// index, `die * 16 + index` for `TransferDone`, and unused for `Arrival`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EventKind {
     /// The next host request arrives.

@@ -63,7 +63,7 @@ pub struct FlashTiming {
     pub erase_ns: Time,
     /// Channel time to move one page.
     pub xfer_ns: Time,
-    /// Command/address cycles per command on the channel.
+    /// Command/address cycles per command (they occupy the channel).
     pub cmd_ns: Time,
     /// Page-type index (0 = LSB, 1 = CSB, 2 = MSB) of each page index in a block.
     pub page_type: Vec<u8>,

@@ -224,9 +224,6 @@ impl Ftl {
         };
         self.free[plane as usize].len() as u64 * self.ppb as u64 + rest
     }
-    pub fn free_blocks(&self, plane: u32) -> usize {
-        self.free[plane as usize].len()
-    }
     #[inline]
     pub fn needs_gc(&self, plane: u32) -> bool {
         self.free_pages(plane) < self.threshold_pages

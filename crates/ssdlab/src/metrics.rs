@@ -500,8 +500,9 @@ pub struct PlaneUtil {
     pub mean: f64,
     /// Largest share of planes engaged at once.
     pub max: f64,
-    /// Share of planes engaged, sampled when each buffer eviction completes
-    /// (the SPD paper's definition).
+    /// Share of planes engaged, sampled when each command carrying evicted
+    /// buffer pages completes, before its planes are released (the SPD
+    /// paper's definition, one sample per eviction command).
     pub at_eviction: Sampled,
 }
 

@@ -208,13 +208,14 @@ pub struct Simulator {
     seq: u64,
     completed: u64,
     submitted: u64,
+    /// Closed loop: requests to submit at the pending arrival event.
+    closed_due: u32,
     outstanding: u64,
     error: Option<Error>,
     precondition: PreconditionReport,
     buffer_pages: u64,
     page_size: u64,
     ppd: u32,
-    dies_per_channel: u32,
 }
 
 /// How the host turns a byte-address page into a logical page.
@@ -451,13 +452,13 @@ impl Simulator {
             seq: 0,
             completed: 0,
             submitted: 0,
+            closed_due: 0,
             outstanding: 0,
             error: None,
             precondition: pre,
             buffer_pages,
             page_size: page,
             ppd,
-            dies_per_channel: cfg.geometry.chips_per_channel * cfg.geometry.dies_per_chip,
         };
         for p in 0..planes {
             sim.maybe_start_gc(p);
@@ -495,9 +496,8 @@ impl Simulator {
                 self.schedule_next_arrival();
             }
             HostMode::ClosedLoop => {
-                for _ in 0..self.cfg.host.queue_depth {
-                    self.engine.schedule(0, EventKind::Arrival, 0);
-                }
+                self.closed_due = self.cfg.host.queue_depth;
+                self.engine.schedule(0, EventKind::Arrival, 0);
             }
         }
         self.flush_kicks();
@@ -659,9 +659,13 @@ impl Simulator {
                     }
                 }
             }
+            // Every request owed by completions at this instant, together.
             HostMode::ClosedLoop => {
-                if let Some(rec) = self.pull() {
-                    self.submit(rec);
+                for _ in 0..std::mem::take(&mut self.closed_due) {
+                    match self.pull() {
+                        Some(rec) => self.submit(rec),
+                        None => break,
+                    }
                 }
             }
         }
@@ -745,7 +749,11 @@ impl Simulator {
         self.outstanding -= 1;
         self.completed += 1;
         if self.cfg.host.mode == HostMode::ClosedLoop {
-            self.engine.schedule(now, EventKind::Arrival, 0);
+            // One arrival event per instant carries all requests owed then.
+            if self.closed_due == 0 {
+                self.engine.schedule(now, EventKind::Arrival, 0);
+            }
+            self.closed_due += 1;
         }
         if self.completed == self.cfg.host.warmup_requests {
             self.metrics.reset(now);
@@ -1138,7 +1146,8 @@ impl Simulator {
     }
 
     fn channel_of_die(&self, die: u32) -> usize {
-        (die / self.dies_per_channel) as usize
+        let m = &self.ftl.map;
+        m.channel_of_chip(m.chip_of_die(die)) as usize
     }
 
     fn execute(&mut self, die: u32, kind: CmdKind, members: &[u32]) {
@@ -1152,7 +1161,16 @@ impl Simulator {
         d.txns[..n].copy_from_slice(members);
         self.metrics.planes_busy(now, n as i32);
         self.metrics.cmds.add(kind, origin, n);
-        let t0 = now + self.timing.cmd_ns;
+        // Command and address cycles go over the channel before the array
+        // or data phase starts.
+        let t0 = if self.timing.cmd_ns > 0 {
+            let ch = self.channel_of_die(die);
+            let start = now.max(self.channel_free[ch]);
+            self.channel_free[ch] = start + self.timing.cmd_ns;
+            start + self.timing.cmd_ns
+        } else {
+            now
+        };
         let gc = origin == Origin::Gc;
         match kind {
             CmdKind::Read => {

@@ -146,6 +146,20 @@ pub fn timing_checks() -> Result<Vec<Check>> {
         tr + 2 * x,
     ));
 
+    // Command and address cycles occupy the channel before the array phase.
+    let mut cc = c.clone();
+    cc.timing.command_ns = 500.0;
+    let r = run(
+        &cc,
+        &records("one read, command overhead", vec![rec(0, Op::Read, 0)]),
+        "trace-reads",
+    )?;
+    out.push(Check::exact_ns(
+        "single-page read with command cycles = cmd + tR + transfer",
+        r.read.latency_us.mean,
+        500 + tr + x,
+    ));
+
     // Single-page program (no buffer, completion at program end).
     let r = run(
         &c,
