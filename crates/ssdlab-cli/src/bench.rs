@@ -17,6 +17,7 @@ use ssdlab::{Config, Precondition, Simulator};
 #[derive(Args)]
 pub struct BenchArgs {
     /// Run only this case (a, b or c); by default all, each in its own process.
+    /// Case s (streaming trace statistics) runs only when named here.
     #[arg(long)]
     case: Option<String>,
     /// Requests per case.
@@ -25,6 +26,10 @@ pub struct BenchArgs {
     /// Write the figures as JSON.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Lines of the generated trace of case s (streaming trace statistics;
+    /// run only when asked for with `--case s`).
+    #[arg(long, default_value_t = 20_000_000)]
+    lines: u64,
 }
 
 #[derive(Serialize, Deserialize, Debug)]
@@ -144,6 +149,9 @@ fn run_case(name: &str, requests: u64) -> Result<CaseResult> {
 }
 
 pub fn cmd_bench(a: BenchArgs) -> Result<ExitCode> {
+    if a.case.as_deref() == Some("s") {
+        return stats_case(&a);
+    }
     if let Some(name) = &a.case {
         let r = run_case(name, a.requests)?;
         println!("{}", serde_json::to_string(&r)?);
@@ -214,6 +222,197 @@ pub fn cmd_bench(a: BenchArgs) -> Result<ExitCode> {
     }
     if let Some(path) = a.json {
         std::fs::write(&path, serde_json::to_string_pretty(&results)? + "\n")?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+// ----- case s: streaming trace statistics -----
+
+/// Figures of case s.
+#[derive(Serialize, Deserialize, Debug)]
+pub struct StatsCaseResult {
+    pub case: String,
+    pub description: String,
+    pub lines: u64,
+    pub trace_bytes: u64,
+    pub generate_s: f64,
+    pub generate_lines_per_s: f64,
+    /// Statistics over the first `prefix_lines` lines (`--limit`).
+    pub prefix_lines: u64,
+    pub prefix_s: f64,
+    pub prefix_lines_per_s: f64,
+    /// Peak RSS of the prefix pass (the peak is reset before each pass
+    /// where the kernel allows it).
+    pub prefix_peak_rss_bytes: u64,
+    /// Statistics over the whole trace.
+    pub full_s: f64,
+    pub full_lines_per_s: f64,
+    pub full_peak_rss_bytes: u64,
+    /// (lines read, current RSS bytes) sampled during the full pass.
+    pub rss_samples: Vec<(u64, u64)>,
+    pub footprint_pages: u64,
+    /// Whether the peak RSS could be reset between the passes.
+    pub peak_reset: bool,
+}
+
+fn current_rss() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kb| kb * 1024)
+}
+
+/// Reset the peak RSS to the current RSS (Linux: `5` to clear_refs).
+fn reset_peak_rss() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}
+
+/// Case s: write a generated MQSim trace of `a.lines` lines (1 GiB
+/// footprint, so the statistics' page map stays small), then compute its
+/// statistics over a 1 M-line prefix and over the whole file, reporting
+/// lines per second and peak RSS of each pass.
+fn stats_case(a: &BenchArgs) -> Result<ExitCode> {
+    use ssdlab::workload::stats::{StatsAccumulator, DEFAULT_PAGE_BYTES};
+    use ssdlab::workload::synthetic::Generator;
+    use ssdlab::workload::writer::{self, Format, WriteOptions};
+    use ssdlab::workload::{TraceFormat, TraceOptions};
+
+    let lines = a.lines.max(1);
+    let profile = Profile {
+        name: "bench-s".into(),
+        seed: 1,
+        requests: lines,
+        read_share: 0.3,
+        footprint_bytes: 1 << 30,
+        page_bytes: 4096,
+        read_size: Some(SizeDist::uniform(4 * KIB, 16 * KIB)),
+        write_size: Some(SizeDist::uniform(4 * KIB, 32 * KIB)),
+        address: Address::HotCold {
+            hot_fraction: 0.2,
+            hot_share: 0.8,
+        },
+        arrival: Arrival::Poisson { iops: 20_000.0 },
+    };
+    let description = format!(
+        "trace stats over a generated MQSim trace: {lines} lines, 30% reads of 4-16 KiB, \
+         writes of 4-32 KiB, 80% of requests to 20% of a 1 GiB footprint"
+    );
+    let path = std::env::temp_dir().join(format!("ssdlab-bench-s-{}.trace", std::process::id()));
+    let result = (|| -> Result<StatsCaseResult> {
+        eprintln!("case s: writing {} ...", path.display());
+        let t = Instant::now();
+        let written = writer::write_file(
+            Generator::try_new(&profile)?,
+            Format::Mqsim,
+            &WriteOptions::default(),
+            &path,
+        )?;
+        let generate_s = t.elapsed().as_secs_f64();
+        let trace_bytes = std::fs::metadata(&path)?.len();
+        let source = |limit: Option<u64>| Source::Trace {
+            path: path.clone(),
+            format: TraceFormat::Mqsim,
+            options: TraceOptions {
+                limit,
+                ..Default::default()
+            },
+        };
+        let prefix_lines = lines.min(1_000_000);
+        let mut peak_reset = reset_peak_rss();
+        eprintln!("case s: statistics over the first {prefix_lines} lines ...");
+        let t = Instant::now();
+        let mut acc = StatsAccumulator::new(DEFAULT_PAGE_BYTES)?;
+        for r in source(Some(prefix_lines)).open()? {
+            acc.add(&r?)?;
+        }
+        let prefix = acc.finish();
+        let prefix_s = t.elapsed().as_secs_f64();
+        let prefix_peak = peak_rss();
+        peak_reset &= reset_peak_rss();
+        eprintln!("case s: statistics over all {lines} lines ...");
+        let t = Instant::now();
+        let mut acc = StatsAccumulator::new(DEFAULT_PAGE_BYTES)?;
+        let mut samples = Vec::new();
+        for r in source(None).open()? {
+            acc.add(&r?)?;
+            let n = acc.records();
+            if n % 1_000_000 == 0 {
+                samples.push((n, current_rss()));
+            }
+        }
+        let full = acc.finish();
+        let full_s = t.elapsed().as_secs_f64();
+        let full_peak = peak_rss();
+        if full.requests != lines || prefix.requests != prefix_lines {
+            bail!(
+                "case s read {} and {} records, expected {prefix_lines} and {lines}",
+                prefix.requests,
+                full.requests
+            );
+        }
+        Ok(StatsCaseResult {
+            case: "s".into(),
+            description,
+            lines: written.records,
+            trace_bytes,
+            generate_s,
+            generate_lines_per_s: lines as f64 / generate_s,
+            prefix_lines,
+            prefix_s,
+            prefix_lines_per_s: prefix_lines as f64 / prefix_s,
+            prefix_peak_rss_bytes: prefix_peak,
+            full_s,
+            full_lines_per_s: lines as f64 / full_s,
+            full_peak_rss_bytes: full_peak,
+            rss_samples: samples,
+            footprint_pages: full.footprint_pages,
+            peak_reset,
+        })
+    })();
+    let _ = std::fs::remove_file(&path);
+    let r = result?;
+    let mb = |b: u64| b as f64 / 1e6;
+    println!("case s: {}", r.description);
+    println!(
+        "generate: {} lines, {:.0} MB, {:.2} s, {:.0} lines/s",
+        r.lines,
+        mb(r.trace_bytes),
+        r.generate_s,
+        r.generate_lines_per_s
+    );
+    println!(
+        "stats over {:>9} lines: {:>7.2} s, {:>10.0} lines/s, peak RSS {:.1} MB",
+        r.prefix_lines,
+        r.prefix_s,
+        r.prefix_lines_per_s,
+        mb(r.prefix_peak_rss_bytes)
+    );
+    println!(
+        "stats over {:>9} lines: {:>7.2} s, {:>10.0} lines/s, peak RSS {:.1} MB",
+        r.lines,
+        r.full_s,
+        r.full_lines_per_s,
+        mb(r.full_peak_rss_bytes)
+    );
+    let samples: Vec<String> = r
+        .rss_samples
+        .iter()
+        .map(|(n, b)| format!("{}M {:.1}", n / 1_000_000, mb(*b)))
+        .collect();
+    println!("RSS (MB) while streaming: {}", samples.join(", "));
+    println!(
+        "distinct pages: {}{}",
+        r.footprint_pages,
+        if r.peak_reset {
+            ""
+        } else {
+            " (peak RSS could not be reset between passes: the second figure includes the first)"
+        }
+    );
+    if let Some(path) = &a.json {
+        std::fs::write(path, serde_json::to_string_pretty(&r)? + "\n")?;
     }
     Ok(ExitCode::SUCCESS)
 }

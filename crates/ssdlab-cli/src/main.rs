@@ -5,15 +5,19 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use ssdlab::workload::synthetic::Profile;
-use ssdlab::workload::{detect, Source, TraceFormat, TraceOptions};
+use ssdlab::workload::Source;
 use ssdlab::{Config, Precondition, Report, Simulator};
 
 mod bench;
+mod hdi_cmd;
+mod input;
+mod svg;
+mod trace_cmd;
 
 #[derive(Parser)]
 #[command(
@@ -49,6 +53,24 @@ enum Cmd {
     },
     /// Measure simulation speed and memory (see docs/benchmarks.md).
     Bench(bench::BenchArgs),
+    /// List the built-in workload profiles (look-alikes of the seed papers' traces).
+    Workloads {
+        #[command(subcommand)]
+        what: Option<WorkloadCmd>,
+    },
+    /// Evaluate hot-data identification schemes (WDAC, MIHF, MBF, DL-MBF) on a workload.
+    Hdi(hdi_cmd::HdiArgs),
+    /// Trace tools: statistics, format conversion, generation from a profile.
+    Trace {
+        #[command(subcommand)]
+        cmd: trace_cmd::TraceCmd,
+    },
+}
+
+#[derive(Subcommand)]
+enum WorkloadCmd {
+    /// Print a built-in workload profile as editable TOML.
+    Show { name: String },
 }
 
 #[derive(Subcommand)]
@@ -68,21 +90,8 @@ struct RunArgs {
     /// Override one configuration key, e.g. `--set gc.victim=fifo`. Repeatable.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     sets: Vec<String>,
-    /// Trace file to replay (plain or gzip).
-    #[arg(long, conflicts_with = "synthetic")]
-    trace: Option<PathBuf>,
-    /// Trace format: mqsim, msr or auto.
-    #[arg(long, default_value = "auto")]
-    trace_format: String,
-    /// Replay only this device / disk number of the trace.
-    #[arg(long)]
-    device: Option<u32>,
-    /// Replay at most this many requests.
-    #[arg(long)]
-    limit: Option<u64>,
-    /// Synthetic workload profile (TOML).
-    #[arg(long)]
-    synthetic: Option<PathBuf>,
+    #[command(flatten)]
+    workload: input::WorkloadArgs,
     /// Write the full result as JSON to this file.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -108,6 +117,9 @@ fn main() -> ExitCode {
         Cmd::Validate { json } => cmd_validate(json),
         Cmd::Demo { json } => cmd_demo(json),
         Cmd::Bench(a) => bench::cmd_bench(a),
+        Cmd::Trace { cmd } => trace_cmd::cmd_trace(cmd),
+        Cmd::Hdi(a) => hdi_cmd::cmd_hdi(a),
+        Cmd::Workloads { what } => cmd_workloads(what),
     };
     match result {
         Ok(code) => code,
@@ -138,42 +150,6 @@ fn load_config(
         cfg.seed = s;
     }
     Ok(cfg)
-}
-
-fn source_from(a: &RunArgs) -> Result<Source> {
-    match (&a.trace, &a.synthetic) {
-        (Some(path), None) => {
-            let mut format = TraceFormat::parse(&a.trace_format)?;
-            if format == TraceFormat::Auto {
-                format = detect::detect(path)?;
-                eprintln!(
-                    "trace format: detected {} for {}",
-                    format.name(),
-                    path.display()
-                );
-            }
-            Ok(Source::Trace {
-                path: path.clone(),
-                format,
-                options: TraceOptions {
-                    device: a.device,
-                    limit: a.limit,
-                },
-            })
-        }
-        (None, Some(path)) => {
-            let mut p = Profile::load(path)?;
-            if let Some(s) = a.seed {
-                p.seed = s;
-            }
-            if let Some(n) = a.limit {
-                p.requests = p.requests.min(n);
-            }
-            Ok(Source::Synthetic(p))
-        }
-        (None, None) => bail!("nothing to replay: give --trace FILE or --synthetic PROFILE.toml"),
-        (Some(_), Some(_)) => unreachable!("clap rejects --trace with --synthetic"),
-    }
 }
 
 /// Run with a progress bar on stderr when it is a terminal.
@@ -233,12 +209,10 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
         cfg.check.enabled = true;
     }
     let pre = Precondition::parse(&a.precondition)?;
-    let source = source_from(&a)?;
-    let total = match &source {
-        Source::Synthetic(p) => Some(p.requests),
-        _ => None,
-    };
-    let report = simulate(&cfg, &source, &pre, total)?;
+    let loaded = a.workload.load(a.seed)?;
+    let report = simulate(&cfg, &loaded.source, &pre, loaded.total);
+    loaded.report_counts();
+    let report = report?;
     if let Some(path) = &a.json {
         write_json(path, &report)?;
     }
@@ -259,6 +233,25 @@ fn cmd_presets(what: Option<PresetCmd>) -> Result<ExitCode> {
             }
         }
         Some(PresetCmd::Show { name }) => print!("{}", Config::preset(&name)?.to_toml()),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_workloads(what: Option<WorkloadCmd>) -> Result<ExitCode> {
+    use ssdlab::workload::builtin;
+    match what {
+        None => {
+            for name in builtin::names() {
+                println!("{name:<32} {}", builtin::describe(name).unwrap_or(""));
+            }
+            println!("\nUse one with --workload NAME (run, hdi, trace generate); `ssdlab workloads show NAME` prints its TOML.");
+        }
+        Some(WorkloadCmd::Show { name }) => match builtin::toml(&name) {
+            Some(t) => print!("{t}"),
+            None => {
+                input::builtin_profile(&name)?;
+            }
+        },
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -74,14 +74,14 @@ fn rec(time_ns: u64, op: Op, offset: u64, size: u64) -> IoRecord {
 fn device(d: u32) -> TraceOptions {
     TraceOptions {
         device: Some(d),
-        limit: None,
+        ..Default::default()
     }
 }
 
 fn limit(n: u64) -> TraceOptions {
     TraceOptions {
-        device: None,
         limit: Some(n),
+        ..Default::default()
     }
 }
 
@@ -158,6 +158,7 @@ fn mqsim_device_filter_and_limit() {
         &TraceOptions {
             device: Some(4),
             limit: Some(3),
+            ..Default::default()
         },
     );
     assert_eq!(dev4_first3, dev4[..3]);
@@ -553,11 +554,18 @@ proptest! {
         let n_lines = bytes.iter().filter(|&&b| b == b'\n').count() + 1;
         for msr_format in [false, true] {
             let reader = LineReader::from_reader("prop.trace", Box::new(std::io::Cursor::new(bytes.clone())));
-            let items: Vec<_> = if msr_format {
-                MsrReader::from_lines(reader, &TraceOptions::default()).collect()
+            let opened: Box<dyn Iterator<Item = ssdlab::Result<IoRecord>>> = if msr_format {
+                match MsrReader::from_lines(reader, &TraceOptions::default()) {
+                    Ok(r) => Box::new(r),
+                    Err(e) => Box::new(std::iter::once(Err(e))),
+                }
             } else {
-                MqsimReader::from_lines(reader, &TraceOptions::default()).collect()
+                match MqsimReader::from_lines(reader, &TraceOptions::default()) {
+                    Ok(r) => Box::new(r),
+                    Err(e) => Box::new(std::iter::once(Err(e))),
+                }
             };
+            let items: Vec<_> = opened.collect();
             prop_assert!(items.len() <= n_lines);
             // errors come last, and only once
             let errors = items.iter().filter(|r| r.is_err()).count();

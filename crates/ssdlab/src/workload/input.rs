@@ -1,10 +1,13 @@
-//! Reading trace files: transparent gzip, a line reader that does not
-//! allocate per line, and helpers that turn a bad field into an
-//! [`Error::Parse`] naming file, line and field.
+//! Reading trace files: transparent gzip and zstd decompression, a line
+//! reader that does not allocate per line, and helpers that turn a bad field
+//! into an [`Error::Parse`] naming file, line and field.
 //!
 //! Compression is detected by content, not by name: a file that starts with
-//! the gzip magic bytes `1f 8b` is decompressed (all members, as `gzip`
-//! itself does for concatenated files); anything else is read as is.
+//! the gzip magic bytes `1f 8b` is decompressed as gzip (all members, as
+//! `gzip` itself does for concatenated files), one that starts with the
+//! Zstandard frame magic `28 b5 2f fd` (or a Zstandard skippable frame,
+//! `5?  2a 4d 18`) as zstd (all frames, as `zstd -d` does); anything else is
+//! read as is.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
@@ -18,6 +21,10 @@ use crate::error::{Error, Result};
 /// The two bytes every gzip member starts with (RFC 1952).
 pub const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
+/// The four bytes every Zstandard frame starts with (RFC 8878, magic number
+/// `0xFD2FB528` little-endian).
+pub const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
 /// Longest line accepted, in bytes, line terminator excluded. A trace line is
 /// tens of bytes; a longer "line" means the file is not a text trace, and the
 /// cap keeps memory bounded whatever the input.
@@ -29,36 +36,76 @@ pub const MAX_END_BYTES: u64 = 1 << 63;
 /// Capacity of the buffers between file, decompressor and line reader.
 const BUF_BYTES: usize = 64 * 1024;
 
-/// Open `path` for buffered reading, decompressing it if it is gzip.
+/// How a trace file is compressed, as told by its first bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compression {
+    /// Plain text (or anything that is neither gzip nor zstd).
+    None,
+    Gzip,
+    Zstd,
+}
+
+impl Compression {
+    /// The compression whose magic bytes `head` (the first bytes of a file,
+    /// possibly fewer than four) starts with.
+    pub fn from_magic(head: &[u8]) -> Compression {
+        if head.starts_with(&GZIP_MAGIC) {
+            Compression::Gzip
+        } else if head.starts_with(&ZSTD_MAGIC)
+            || (head.len() >= 4 && head[0] & 0xf0 == 0x50 && head[1..4] == [0x2a, 0x4d, 0x18])
+        {
+            Compression::Zstd
+        } else {
+            Compression::None
+        }
+    }
+}
+
+/// Open `path` for buffered reading, decompressing it if it is gzip or zstd.
 ///
-/// Errors: [`Error::Io`] naming the path if it cannot be opened or read.
+/// Errors: [`Error::Io`] naming the path if it cannot be opened or read, or
+/// if the zstd decoder cannot be set up.
 pub fn open(path: &Path) -> Result<Box<dyn BufRead + Send>> {
     let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
     let (magic, got) = read_magic(&mut file, path)?;
     // Put the bytes read back in front of the rest of the file.
     let head = io::Cursor::new(magic).take(got as u64);
     let raw = BufReader::with_capacity(BUF_BYTES, head.chain(file));
-    if got == 2 && magic == GZIP_MAGIC {
-        Ok(Box::new(BufReader::with_capacity(
+    Ok(match Compression::from_magic(&magic[..got]) {
+        Compression::Gzip => Box::new(BufReader::with_capacity(
             BUF_BYTES,
             MultiGzDecoder::new(raw),
-        )))
-    } else {
-        Ok(Box::new(raw))
-    }
+        )),
+        Compression::Zstd => {
+            let decoder =
+                zstd::stream::read::Decoder::with_buffer(raw).map_err(|e| Error::io(path, e))?;
+            Box::new(BufReader::with_capacity(BUF_BYTES, decoder))
+        }
+        Compression::None => Box::new(raw),
+    })
+}
+
+/// How the file at `path` is compressed (by its first bytes).
+pub fn compression(path: &Path) -> Result<Compression> {
+    let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let (magic, got) = read_magic(&mut file, path)?;
+    Ok(Compression::from_magic(&magic[..got]))
 }
 
 /// Whether the file at `path` starts with the gzip magic bytes.
 pub fn is_gzip(path: &Path) -> Result<bool> {
-    let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
-    let (magic, got) = read_magic(&mut file, path)?;
-    Ok(got == 2 && magic == GZIP_MAGIC)
+    Ok(compression(path)? == Compression::Gzip)
 }
 
-/// The first two bytes of `file` and how many there were (a file may be
+/// Whether the file at `path` starts with a Zstandard frame.
+pub fn is_zstd(path: &Path) -> Result<bool> {
+    Ok(compression(path)? == Compression::Zstd)
+}
+
+/// The first four bytes of `file` and how many there were (a file may be
 /// shorter, and a read may return fewer bytes than asked for).
-fn read_magic(file: &mut File, path: &Path) -> Result<([u8; 2], usize)> {
-    let mut magic = [0u8; 2];
+fn read_magic(file: &mut File, path: &Path) -> Result<([u8; 4], usize)> {
+    let mut magic = [0u8; 4];
     let mut got = 0;
     while got < magic.len() {
         match file.read(&mut magic[got..]) {
@@ -78,13 +125,26 @@ fn read_magic(file: &mut File, path: &Path) -> Result<([u8; 2], usize)> {
 /// any other, and a UTF-8 byte-order mark at the very start is dropped. A
 /// line that is not UTF-8, or longer than [`MAX_LINE_BYTES`], is an
 /// [`Error::Parse`] with field `text`; a read or decompression failure is an
-/// [`Error::Io`]. After an error the reader is exhausted.
+/// [`Error::Io`]. After an error the reader is exhausted, unless
+/// [`resume_after_bad_text`](LineReader::resume_after_bad_text) is on: then
+/// a bad line (not UTF-8, or too long: the rest of it is read and dropped,
+/// so memory stays bounded) is reported and reading goes on with the next
+/// line. Read errors always end the reader.
 pub struct LineReader {
     path: PathBuf,
     inner: Box<dyn BufRead + Send>,
     buf: Vec<u8>,
     line: u64,
     done: bool,
+    resume: bool,
+}
+
+/// What [`LineReader::fill`] found.
+enum Fill {
+    Line,
+    Eof,
+    /// A line longer than [`MAX_LINE_BYTES`] (consumed whole if resuming).
+    TooLong,
 }
 
 impl std::fmt::Debug for LineReader {
@@ -93,12 +153,13 @@ impl std::fmt::Debug for LineReader {
             .field("path", &self.path)
             .field("line", &self.line)
             .field("done", &self.done)
+            .field("resume", &self.resume)
             .finish()
     }
 }
 
 impl LineReader {
-    /// Open `path` (plain or gzip) for reading lines.
+    /// Open `path` (plain, gzip or zstd) for reading lines.
     pub fn open(path: &Path) -> Result<LineReader> {
         Ok(LineReader::from_reader(path, open(path)?))
     }
@@ -111,7 +172,14 @@ impl LineReader {
             buf: Vec::with_capacity(256),
             line: 0,
             done: false,
+            resume: false,
         }
+    }
+
+    /// Whether to go on after a line that is not UTF-8 or too long (off by
+    /// default: such a line ends the reader).
+    pub fn resume_after_bad_text(&mut self, resume: bool) {
+        self.resume = resume;
     }
 
     /// The file being read.
@@ -130,10 +198,20 @@ impl LineReader {
             return Ok(None);
         }
         match self.fill() {
-            Ok(true) => {}
-            Ok(false) => {
+            Ok(Fill::Line) => {}
+            Ok(Fill::Eof) => {
                 self.done = true;
                 return Ok(None);
+            }
+            Ok(Fill::TooLong) => {
+                self.line += 1;
+                self.done = !self.resume;
+                return Err(parse_error(
+                    &self.path,
+                    self.line,
+                    "text",
+                    format!("line longer than {MAX_LINE_BYTES} bytes; is this a text trace?"),
+                ));
             }
             Err(e) => {
                 self.done = true;
@@ -156,7 +234,7 @@ impl LineReader {
         match std::str::from_utf8(bytes) {
             Ok(text) => Ok(Some((self.line, text))),
             Err(e) => {
-                self.done = true;
+                self.done = !self.resume;
                 let at = e.valid_up_to();
                 Err(parse_error(
                     &self.path,
@@ -172,9 +250,10 @@ impl LineReader {
         }
     }
 
-    /// Load the next raw line (terminator included) into `buf`; false at EOF.
-    fn fill(&mut self) -> Result<bool> {
+    /// Load the next raw line (terminator included) into `buf`.
+    fn fill(&mut self) -> Result<Fill> {
         self.buf.clear();
+        let mut too_long = false;
         loop {
             let available = match self.inner.fill_buf() {
                 Ok(b) => b,
@@ -188,24 +267,32 @@ impl LineReader {
                 }
             };
             if available.is_empty() {
-                return Ok(!self.buf.is_empty());
+                return Ok(if too_long {
+                    Fill::TooLong
+                } else if self.buf.is_empty() {
+                    Fill::Eof
+                } else {
+                    Fill::Line
+                });
             }
             let (take, found) = match available.iter().position(|&b| b == b'\n') {
                 Some(i) => (i + 1, true),
                 None => (available.len(), false),
             };
-            if self.buf.len() + take > MAX_LINE_BYTES + 2 {
-                return Err(parse_error(
-                    &self.path,
-                    self.line + 1,
-                    "text",
-                    format!("line longer than {MAX_LINE_BYTES} bytes; is this a text trace?"),
-                ));
+            if !too_long && self.buf.len() + take > MAX_LINE_BYTES + 2 {
+                if !self.resume {
+                    return Ok(Fill::TooLong);
+                }
+                // Drop the line: read on to its end without keeping it.
+                too_long = true;
+                self.buf.clear();
             }
-            self.buf.extend_from_slice(&available[..take]);
+            if !too_long {
+                self.buf.extend_from_slice(&available[..take]);
+            }
             self.inner.consume(take);
             if found {
-                return Ok(true);
+                return Ok(if too_long { Fill::TooLong } else { Fill::Line });
             }
         }
     }
@@ -253,11 +340,13 @@ impl<'a> At<'a> {
     }
 
     /// Parse a non-negative decimal integer field.
+    #[inline]
     pub fn u64(&self, field: &str, text: &str) -> Result<u64> {
         parse_u64(text).map_err(|msg| self.error(field, msg))
     }
 
     /// Parse a non-negative decimal integer field that must fit in `u32`.
+    #[inline]
     pub fn u32(&self, field: &str, text: &str) -> Result<u32> {
         let v = self.u64(field, text)?;
         u32::try_from(v).map_err(|_| {
@@ -268,10 +357,46 @@ impl<'a> At<'a> {
         })
     }
 
+    /// Parse a non-negative decimal number (`12`, `12.5`, `.25`) as an
+    /// integer count of `10^-scale` units: with `scale` 9, seconds become
+    /// nanoseconds. Digits beyond `scale` decimals are dropped (truncated).
+    pub fn decimal(&self, field: &str, text: &str, scale: u32) -> Result<u64> {
+        parse_decimal(text, scale).map_err(|msg| self.error(field, msg))
+    }
+
+    /// Parse a hexadecimal field written with a `0x` prefix (`0x1f000`).
+    pub fn hex(&self, field: &str, text: &str) -> Result<u64> {
+        parse_hex(text).map_err(|msg| self.error(field, msg))
+    }
+
+    /// An error in field `record` unless a line of `layout` (the field
+    /// names, for the message) has `want` fields; `count` is how many it has
+    /// and `what` how they are separated ("comma-separated", ...).
+    pub fn field_count(
+        &self,
+        count: usize,
+        want: usize,
+        what: &str,
+        layout: &str,
+        text: &str,
+    ) -> Result<()> {
+        if count == want {
+            return Ok(());
+        }
+        Err(self.error(
+            "record",
+            format!(
+                "expected {want} {what} fields ({layout}), found {count} in {}",
+                quote(text.trim(), 80)
+            ),
+        ))
+    }
+
     /// Check that a request of `size` bytes at byte `offset` is non-empty and
     /// ends at or below [`MAX_END_BYTES`]. A zero size or an end too far is
     /// blamed on `size_field`, an offset that is itself too far on
     /// `offset_field`.
+    #[inline]
     pub fn extent(
         &self,
         offset: u64,
@@ -300,6 +425,7 @@ impl<'a> At<'a> {
 
 /// Parse a non-negative decimal integer; the error is a message quoting the
 /// text. Surrounding whitespace is not accepted (callers split fields).
+#[inline]
 pub fn parse_u64(text: &str) -> std::result::Result<u64, String> {
     match text.parse::<u64>() {
         Ok(v) => Ok(v),
@@ -316,6 +442,112 @@ pub fn parse_u64(text: &str) -> std::result::Result<u64, String> {
 /// Whether `text` is a non-negative decimal integer that fits in `u64`.
 pub fn is_u64(text: &str) -> bool {
     parse_u64(text).is_ok()
+}
+
+/// Parse a non-negative decimal number into an integer count of
+/// `10^-scale` units (see [`At::decimal`]); the error is a message quoting
+/// the text. Signs, exponents and surrounding whitespace are not accepted.
+pub fn parse_decimal(text: &str, scale: u32) -> std::result::Result<u64, String> {
+    if text.is_empty() {
+        return Err("empty field; expected a non-negative number".to_string());
+    }
+    let (int, frac) = match text.split_once('.') {
+        Some((i, f)) => (i, f),
+        None => (text, ""),
+    };
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if (int.is_empty() && frac.is_empty()) || !digits(int) || !digits(frac) {
+        return Err(format!(
+            "expected a non-negative decimal number, found {}",
+            quote(text, 40)
+        ));
+    }
+    let too_large = || format!("{} is too large", quote(text, 40));
+    let unit = 10u64.checked_pow(scale).ok_or_else(too_large)?;
+    let mut value: u64 = 0;
+    for b in int.bytes() {
+        value = value
+            .checked_mul(10)
+            .and_then(|v| v.checked_add(u64::from(b - b'0')))
+            .ok_or_else(too_large)?;
+    }
+    value = value.checked_mul(unit).ok_or_else(too_large)?;
+    let mut place = unit;
+    for b in frac.bytes() {
+        place /= 10;
+        if place == 0 {
+            break;
+        }
+        value = value
+            .checked_add(u64::from(b - b'0') * place)
+            .ok_or_else(too_large)?;
+    }
+    Ok(value)
+}
+
+/// Whether `text` is a non-negative decimal number (`12`, `12.5`).
+pub fn is_decimal(text: &str) -> bool {
+    parse_decimal(text, 0).is_ok()
+}
+
+/// Parse a hexadecimal number written with a `0x` (or `0X`) prefix.
+pub fn parse_hex(text: &str) -> std::result::Result<u64, String> {
+    let digits = text
+        .strip_prefix("0x")
+        .or_else(|| text.strip_prefix("0X"))
+        .ok_or_else(|| {
+            if text.is_empty() {
+                "empty field; expected a hexadecimal number like 0x1000".to_string()
+            } else {
+                format!(
+                    "expected a hexadecimal number like 0x1000, found {}",
+                    quote(text, 40)
+                )
+            }
+        })?;
+    match u64::from_str_radix(digits, 16) {
+        Ok(v) if !digits.starts_with('+') => Ok(v),
+        Err(e) if *e.kind() == IntErrorKind::PosOverflow => Err(format!(
+            "{} is too large (at most 0x{:x})",
+            quote(text, 40),
+            u64::MAX
+        )),
+        _ => Err(format!(
+            "expected a hexadecimal number like 0x1000, found {}",
+            quote(text, 40)
+        )),
+    }
+}
+
+/// Split `text` at `sep` into its first `N` fields, trimmed, and the total
+/// number of fields (which may be more or fewer than `N`; missing fields
+/// are empty).
+#[inline]
+pub fn split_trimmed<const N: usize>(text: &str, sep: char) -> ([&str; N], usize) {
+    let mut fields = [""; N];
+    let mut count = 0;
+    for f in text.split(sep) {
+        if count < N {
+            fields[count] = f.trim();
+        }
+        count += 1;
+    }
+    (fields, count)
+}
+
+/// Split `text` at runs of ASCII whitespace into its first `N` fields and
+/// the total number of fields.
+#[inline]
+pub fn split_whitespace<const N: usize>(text: &str) -> ([&str; N], usize) {
+    let mut fields = [""; N];
+    let mut count = 0;
+    for f in text.split_ascii_whitespace() {
+        if count < N {
+            fields[count] = f;
+        }
+        count += 1;
+    }
+    (fields, count)
 }
 
 /// Enforces non-decreasing timestamps across the records of one trace.
@@ -424,6 +656,102 @@ mod tests {
     fn quoting_truncates_on_char_boundaries() {
         assert_eq!(quote("abc", 5), "`abc`");
         assert_eq!(quote("ééééé", 2), "`éé…`");
+    }
+
+    #[test]
+    fn decimals() {
+        assert_eq!(parse_decimal("12", 9), Ok(12_000_000_000));
+        assert_eq!(parse_decimal("0.551706", 9), Ok(551_706_000));
+        assert_eq!(
+            parse_decimal("1456135200.013118000", 9),
+            Ok(1_456_135_200_013_118_000)
+        );
+        assert_eq!(parse_decimal(".5", 3), Ok(500));
+        assert_eq!(parse_decimal("7.", 3), Ok(7000));
+        assert_eq!(parse_decimal("1.23456789", 3), Ok(1234), "truncates");
+        assert_eq!(parse_decimal("3", 0), Ok(3));
+        assert_eq!(parse_decimal("3.9", 0), Ok(3));
+        for bad in ["", ".", "-1", "+1", "1e3", "1.2.3", " 1", "0x10", "nan"] {
+            assert!(parse_decimal(bad, 9).is_err(), "{bad:?}");
+        }
+        assert!(parse_decimal("18446744073.709551615", 9).is_ok());
+        let e = parse_decimal("18446744073.709551616", 9).unwrap_err();
+        assert!(e.contains("too large"), "{e}");
+        assert!(parse_decimal("99999999999999999999", 0)
+            .unwrap_err()
+            .contains("too large"));
+        let at = At::new(Path::new("f"), 3);
+        let e = at.decimal("timestamp", "1,5", 9).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "f:3: field `timestamp`: expected a non-negative decimal number, found `1,5`"
+        );
+    }
+
+    #[test]
+    fn hexadecimals() {
+        assert_eq!(parse_hex("0x018f0b8000"), Ok(0x0001_8f0b_8000));
+        assert_eq!(parse_hex("0X1F"), Ok(31));
+        assert_eq!(parse_hex("0xffffffffffffffff"), Ok(u64::MAX));
+        assert!(parse_hex("0x1ffffffffffffffff")
+            .unwrap_err()
+            .contains("too large"));
+        for bad in ["", "1000", "0x", "0x+1", "0xg", "-0x1", " 0x1"] {
+            assert!(parse_hex(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn splitting() {
+        assert_eq!(split_trimmed::<3>(" a , b,c ,d", ','), (["a", "b", "c"], 4));
+        assert_eq!(split_trimmed::<3>("a", ','), (["a", "", ""], 1));
+        assert_eq!(split_whitespace::<2>("  x \t y z "), (["x", "y"], 3));
+        assert_eq!(split_whitespace::<2>("   "), (["", ""], 0));
+    }
+
+    #[test]
+    fn compression_magic() {
+        assert_eq!(
+            Compression::from_magic(&[0x1f, 0x8b, 8, 0]),
+            Compression::Gzip
+        );
+        assert_eq!(Compression::from_magic(&[0x1f, 0x8b]), Compression::Gzip);
+        assert_eq!(Compression::from_magic(&ZSTD_MAGIC), Compression::Zstd);
+        assert_eq!(
+            Compression::from_magic(&[0x5e, 0x2a, 0x4d, 0x18]),
+            Compression::Zstd
+        );
+        assert_eq!(
+            Compression::from_magic(&[0x28, 0xb5, 0x2f]),
+            Compression::None
+        );
+        assert_eq!(Compression::from_magic(b"1 2 3"), Compression::None);
+        assert_eq!(Compression::from_magic(b""), Compression::None);
+    }
+
+    #[test]
+    fn resumes_after_bad_text_when_asked() {
+        let mut r = reader(b"ok\nbad \xff\nnext\n");
+        r.resume_after_bad_text(true);
+        assert_eq!(r.next_line().unwrap(), Some((1, "ok")));
+        assert!(r.next_line().unwrap_err().to_string().contains(":2:"));
+        assert_eq!(r.next_line().unwrap(), Some((3, "next")));
+        assert_eq!(r.next_line().unwrap(), None);
+
+        let mut text = b"first\n".to_vec();
+        text.extend(vec![b'x'; MAX_LINE_BYTES + 10]);
+        text.extend(b"\nafter\n".iter());
+        text.extend(vec![b'y'; MAX_LINE_BYTES + 10]);
+        let text: &'static [u8] = Box::leak(text.into_boxed_slice());
+        let mut r = reader(text);
+        r.resume_after_bad_text(true);
+        assert_eq!(r.next_line().unwrap(), Some((1, "first")));
+        let e = r.next_line().unwrap_err().to_string();
+        assert!(e.contains(":2:") && e.contains("longer than"), "{e}");
+        assert_eq!(r.next_line().unwrap(), Some((3, "after")));
+        let e = r.next_line().unwrap_err().to_string();
+        assert!(e.contains(":4:") && e.contains("longer than"), "{e}");
+        assert_eq!(r.next_line().unwrap(), None);
     }
 
     #[test]

@@ -7,17 +7,55 @@
 //! same records, so a run is deterministic.
 //!
 //! Readers stream: memory does not grow with trace length. A malformed record
-//! is an [`Error::Parse`](crate::Error::Parse) naming file, line and field.
+//! is an [`Error::Parse`](crate::Error::Parse) naming file, line and field,
+//! unless [`TraceOptions::skip_bad_lines`] asks to skip and count it.
+//!
+//! ## Trace formats
+//!
+//! | name | layout | units | clock |
+//! |---|---|---|---|
+//! | `msr` | `Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime` | bytes | FILETIME (absolute) |
+//! | `spc` | `ASU,LBA,Size,Opcode,Timestamp[,…]` | LBA 512 B, Size bytes | seconds (relative) |
+//! | `msprod` | ETW export: `BeginHeader`…`EndHeader`, `DiskRead`/`DiskWrite` rows | hex bytes | µs (relative) |
+//! | `systor` | `Timestamp,Response,IOType,LUN,Offset,Size` | bytes | Unix seconds (absolute) |
+//! | `alibaba` | `device_id,opcode,offset,length,timestamp` | bytes | Unix µs (absolute) |
+//! | `tencent` | `Timestamp,Offset,Size,IOType,VolumeID` | 512 B sectors | Unix seconds (absolute) |
+//! | `blkparse` | `maj,min cpu seq time pid action rwbs sector + blocks [process]` | 512 B sectors | seconds (relative) |
+//! | `disksim` | `time_ms devno blkno bcount flags` | 512 B blocks | ms (relative) |
+//! | `mqsim` | `time_ns device lba size_sectors type` | 512 B sectors | ns (relative) |
+//! | `ssdsim` | `time_ns dev lsn size ope` | 512 B sectors | ns (relative) |
+//!
+//! Time is normalised to nanoseconds. Absolute clocks (wall-clock time) are
+//! rebased to the first record kept, so such traces start at 0; relative
+//! clocks (time since the start of the trace) are kept as they are. The
+//! host rebases to the first replayed record in either case.
+//!
+//! Every trace format goes through the same pipeline (filter, order, start,
+//! limit): see [`reader`] and [`TraceOptions`].
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 
+pub mod alibaba;
+pub mod blkparse;
+pub mod builtin;
 pub mod detect;
+pub mod disksim;
 pub mod input;
 pub mod mqsim;
+pub mod msprod;
 pub mod msr;
+pub mod reader;
+pub mod spc;
+pub mod ssdsim;
+pub mod stats;
 pub mod synthetic;
+pub mod systor;
+pub mod tencent;
+pub mod writer;
 
 /// Direction of an I/O.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -44,51 +82,382 @@ pub struct IoRecord {
 pub type RecordStream = Box<dyn Iterator<Item = Result<IoRecord>> + Send>;
 
 /// Trace file formats understood by [`Source::open`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TraceFormat {
-    /// MQSim / DiskSim-style ASCII: `time_ns device lba_sectors size_sectors type(0=write,1=read)`.
-    Mqsim,
     /// MSR Cambridge CSV: `Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime`.
     Msr,
+    /// UMass / SPC: `ASU,LBA,Size,Opcode,Timestamp[,…]`.
+    Spc,
+    /// Microsoft Production Server ETW exports (`DiskRead` / `DiskWrite` rows).
+    Msprod,
+    /// SYSTOR '17: `Timestamp,Response,IOType,LUN,Offset,Size`.
+    Systor,
+    /// Alibaba block traces: `device_id,opcode,offset,length,timestamp`.
+    Alibaba,
+    /// Tencent CBS: `Timestamp,Offset,Size,IOType,VolumeID`.
+    Tencent,
+    /// blkparse default text output.
+    Blkparse,
+    /// DiskSim ASCII: `time_ms devno blkno bcount flags`.
+    Disksim,
+    /// MQSim / DiskSim-style ASCII: `time_ns device lba_sectors size_sectors type(0=write,1=read)`.
+    Mqsim,
+    /// SSDSim: `time_ns dev lsn size ope(1=read,0=write)`.
+    Ssdsim,
     /// Detect from the first lines.
     Auto,
 }
 
 impl TraceFormat {
-    pub const NAMES: &'static [&'static str] = &["mqsim", "msr", "auto"];
+    pub const NAMES: &'static [&'static str] = &[
+        "msr", "spc", "msprod", "systor", "alibaba", "tencent", "blkparse", "disksim", "mqsim",
+        "ssdsim", "auto",
+    ];
+
+    /// Every concrete format (all but `Auto`), in the order of [`Self::NAMES`].
+    pub const ALL: &'static [TraceFormat] = &[
+        TraceFormat::Msr,
+        TraceFormat::Spc,
+        TraceFormat::Msprod,
+        TraceFormat::Systor,
+        TraceFormat::Alibaba,
+        TraceFormat::Tencent,
+        TraceFormat::Blkparse,
+        TraceFormat::Disksim,
+        TraceFormat::Mqsim,
+        TraceFormat::Ssdsim,
+    ];
 
     pub fn parse(s: &str) -> Result<TraceFormat> {
-        match s.to_ascii_lowercase().as_str() {
-            "mqsim" => Ok(TraceFormat::Mqsim),
-            "msr" => Ok(TraceFormat::Msr),
-            "auto" => Ok(TraceFormat::Auto),
-            _ => Err(crate::Error::Invalid(format!(
-                "unknown trace format `{s}`; known formats: {}",
-                Self::NAMES.join(", ")
-            ))),
+        let lower = s.to_ascii_lowercase();
+        if lower == "auto" {
+            return Ok(TraceFormat::Auto);
         }
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|f| f.name() == lower)
+            .ok_or_else(|| {
+                Error::Invalid(format!(
+                    "unknown trace format `{s}`; known formats: {}",
+                    Self::NAMES.join(", ")
+                ))
+            })
     }
+
     pub fn name(self) -> &'static str {
         match self {
-            TraceFormat::Mqsim => "mqsim",
             TraceFormat::Msr => "msr",
+            TraceFormat::Spc => "spc",
+            TraceFormat::Msprod => "msprod",
+            TraceFormat::Systor => "systor",
+            TraceFormat::Alibaba => "alibaba",
+            TraceFormat::Tencent => "tencent",
+            TraceFormat::Blkparse => "blkparse",
+            TraceFormat::Disksim => "disksim",
+            TraceFormat::Mqsim => "mqsim",
+            TraceFormat::Ssdsim => "ssdsim",
             TraceFormat::Auto => "auto",
         }
     }
+
+    /// The shape of a record, for messages.
+    pub fn layout(self) -> &'static str {
+        match self {
+            TraceFormat::Msr => "`Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime`",
+            TraceFormat::Spc => "`ASU,LBA,Size,Opcode,Timestamp[,...]`",
+            TraceFormat::Msprod => "ETW export, `BeginHeader`...`EndHeader` then `DiskRead, TimeStamp, ...` rows",
+            TraceFormat::Systor => "`Timestamp,Response,IOType,LUN,Offset,Size`",
+            TraceFormat::Alibaba => "`device_id,opcode,offset,length,timestamp`",
+            TraceFormat::Tencent => "`Timestamp,Offset,Size,IOType,VolumeID`",
+            TraceFormat::Blkparse => "`maj,min cpu seq sec.nsec pid action rwbs sector + blocks [process]`",
+            TraceFormat::Disksim => "`time_ms devno blkno bcount flags`, whitespace-separated, time in ms",
+            TraceFormat::Mqsim => "`time_ns device lba size_sectors type`, whitespace-separated integers, type 0=write 1=read",
+            TraceFormat::Ssdsim => "`time_ns dev lsn size ope`, whitespace-separated integers, ope 1=read 0=write",
+            TraceFormat::Auto => "detected from the first lines",
+        }
+    }
 }
 
-/// Reader options common to all formats.
+/// Which blkparse action is replayed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum BlkparseAction {
+    /// `D`: the request is issued to the device driver (what the device sees).
+    #[default]
+    Issue,
+    /// `Q`: the request is queued (what the file system asked for, before
+    /// merging and splitting).
+    Queue,
+}
+
+impl BlkparseAction {
+    /// The action letter in blkparse output.
+    pub fn letter(self) -> char {
+        match self {
+            BlkparseAction::Issue => 'D',
+            BlkparseAction::Queue => 'Q',
+        }
+    }
+}
+
+/// The reorder window [`TraceOptions::sort_window`] suggests when a trace is
+/// out of order: 65,536 records (about 3 MiB).
+pub const DEFAULT_SORT_WINDOW: usize = 1 << 16;
+
+/// Options of every trace reader.
+///
+/// The stages apply in this order (see [`reader`]): parse (`skip_bad_lines`),
+/// device filter (`device`, then `side_by_side`), time order
+/// (`sort_window`), rebasing of absolute clocks, start (`skip_records`,
+/// `start_ns`), `limit`.
 #[derive(Clone, Debug, Default)]
 pub struct TraceOptions {
-    /// Keep only records of this device / disk number (None = all).
+    /// Keep only records of this device: the disk number (msr, msprod), ASU
+    /// (spc), LUN (systor), device id (alibaba), volume id (tencent), device
+    /// number (disksim, mqsim, ssdsim) or, for blkparse, `major << 20 |
+    /// minor` (so 8,16 is 8388624; see [`blkparse::device_id`]). None = all.
     pub device: Option<u32>,
-    /// Stop after this many records (None = all).
+    /// Stop after delivering this many records (None = all).
     pub limit: Option<u64>,
+    /// Drop the first this many records (after the device filter, in time
+    /// order).
+    pub skip_records: u64,
+    /// Drop records whose time (after rebasing) is before this, in ns. Both
+    /// start options apply: a record is delivered only if it is past the
+    /// first `skip_records` and at or after `start_ns`.
+    pub start_ns: u64,
+    /// Skip malformed lines instead of stopping at the first, counting them
+    /// in [`ReadCounters::bad_lines`] (and keeping the first error's text).
+    /// Read errors (I/O, decompression) still stop the stream; so do
+    /// timestamps out of order (that is `sort_window`'s business).
+    pub skip_bad_lines: bool,
+    /// None (default): a timestamp smaller than the previous record's is an
+    /// error. Some(w): reorder through a window of `w` records (memory about
+    /// 48 bytes × w); a record later than the window can repair is an error
+    /// naming the window. [`DEFAULT_SORT_WINDOW`] suits most traces.
+    pub sort_window: Option<usize>,
+    /// Lay devices side by side on one simulated drive: device `i` starts at
+    /// byte `i × device_stride`. Needs `device_stride`; a request that
+    /// crosses the stride is an error.
+    pub side_by_side: bool,
+    /// Bytes between the starts of consecutive devices with `side_by_side`
+    /// (at least the size of the largest device).
+    pub device_stride: Option<u64>,
+    /// blkparse: which action to replay (default `D`, issue).
+    pub blkparse_action: BlkparseAction,
+    /// What the reader dropped and why. Shared: clone the `Arc` before
+    /// handing the options over, read it after the run. Each open of a
+    /// trace resets it, so after a run it describes the last pass.
+    pub counters: Arc<ReadCounters>,
+}
+
+impl TraceOptions {
+    /// An error if the options contradict each other.
+    pub fn validate(&self) -> Result<()> {
+        if self.side_by_side {
+            match self.device_stride {
+                None => {
+                    return Err(Error::Invalid(
+                        "laying devices side by side needs a device stride: the number of bytes \
+                         between the start of device i and device i+1 (device i starts at \
+                         i × stride), at least the size of the largest device"
+                            .to_string(),
+                    ))
+                }
+                Some(0) => {
+                    return Err(Error::Invalid(
+                        "the device stride must be positive".to_string(),
+                    ))
+                }
+                Some(_) => {}
+            }
+        }
+        if self.sort_window == Some(0) {
+            return Err(Error::Invalid(
+                "the reorder window must hold at least 1 record".to_string(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// What a trace reader dropped, and why: a handle shared between the reader
+/// and its caller (through [`TraceOptions::counters`]), updated as the trace
+/// is read (`records` in batches of a few thousand, complete once the
+/// stream has ended or been dropped). Read it with
+/// [`snapshot`](ReadCounters::snapshot).
+#[derive(Debug, Default)]
+pub struct ReadCounters {
+    /// Records delivered.
+    pub records: AtomicU64,
+    /// Malformed lines skipped (`skip_bad_lines`).
+    pub bad_lines: AtomicU64,
+    /// Rows dropped because their I/O type is blank (SYSTOR).
+    pub blank_type: AtomicU64,
+    /// Rows that are not block requests (other events, other blkparse
+    /// actions, requests without data).
+    pub non_io: AtomicU64,
+    /// Discards (trims): counted, not replayed.
+    pub discards: AtomicU64,
+    /// Cache flushes: counted, not replayed (a write that carries a flush is
+    /// replayed as a write and counted here too).
+    pub flushes: AtomicU64,
+    /// Rows of other devices (device filter).
+    pub filtered: AtomicU64,
+    /// Records dropped by `skip_records` / `start_ns`.
+    pub before_start: AtomicU64,
+    /// Records that arrived earlier than one before them and were put in
+    /// order by the reorder window.
+    pub reordered: AtomicU64,
+    first_bad_line: Mutex<Option<String>>,
+}
+
+impl ReadCounters {
+    /// A fresh handle.
+    pub fn new() -> Arc<ReadCounters> {
+        Arc::new(ReadCounters::default())
+    }
+
+    /// Zero everything.
+    pub fn reset(&self) {
+        for c in self.all() {
+            c.store(0, Relaxed);
+        }
+        *self
+            .first_bad_line
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = None;
+    }
+
+    /// Count a skipped malformed line; the first one's error is kept.
+    pub fn bad_line(&self, error: &Error) {
+        self.bad_lines.fetch_add(1, Relaxed);
+        let mut first = self
+            .first_bad_line
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if first.is_none() {
+            *first = Some(error.to_string());
+        }
+    }
+
+    /// The counts now.
+    pub fn snapshot(&self) -> ReadCounts {
+        ReadCounts {
+            records: self.records.load(Relaxed),
+            bad_lines: self.bad_lines.load(Relaxed),
+            blank_type: self.blank_type.load(Relaxed),
+            non_io: self.non_io.load(Relaxed),
+            discards: self.discards.load(Relaxed),
+            flushes: self.flushes.load(Relaxed),
+            filtered: self.filtered.load(Relaxed),
+            before_start: self.before_start.load(Relaxed),
+            reordered: self.reordered.load(Relaxed),
+            first_bad_line: self
+                .first_bad_line
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .clone(),
+        }
+    }
+
+    fn all(&self) -> [&AtomicU64; 9] {
+        [
+            &self.records,
+            &self.bad_lines,
+            &self.blank_type,
+            &self.non_io,
+            &self.discards,
+            &self.flushes,
+            &self.filtered,
+            &self.before_start,
+            &self.reordered,
+        ]
+    }
+}
+
+/// A snapshot of [`ReadCounters`]; `Display` gives a one-line summary.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ReadCounts {
+    pub records: u64,
+    pub bad_lines: u64,
+    pub blank_type: u64,
+    pub non_io: u64,
+    pub discards: u64,
+    pub flushes: u64,
+    pub filtered: u64,
+    pub before_start: u64,
+    pub reordered: u64,
+    /// The error of the first malformed line skipped.
+    pub first_bad_line: Option<String>,
+}
+
+impl std::fmt::Display for ReadCounts {
+    /// `8 records; 2 malformed lines skipped (first: …); 1 discard not replayed`:
+    /// the record count, then every non-zero count.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} records", self.records)?;
+        if self.bad_lines > 0 {
+            write!(f, "; {} malformed lines skipped", self.bad_lines)?;
+            if let Some(first) = &self.first_bad_line {
+                write!(f, " (first: {first})")?;
+            }
+        }
+        let rest = [
+            (self.blank_type, "rows with a blank I/O type dropped"),
+            (self.non_io, "rows that are not block requests skipped"),
+            (self.discards, "discards not replayed"),
+            (self.flushes, "cache flushes not replayed"),
+            (self.filtered, "rows of other devices skipped"),
+            (self.before_start, "records before the start skipped"),
+            (self.reordered, "records put back in time order"),
+        ];
+        for (n, what) in rest {
+            if n > 0 {
+                write!(f, "; {n} {what}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A fresh stream of the trace at `path` in `format` (`Auto`: detected).
+/// Resets `options.counters`.
+pub fn open_trace(
+    path: &Path,
+    format: TraceFormat,
+    options: &TraceOptions,
+) -> Result<RecordStream> {
+    fn open<F: reader::LineFormat>(path: &Path, o: &TraceOptions) -> Result<RecordStream> {
+        Ok(Box::new(reader::TraceReader::<F>::open(path, o)?))
+    }
+    options.validate()?;
+    let format = match format {
+        TraceFormat::Auto => detect::detect(path)?,
+        f => f,
+    };
+    match format {
+        TraceFormat::Msr => open::<msr::MsrFormat>(path, options),
+        TraceFormat::Spc => open::<spc::SpcFormat>(path, options),
+        TraceFormat::Msprod => open::<msprod::MsprodFormat>(path, options),
+        TraceFormat::Systor => open::<systor::SystorFormat>(path, options),
+        TraceFormat::Alibaba => open::<alibaba::AlibabaFormat>(path, options),
+        TraceFormat::Tencent => open::<tencent::TencentFormat>(path, options),
+        TraceFormat::Blkparse => open::<blkparse::BlkparseFormat>(path, options),
+        TraceFormat::Disksim => open::<disksim::DisksimFormat>(path, options),
+        TraceFormat::Mqsim => open::<mqsim::MqsimFormat>(path, options),
+        TraceFormat::Ssdsim => open::<ssdsim::SsdsimFormat>(path, options),
+        TraceFormat::Auto => unreachable!("resolved above"),
+    }
 }
 
 /// Where a run's requests come from.
+// A source is built a few times per run, never in a hot loop: its size
+// does not matter, and boxing a variant would change how it is written.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum Source {
+    /// A trace file read with the given options.
     Trace {
         path: PathBuf,
         format: TraceFormat,
@@ -100,6 +469,12 @@ pub enum Source {
         name: String,
         records: std::sync::Arc<Vec<IoRecord>>,
     },
+    /// At most `limit` requests of another source (any kind: a trace, a
+    /// profile bounded by count or by duration, records).
+    Limited {
+        inner: Box<Source>,
+        limit: u64,
+    },
 }
 
 impl Source {
@@ -110,26 +485,24 @@ impl Source {
                 path,
                 format,
                 options,
-            } => {
-                let format = match format {
-                    TraceFormat::Auto => detect::detect(path)?,
-                    f => *f,
-                };
-                let stream: RecordStream = match format {
-                    TraceFormat::Mqsim => Box::new(mqsim::MqsimReader::open(path, options)?),
-                    TraceFormat::Msr => Box::new(msr::MsrReader::open(path, options)?),
-                    TraceFormat::Auto => unreachable!("resolved above"),
-                };
-                Ok(match options.limit {
-                    Some(n) => Box::new(stream.take(n as usize)),
-                    None => stream,
-                })
-            }
+            } => open_trace(path, *format, options),
             Source::Synthetic(p) => Ok(Box::new(synthetic::Generator::new(p))),
             Source::Records { records, .. } => {
                 let records = records.clone();
                 Ok(Box::new((0..records.len()).map(move |i| Ok(records[i]))))
             }
+            Source::Limited { inner, limit } => Ok(Box::new(inner.open()?.take(*limit as usize))),
+        }
+    }
+
+    /// This source cut to at most `limit` requests.
+    pub fn limited(self, limit: Option<u64>) -> Source {
+        match limit {
+            Some(limit) => Source::Limited {
+                inner: Box::new(self),
+                limit,
+            },
+            None => self,
         }
     }
 
@@ -140,6 +513,9 @@ impl Source {
             Source::Synthetic(p) => format!("synthetic `{}`", p.name),
             Source::Records { name, records } => {
                 format!("{name} ({} records in memory)", records.len())
+            }
+            Source::Limited { inner, limit } => {
+                format!("{} (first {limit} requests)", inner.describe())
             }
         }
     }

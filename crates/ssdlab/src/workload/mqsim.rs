@@ -13,154 +13,87 @@
 //! only whitespace are not records. Every other deviation is an
 //! [`Error::Parse`](crate::Error::Parse) naming the file, line and field
 //! (`record`, `time`, `device`, `lba`, `size_sectors` or `type`).
+//!
+//! SSDSim traces have the same layout and meaning ([`super::ssdsim`] reuses
+//! this parser with SSDSim's field names). Reading goes through the shared
+//! pipeline of [`super::reader`] (device filter, time order, options).
 
-use std::path::{Path, PathBuf};
-
-use super::input::{quote, At, LineReader, TimeOrder};
-use super::{IoRecord, Op, TraceOptions};
+use super::input::{quote, split_whitespace, At};
+use super::reader::{sectors_to_bytes, LineFormat, Parsed, Raw, TraceReader};
+use super::{Op, TraceFormat, TraceOptions};
 use crate::error::Result;
 
 /// Bytes per sector in MQSim traces.
 pub const SECTOR_BYTES: u64 = 512;
 
-/// Number of fields of a record.
-const FIELDS: usize = 5;
+/// Streaming reader of an MQSim trace (plain, gzip or zstd).
+pub type MqsimReader = TraceReader<MqsimFormat>;
 
-/// Streaming reader of an MQSim trace (plain or gzip); yields the records of
-/// the selected device in file order and stops at the first error.
-#[derive(Debug)]
-pub struct MqsimReader {
-    lines: LineReader,
-    path: PathBuf,
-    device: Option<u32>,
-    remaining: Option<u64>,
-    order: TimeOrder,
-    done: bool,
+/// Field names of the five columns, and the layout for messages.
+pub(super) struct Columns {
+    pub(super) names: [&'static str; 5],
+    pub(super) layout: &'static str,
+    pub(super) type_msg: &'static str,
 }
 
-impl MqsimReader {
-    /// Open `path` (plain or gzip-compressed) with the given options
-    /// (`device` filter, record `limit`).
-    pub fn open(path: &Path, options: &TraceOptions) -> Result<MqsimReader> {
-        Ok(MqsimReader::from_lines(LineReader::open(path)?, options))
-    }
+pub(super) const SSDSIM: Columns = Columns {
+    names: ["time_ns", "dev", "lsn", "size", "ope"],
+    layout: "time_ns dev lsn size ope",
+    type_msg: "expected 1 (read) or 0 (write)",
+};
 
-    /// Read records from an already open line reader.
-    pub fn from_lines(lines: LineReader, options: &TraceOptions) -> MqsimReader {
-        MqsimReader {
-            path: lines.path().to_path_buf(),
-            lines,
-            device: options.device,
-            remaining: options.limit,
-            order: TimeOrder::default(),
-            done: false,
-        }
-    }
+pub(super) const MQSIM: Columns = Columns {
+    names: ["time", "device", "lba", "size_sectors", "type"],
+    layout: "arrival_time_ns device start_lba size_sectors type",
+    type_msg: "expected 0 (write) or 1 (read)",
+};
 
-    /// The file being read.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// The next record of the selected device, if any.
-    fn next_record(&mut self) -> Result<Option<IoRecord>> {
-        loop {
-            let Some((line, text)) = self.lines.next_line()? else {
-                return Ok(None);
-            };
-            let at = At::new(&self.path, line);
-            if let Some((device, record)) = parse_line(at, text, &mut self.order)? {
-                if self.device.is_none() || self.device == Some(device) {
-                    return Ok(Some(record));
-                }
-            }
-        }
-    }
-}
-
-/// Parse one line: `None` for a blank line, else the device and the record.
-/// Checks the time order against `order`.
-fn parse_line(at: At<'_>, text: &str, order: &mut TimeOrder) -> Result<Option<(u32, IoRecord)>> {
-    let mut fields = [""; FIELDS];
-    let mut count = 0;
-    for f in text.split_ascii_whitespace() {
-        if count < FIELDS {
-            fields[count] = f;
-        }
-        count += 1;
-    }
-    if count == 0 {
-        return Ok(None);
-    }
-    if count != FIELDS {
-        return Err(at.error(
-            "record",
-            format!(
-                "expected {FIELDS} whitespace-separated fields \
-                 (arrival_time_ns device start_lba size_sectors type), found {count} in {}",
-                quote(text.trim(), 80)
-            ),
-        ));
-    }
-    let time = at.u64("time", fields[0])?;
-    let device = at.u32("device", fields[1])?;
-    let lba = at.u64("lba", fields[2])?;
-    let sectors = at.u64("size_sectors", fields[3])?;
-    let op = match fields[4] {
+/// Parse one line of the five-column layout MQSim and SSDSim share.
+#[inline]
+pub(super) fn parse(c: &Columns, at: At<'_>, text: &str) -> Result<Parsed> {
+    let (f, n) = split_whitespace::<5>(text);
+    at.field_count(n, 5, "whitespace-separated", c.layout, text)?;
+    let [time, dev, lba, size, ope] = c.names;
+    let time_ns = at.u64(time, f[0])?;
+    let device = at.u32(dev, f[1])?;
+    let sector = at.u64(lba, f[2])?;
+    let sectors = at.u64(size, f[3])?;
+    let op = match f[4] {
         "0" => Op::Write,
         "1" => Op::Read,
-        other => {
-            return Err(at.error(
-                "type",
-                format!("expected 0 (write) or 1 (read), found {}", quote(other, 40)),
-            ))
-        }
+        other => return Err(at.error(ope, format!("{}, found {}", c.type_msg, quote(other, 40)))),
     };
-    let offset = lba
-        .checked_mul(SECTOR_BYTES)
-        .ok_or_else(|| at.error("lba", format!("start sector {lba} is beyond 2^63 bytes")))?;
-    let size = sectors.checked_mul(SECTOR_BYTES).ok_or_else(|| {
-        at.error(
-            "size_sectors",
-            format!("size {sectors} sectors is beyond 2^63 bytes"),
-        )
-    })?;
-    at.extent(offset, size, "lba", "size_sectors")?;
-    order.check(at, "time", time)?;
-    Ok(Some((
+    let offset = sectors_to_bytes(at, lba, sector)?;
+    let bytes = sectors_to_bytes(at, size, sectors)?;
+    at.extent(offset, bytes, lba, size)?;
+    Ok(Parsed::Io(Raw {
+        time_ns,
         device,
-        IoRecord {
-            time_ns: time,
-            op,
-            offset,
-            size,
-        },
-    )))
+        op,
+        offset,
+        size: bytes,
+        preflush: false,
+    }))
 }
 
-impl Iterator for MqsimReader {
-    type Item = Result<IoRecord>;
+/// The MQSim line format.
+#[derive(Debug, Default)]
+pub struct MqsimFormat;
 
-    fn next(&mut self) -> Option<Result<IoRecord>> {
-        if self.done || self.remaining == Some(0) {
-            return None;
-        }
-        match self.next_record() {
-            Ok(Some(r)) => {
-                if let Some(n) = self.remaining.as_mut() {
-                    *n -= 1;
-                }
-                Some(Ok(r))
-            }
-            Ok(None) => {
-                self.done = true;
-                None
-            }
-            Err(e) => {
-                self.done = true;
-                Some(Err(e))
-            }
-        }
+impl LineFormat for MqsimFormat {
+    const FORMAT: TraceFormat = TraceFormat::Mqsim;
+    const ABSOLUTE_TIME: bool = false;
+    const TIME_FIELD: &'static str = "time";
+    const OFFSET_FIELD: &'static str = "lba";
+    const SIZE_FIELD: &'static str = "size_sectors";
+
+    fn new(_: &TraceOptions) -> Self {
+        MqsimFormat
+    }
+
+    #[inline]
+    fn parse(&mut self, at: At<'_>, text: &str) -> Result<Parsed> {
+        parse(&MQSIM, at, text)
     }
 }
 
@@ -168,9 +101,15 @@ impl Iterator for MqsimReader {
 mod tests {
     use super::*;
 
+    use crate::workload::input::LineReader;
+    use crate::workload::IoRecord;
+
     fn read(text: &'static str, options: &TraceOptions) -> Vec<Result<IoRecord>> {
         let lines = LineReader::from_reader("t.trace", Box::new(text.as_bytes()));
-        MqsimReader::from_lines(lines, options).collect()
+        match MqsimReader::from_lines(lines, options) {
+            Ok(r) => r.collect(),
+            Err(e) => vec![Err(e)],
+        }
     }
 
     #[test]
@@ -227,6 +166,7 @@ mod tests {
         let opts = TraceOptions {
             device: Some(0),
             limit: Some(2),
+            ..Default::default()
         };
         let got: Vec<_> = read(text, &opts)
             .into_iter()

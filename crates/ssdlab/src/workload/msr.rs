@@ -15,208 +15,81 @@
 //!
 //! Times are rebased to the first record kept:
 //! `time_ns = (ticks - first_ticks) * 100`. Timestamps must not decrease.
+//! Reading goes through the shared pipeline of [`super::reader`].
 //! Lines holding only whitespace are not records; any other deviation is an
 //! [`Error::Parse`](crate::Error::Parse) naming the file, line and field
 //! (`record`, `timestamp`, `disk_number`, `type`, `offset`, `size` or
 //! `response_time`).
 
-use std::path::{Path, PathBuf};
-
-use super::input::{is_blank, quote, At, LineReader, TimeOrder};
-use super::{IoRecord, Op, TraceOptions};
+use super::input::{quote, split_trimmed, At};
+use super::reader::{FirstLine, LineFormat, Parsed, Raw, TraceReader};
+use super::{Op, TraceFormat, TraceOptions};
 use crate::error::Result;
 
 /// Nanoseconds per FILETIME tick.
 pub const NS_PER_TICK: u64 = 100;
 
-/// Number of fields of a record.
-const FIELDS: usize = 7;
+/// Streaming reader of an MSR Cambridge CSV trace (plain, gzip or zstd).
+pub type MsrReader = TraceReader<MsrFormat>;
 
-/// Streaming reader of an MSR Cambridge CSV trace (plain or gzip); yields
-/// the records of the selected disk in file order and stops at the first
-/// error.
-#[derive(Debug)]
-pub struct MsrReader {
-    lines: LineReader,
-    path: PathBuf,
-    device: Option<u32>,
-    remaining: Option<u64>,
-    order: TimeOrder,
-    /// Ticks of the first record kept (the time origin).
-    first_ticks: Option<u64>,
-    /// Whether a non-blank line has been seen (only the first may be a header).
-    seen_line: bool,
-    done: bool,
+/// The MSR Cambridge line format: FILETIME ticks (100 ns, absolute:
+/// rebased), DiskNumber is the device, Offset and Size in bytes.
+#[derive(Debug, Default)]
+pub struct MsrFormat {
+    first: FirstLine,
 }
 
-/// One parsed CSV record before filtering and rebasing.
-struct Raw {
-    ticks: u64,
-    disk: u32,
-    op: Op,
-    offset: u64,
-    size: u64,
-}
+const MSR_LAYOUT: &str = "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime";
 
-impl MsrReader {
-    /// Open `path` (plain or gzip-compressed) with the given options
-    /// (`device` filters on DiskNumber, record `limit`).
-    pub fn open(path: &Path, options: &TraceOptions) -> Result<MsrReader> {
-        Ok(MsrReader::from_lines(LineReader::open(path)?, options))
+impl LineFormat for MsrFormat {
+    const FORMAT: TraceFormat = TraceFormat::Msr;
+    const ABSOLUTE_TIME: bool = true;
+    const TIME_FIELD: &'static str = "timestamp";
+    const OFFSET_FIELD: &'static str = "offset";
+    const SIZE_FIELD: &'static str = "size";
+
+    fn new(_: &TraceOptions) -> Self {
+        MsrFormat::default()
     }
 
-    /// Read records from an already open line reader.
-    pub fn from_lines(lines: LineReader, options: &TraceOptions) -> MsrReader {
-        MsrReader {
-            path: lines.path().to_path_buf(),
-            lines,
-            device: options.device,
-            remaining: options.limit,
-            order: TimeOrder::default(),
-            first_ticks: None,
-            seen_line: false,
-            done: false,
+    #[inline]
+    fn parse(&mut self, at: At<'_>, text: &str) -> Result<Parsed> {
+        let header = self.first.is_header(text, ',');
+        let (f, n) = split_trimmed::<7>(text, ',');
+        at.field_count(n, 7, "comma-separated", MSR_LAYOUT, text)?;
+        if header {
+            return Ok(Parsed::Nothing);
         }
-    }
-
-    /// The file being read.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// Raw FILETIME ticks of the first record kept (known after it is read).
-    pub fn first_ticks(&self) -> Option<u64> {
-        self.first_ticks
-    }
-
-    fn next_record(&mut self) -> Result<Option<IoRecord>> {
-        loop {
-            let Some((line, text)) = self.lines.next_line()? else {
-                return Ok(None);
-            };
-            if is_blank(text) {
-                continue;
-            }
-            let at = At::new(&self.path, line);
-            let first_line = !self.seen_line;
-            self.seen_line = true;
-            if first_line && is_header(text) {
-                check_field_count(at, text)?;
-                continue;
-            }
-            let raw = parse_line(at, text)?;
-            self.order.check(at, "timestamp", raw.ticks)?;
-            if self.device.is_some() && self.device != Some(raw.disk) {
-                continue;
-            }
-            let first = *self.first_ticks.get_or_insert(raw.ticks);
-            let time_ns = raw
-                .ticks
-                .checked_sub(first)
-                .and_then(|d| d.checked_mul(NS_PER_TICK))
-                .ok_or_else(|| {
-                    at.error(
-                        "timestamp",
-                        format!(
-                            "{} ticks after the first record is too far to count in nanoseconds",
-                            raw.ticks.saturating_sub(first)
-                        ),
-                    )
-                })?;
-            return Ok(Some(IoRecord {
-                time_ns,
-                op: raw.op,
-                offset: raw.offset,
-                size: raw.size,
-            }));
-        }
-    }
-}
-
-/// Whether a line looks like the CSV header (its first field starts with a
-/// letter).
-pub fn is_header(text: &str) -> bool {
-    let first = text.split(',').next().unwrap_or("").trim();
-    first.starts_with(|c: char| c.is_ascii_alphabetic())
-}
-
-/// Split a line into its fields (trimmed); an error unless there are 7.
-fn split<'t>(at: At<'_>, text: &'t str) -> Result<[&'t str; FIELDS]> {
-    let mut fields = [""; FIELDS];
-    let mut count = 0;
-    for f in text.split(',') {
-        if count < FIELDS {
-            fields[count] = f.trim();
-        }
-        count += 1;
-    }
-    if count != FIELDS {
-        return Err(at.error(
-            "record",
-            format!(
-                "expected {FIELDS} comma-separated fields \
-                 (Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime), found {count} in {}",
-                quote(text.trim(), 80)
-            ),
-        ));
-    }
-    Ok(fields)
-}
-
-fn check_field_count(at: At<'_>, text: &str) -> Result<()> {
-    split(at, text).map(|_| ())
-}
-
-fn parse_line(at: At<'_>, text: &str) -> Result<Raw> {
-    let f = split(at, text)?;
-    let ticks = at.u64("timestamp", f[0])?;
-    let disk = at.u32("disk_number", f[2])?;
-    let op = if f[3].eq_ignore_ascii_case("read") {
-        Op::Read
-    } else if f[3].eq_ignore_ascii_case("write") {
-        Op::Write
-    } else {
-        return Err(at.error(
-            "type",
-            format!("expected `Read` or `Write`, found {}", quote(f[3], 40)),
-        ));
-    };
-    let offset = at.u64("offset", f[4])?;
-    let size = at.u64("size", f[5])?;
-    at.u64("response_time", f[6])?;
-    at.extent(offset, size, "offset", "size")?;
-    Ok(Raw {
-        ticks,
-        disk,
-        op,
-        offset,
-        size,
-    })
-}
-
-impl Iterator for MsrReader {
-    type Item = Result<IoRecord>;
-
-    fn next(&mut self) -> Option<Result<IoRecord>> {
-        if self.done || self.remaining == Some(0) {
-            return None;
-        }
-        match self.next_record() {
-            Ok(Some(r)) => {
-                if let Some(n) = self.remaining.as_mut() {
-                    *n -= 1;
-                }
-                Some(Ok(r))
-            }
-            Ok(None) => {
-                self.done = true;
-                None
-            }
-            Err(e) => {
-                self.done = true;
-                Some(Err(e))
-            }
-        }
+        let ticks = at.u64("timestamp", f[0])?;
+        let time_ns = ticks.checked_mul(NS_PER_TICK).ok_or_else(|| {
+            at.error(
+                "timestamp",
+                format!("{ticks} ticks is too far to count in nanoseconds"),
+            )
+        })?;
+        let device = at.u32("disk_number", f[2])?;
+        let op = if f[3].eq_ignore_ascii_case("read") {
+            Op::Read
+        } else if f[3].eq_ignore_ascii_case("write") {
+            Op::Write
+        } else {
+            return Err(at.error(
+                "type",
+                format!("expected `Read` or `Write`, found {}", quote(f[3], 40)),
+            ));
+        };
+        let offset = at.u64("offset", f[4])?;
+        let size = at.u64("size", f[5])?;
+        at.u64("response_time", f[6])?;
+        at.extent(offset, size, "offset", "size")?;
+        Ok(Parsed::Io(Raw {
+            time_ns,
+            device,
+            op,
+            offset,
+            size,
+            preflush: false,
+        }))
     }
 }
 
@@ -224,9 +97,15 @@ impl Iterator for MsrReader {
 mod tests {
     use super::*;
 
+    use crate::workload::input::LineReader;
+    use crate::workload::IoRecord;
+
     fn read(text: &'static str, options: &TraceOptions) -> Vec<Result<IoRecord>> {
         let lines = LineReader::from_reader("t.csv", Box::new(text.as_bytes()));
-        MsrReader::from_lines(lines, options).collect()
+        match MsrReader::from_lines(lines, options) {
+            Ok(r) => r.collect(),
+            Err(e) => vec![Err(e)],
+        }
     }
 
     #[test]
@@ -264,7 +143,7 @@ mod tests {
         let text = "1000,h,0,Read,0,512,7\n1010,h,1,Read,0,512,7\n1030,h,1,Read,0,512,7\n";
         let opts = TraceOptions {
             device: Some(1),
-            limit: None,
+            ..Default::default()
         };
         let got: Vec<_> = read(text, &opts)
             .into_iter()

@@ -1,0 +1,188 @@
+//! The command-line options that choose a workload and how a trace is read,
+//! shared by `run`, `hdi` and the `trace` tools, so every command accepts the
+//! same flags with the same meaning.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{bail, Result};
+use clap::Args;
+
+use ssdlab::workload::synthetic::Profile;
+use ssdlab::workload::{
+    builtin, detect, BlkparseAction, ReadCounters, Source, TraceFormat, TraceOptions,
+};
+
+/// How a trace file is read.
+#[derive(Args, Clone, Debug)]
+pub struct ReadArgs {
+    /// Trace format: msr, spc, msprod, systor, alibaba, tencent, blkparse,
+    /// disksim, mqsim, ssdsim, or auto (detect from the first lines).
+    #[arg(long, default_value = "auto")]
+    pub trace_format: String,
+    /// Keep only this device: disk (msr, msprod), ASU (spc), LUN (systor),
+    /// device id (alibaba), volume (tencent), device number (disksim, mqsim,
+    /// ssdsim), or major<<20|minor (blkparse).
+    #[arg(long)]
+    pub device: Option<u32>,
+    /// Lay devices side by side: device i starts at i × BYTES (e.g. the
+    /// ASUs of an SPC trace on one drive).
+    #[arg(long, value_name = "BYTES")]
+    pub device_stride: Option<u64>,
+    /// Skip malformed records (they are counted and reported) instead of
+    /// stopping at the first.
+    #[arg(long)]
+    pub skip_bad_lines: bool,
+    /// Put out-of-order records in time order through a window of this many
+    /// records (default 65536 when given without a value); without it, a
+    /// timestamp going backwards is an error.
+    #[arg(long, value_name = "RECORDS", num_args = 0..=1, default_missing_value = "65536")]
+    pub sort: Option<usize>,
+    /// Drop the first N records (after the device filter).
+    #[arg(long, default_value_t = 0)]
+    pub skip_records: u64,
+    /// Drop records before this time, seconds from the trace's start.
+    #[arg(long, default_value_t = 0.0)]
+    pub start_s: f64,
+    /// blkparse: replay the D (issue, default) or Q (queue) actions.
+    #[arg(long, default_value = "D")]
+    pub blkparse_action: String,
+}
+
+impl ReadArgs {
+    /// The trace at `path` as a source, its format resolved (and said when
+    /// detected), with the counters the reader fills in.
+    pub fn trace(
+        &self,
+        path: &Path,
+        limit: Option<u64>,
+    ) -> Result<(Source, TraceFormat, Arc<ReadCounters>)> {
+        let mut format = TraceFormat::parse(&self.trace_format)?;
+        if format == TraceFormat::Auto {
+            format = detect::detect(path)?;
+            eprintln!(
+                "trace format: detected {} for {}",
+                format.name(),
+                path.display()
+            );
+        }
+        if !(self.start_s.is_finite() && self.start_s >= 0.0) {
+            bail!("--start-s must be a non-negative number of seconds");
+        }
+        let blkparse_action = match self.blkparse_action.as_str() {
+            "D" | "d" => BlkparseAction::Issue,
+            "Q" | "q" => BlkparseAction::Queue,
+            other => bail!("--blkparse-action `{other}`: expected D (issue) or Q (queue)"),
+        };
+        let counters = Arc::new(ReadCounters::default());
+        let options = TraceOptions {
+            device: self.device,
+            limit,
+            skip_records: self.skip_records,
+            start_ns: (self.start_s * 1e9).round() as u64,
+            skip_bad_lines: self.skip_bad_lines,
+            sort_window: self.sort,
+            side_by_side: self.device_stride.is_some(),
+            device_stride: self.device_stride,
+            blkparse_action,
+            counters: counters.clone(),
+        };
+        options.validate()?;
+        Ok((
+            Source::Trace {
+                path: path.to_path_buf(),
+                format,
+                options,
+            },
+            format,
+            counters,
+        ))
+    }
+}
+
+/// Which workload to use: a trace, a profile file, or a built-in profile.
+#[derive(Args, Clone, Debug)]
+pub struct WorkloadArgs {
+    /// Trace file to replay (plain, gzip or zstd).
+    #[arg(long, conflicts_with_all = ["synthetic", "workload"])]
+    pub trace: Option<PathBuf>,
+    #[command(flatten)]
+    pub read: ReadArgs,
+    /// Synthetic workload profile (TOML).
+    #[arg(long, conflicts_with = "workload")]
+    pub synthetic: Option<PathBuf>,
+    /// A built-in workload profile (see `ssdlab workloads`).
+    #[arg(long)]
+    pub workload: Option<String>,
+    /// At most this many requests.
+    #[arg(long)]
+    pub limit: Option<u64>,
+}
+
+/// A chosen workload.
+pub struct Loaded {
+    pub source: Source,
+    /// The trace reader's counters (traces only).
+    pub counters: Option<Arc<ReadCounters>>,
+    /// Requests expected, when known in advance (for progress bars).
+    pub total: Option<u64>,
+}
+
+impl Loaded {
+    /// Say what the trace reader dropped or repaired, if anything.
+    pub fn report_counts(&self) {
+        if let Some(c) = &self.counters {
+            let counts = c.snapshot();
+            if counts.records > 0 {
+                eprintln!("trace: {counts}");
+            }
+        }
+    }
+}
+
+/// A built-in profile by name, with the list of names in the error.
+pub fn builtin_profile(name: &str) -> Result<Profile> {
+    match builtin::get(name) {
+        Some(p) => Ok(p),
+        None => bail!(
+            "unknown workload `{name}`; built-in workloads (see `ssdlab workloads`): {}",
+            builtin::names().join(", ")
+        ),
+    }
+}
+
+impl WorkloadArgs {
+    /// The workload as a source. `seed` overrides a profile's seed.
+    pub fn load(&self, seed: Option<u64>) -> Result<Loaded> {
+        let profile = |mut p: Profile| {
+            if let Some(s) = seed {
+                p.seed = s;
+            }
+            let total = match (p.request_limit(), self.limit) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            Loaded {
+                source: Source::Synthetic(p).limited(self.limit),
+                counters: None,
+                total,
+            }
+        };
+        match (&self.trace, &self.synthetic, &self.workload) {
+            (Some(path), None, None) => {
+                let (source, _, counters) = self.read.trace(path, self.limit)?;
+                Ok(Loaded {
+                    source,
+                    counters: Some(counters),
+                    total: self.limit,
+                })
+            }
+            (None, Some(path), None) => Ok(profile(Profile::load(path)?)),
+            (None, None, Some(name)) => Ok(profile(builtin_profile(name)?)),
+            (None, None, None) => {
+                bail!("nothing to replay: give --trace FILE, --synthetic PROFILE.toml or --workload NAME (see `ssdlab workloads`)")
+            }
+            _ => unreachable!("clap rejects more than one workload"),
+        }
+    }
+}
