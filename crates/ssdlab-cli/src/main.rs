@@ -16,6 +16,7 @@ use ssdlab::{Config, Precondition, Report, Simulator};
 mod bench;
 mod hdi_cmd;
 mod input;
+mod reproduce;
 mod svg;
 mod trace_cmd;
 
@@ -53,6 +54,11 @@ enum Cmd {
     },
     /// Measure simulation speed and memory (see docs/benchmarks.md).
     Bench(bench::BenchArgs),
+    /// Reproduce a seed paper's experiments and print our figures beside the paper's.
+    Reproduce {
+        #[command(subcommand)]
+        what: reproduce::ReproduceCmd,
+    },
     /// List the built-in workload profiles (look-alikes of the seed papers' traces).
     Workloads {
         #[command(subcommand)]
@@ -120,6 +126,7 @@ fn main() -> ExitCode {
         Cmd::Trace { cmd } => trace_cmd::cmd_trace(cmd),
         Cmd::Hdi(a) => hdi_cmd::cmd_hdi(a),
         Cmd::Workloads { what } => cmd_workloads(what),
+        Cmd::Reproduce { what } => reproduce::cmd_reproduce(what),
     };
     match result {
         Ok(code) => code,
