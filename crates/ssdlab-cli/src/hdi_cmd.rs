@@ -106,26 +106,14 @@ pub fn time_scheme(make: &dyn Fn() -> Box<dyn HotDataIdentifier>, lbas: &[u64]) 
     }
 }
 
-/// Scheme names accepted on the command line.
-pub const SCHEMES: &[&str] = &[
-    "wdac", "mihf", "mbf", "dl-mbf", "dl-mbf-s", "dl-mbf-c", "dl-mbf-a", "dl-mihf",
-];
-
 fn scheme(name: &str) -> Result<Box<dyn HotDataIdentifier>> {
-    Ok(match name {
-        "wdac" => Box::new(presets::wdac()),
-        "mihf" => Box::new(presets::mihf()),
-        "mbf" => Box::new(presets::mbf()),
-        "dl-mbf" => Box::new(presets::dl_mbf()),
-        "dl-mbf-s" => Box::new(presets::dl_mbf_s()),
-        "dl-mbf-c" => Box::new(presets::dl_mbf_c()),
-        "dl-mbf-a" => Box::new(presets::dl_mbf_a()),
-        "dl-mihf" => Box::new(presets::dl_mihf()),
-        _ => bail!(
+    match presets::by_name(name) {
+        Some(s) => Ok(s),
+        None => bail!(
             "unknown HDI scheme `{name}`; known schemes: {}",
-            SCHEMES.join(", ")
+            presets::NAMES.join(", ")
         ),
-    })
+    }
 }
 
 /// Schemes by their command-line names, each with its identifier.

@@ -101,3 +101,24 @@ pub fn paper_set() -> Vec<Box<dyn HotDataIdentifier>> {
         Box::new(dl_mbf_a()),
     ]
 }
+
+/// Names of the schemes [`by_name`] knows, as the command line and
+/// configurations spell them.
+pub const NAMES: &[&str] = &[
+    "wdac", "mihf", "mbf", "dl-mbf", "dl-mbf-s", "dl-mbf-c", "dl-mbf-a", "dl-mihf",
+];
+
+/// A scheme with Table 1 parameters by its name (see [`NAMES`]).
+pub fn by_name(name: &str) -> Option<Box<dyn HotDataIdentifier>> {
+    Some(match name {
+        "wdac" => Box::new(wdac()),
+        "mihf" => Box::new(mihf()),
+        "mbf" => Box::new(mbf()),
+        "dl-mbf" => Box::new(dl_mbf()),
+        "dl-mbf-s" => Box::new(dl_mbf_s()),
+        "dl-mbf-c" => Box::new(dl_mbf_c()),
+        "dl-mbf-a" => Box::new(dl_mbf_a()),
+        "dl-mihf" => Box::new(dl_mihf()),
+        _ => return None,
+    })
+}

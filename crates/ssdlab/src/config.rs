@@ -144,6 +144,11 @@ pub struct Ftl {
     /// W (chip, "way"), D (die), P (plane); the first letter varies fastest
     /// with consecutive LPNs (MQSim's CWDP family).
     pub static_order: String,
+    /// Hot/cold separation: `none`, or a hot-data identification scheme
+    /// (wdac, mihf, mbf, dl-mbf, dl-mbf-s, dl-mbf-c, dl-mbf-a, dl-mihf). With
+    /// a scheme every plane keeps two active blocks: host pages judged hot
+    /// go to one, cold host pages and GC moves to the other.
+    pub hot_data: String,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
@@ -331,6 +336,7 @@ impl Config {
                 overprovisioning: 0.15,
                 plane_allocation: PlaneAllocation::Static,
                 static_order: "CWDP".to_string(),
+                hot_data: "none".to_string(),
             },
             gc: Gc {
                 threshold: GcThreshold::Percent(5.0),
@@ -580,6 +586,14 @@ impl Config {
             GcThreshold::Blocks(b) => b as u64 * self.geometry.pages_per_block as u64,
         }
     }
+    /// Active blocks per plane: 2 with hot/cold separation, else 1.
+    pub fn write_streams(&self) -> u32 {
+        if self.ftl.hot_data == "none" {
+            1
+        } else {
+            2
+        }
+    }
     pub fn page_pattern(&self) -> Vec<PageType> {
         if self.cell.page_pattern.is_empty() {
             default_pattern(self.cell.kind)
@@ -649,6 +663,18 @@ impl Config {
                 format!(
                     "`{}` is not a permutation of C, W, D, P",
                     self.ftl.static_order
+                ),
+            );
+        }
+        if self.ftl.hot_data != "none"
+            && !ssdlab_hdi::presets::NAMES.contains(&self.ftl.hot_data.as_str())
+        {
+            return err(
+                "ftl.hot_data",
+                format!(
+                    "unknown scheme `{}`; expected none or one of {}",
+                    self.ftl.hot_data,
+                    ssdlab_hdi::presets::NAMES.join(", ")
                 ),
             );
         }

@@ -21,6 +21,18 @@ use crate::engine::Time;
 use crate::error::{Error, Result};
 use crate::victim::VictimIndex;
 
+/// Who writes a page: decides the active block (write stream) it goes to and
+/// whether it may use the free block kept for GC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Writer {
+    /// Host data. With hot/cold separation, hot pages go to the hot stream,
+    /// cold ones to the cold stream; without, there is one stream.
+    Host { hot: bool },
+    /// Garbage collection (timed or untimed): the cold stream, and the
+    /// reserve block.
+    Gc,
+}
+
 /// Lifecycle of a block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
@@ -54,8 +66,12 @@ pub struct Ftl {
     state: Vec<BlockState>,
     pins: Vec<u16>,
     erase_count: Vec<u32>,
-    /// Active block per plane (global id) or INVALID.
+    /// Active block per plane and write stream (global id) or INVALID:
+    /// `active[plane * streams + stream]`.
     active: Vec<u32>,
+    /// Write streams (active blocks) per plane: 1, or 2 with hot/cold
+    /// separation (stream 0 hot, stream 1 cold and GC).
+    streams: u32,
     free: Vec<VecDeque<u32>>,
     victims: VictimIndex,
     /// Static allocation: plane of `lpn % planes`.
@@ -117,7 +133,8 @@ impl Ftl {
             state: vec![BlockState::Free; nblocks],
             pins: vec![0; nblocks],
             erase_count: vec![0; nblocks],
-            active: vec![INVALID; planes as usize],
+            active: vec![INVALID; (planes * cfg.write_streams()) as usize],
+            streams: cfg.write_streams(),
             free,
             victims: VictimIndex::new(cfg.gc.victim, cfg.gc.d, planes, bpp, ppb),
             plane_of_residue: static_table(cfg),
@@ -213,15 +230,25 @@ impl Ftl {
         }
     }
 
-    /// Free pages of a plane: free blocks plus the rest of the active block.
+    /// Index into `active` of a plane's stream for this writer.
+    #[inline]
+    fn stream(&self, plane: u32, w: Writer) -> usize {
+        let s = match w {
+            Writer::Host { hot: true } => 0,
+            Writer::Host { hot: false } | Writer::Gc => self.streams - 1,
+        };
+        (plane * self.streams + s) as usize
+    }
+
+    /// Free pages of a plane: free blocks plus the rest of its active blocks.
     #[inline]
     pub fn free_pages(&self, plane: u32) -> u64 {
-        let a = self.active[plane as usize];
-        let rest = if a == INVALID {
-            0
-        } else {
-            (self.ppb - self.wp[a as usize] as u32) as u64
-        };
+        let first = (plane * self.streams) as usize;
+        let rest: u64 = self.active[first..first + self.streams as usize]
+            .iter()
+            .filter(|&&a| a != INVALID)
+            .map(|&a| (self.ppb - self.wp[a as usize] as u32) as u64)
+            .sum();
         self.free[plane as usize].len() as u64 * self.ppb as u64 + rest
     }
     #[inline]
@@ -229,11 +256,12 @@ impl Ftl {
         self.free_pages(plane) < self.threshold_pages
     }
 
-    /// In-plane (block, page) the next write to `plane` would take, if it may
-    /// take one (host writes may not use the GC reserve).
+    /// In-plane (block, page) the next write of `w` to `plane` would take,
+    /// if it may take one (host writes may not use the GC reserve).
     #[inline]
-    pub fn peek_write(&self, plane: u32, gc: bool) -> Option<(u32, u32)> {
-        let a = self.active[plane as usize];
+    pub fn peek_write(&self, plane: u32, w: Writer) -> Option<(u32, u32)> {
+        let gc = w == Writer::Gc;
+        let a = self.active[self.stream(plane, w)];
         if a != INVALID && (self.wp[a as usize] as u32) < self.ppb {
             return Some((a % self.bpp, self.wp[a as usize] as u32));
         }
@@ -255,7 +283,7 @@ impl Ftl {
         plane: u32,
         lpn: Lpn,
         version: u32,
-        gc: bool,
+        w: Writer,
         now: Time,
     ) -> Option<Ppn> {
         let old = if lpn == INVALID {
@@ -263,7 +291,7 @@ impl Ftl {
         } else {
             self.l2p[lpn as usize]
         };
-        self.write_replacing(plane, lpn, old, version, gc, now)
+        self.write_replacing(plane, lpn, old, version, w, now)
     }
 
     /// [`write`](Self::write) when the LPN's current page `old` is known
@@ -274,18 +302,19 @@ impl Ftl {
         lpn: Lpn,
         old: Ppn,
         version: u32,
-        gc: bool,
+        w: Writer,
         now: Time,
     ) -> Option<Ppn> {
-        self.peek_write(plane, gc)?;
+        self.peek_write(plane, w)?;
         let p = plane as usize;
-        let mut a = self.active[p];
+        let s = self.stream(plane, w);
+        let mut a = self.active[s];
         if a == INVALID || self.wp[a as usize] as u32 >= self.ppb {
             a = self.free[p]
                 .pop_front()
                 .expect("peek_write saw a free block");
             self.state[a as usize] = BlockState::Active;
-            self.active[p] = a;
+            self.active[s] = a;
         }
         let page = self.wp[a as usize] as u32;
         self.wp[a as usize] += 1;
@@ -303,7 +332,7 @@ impl Ftl {
         }
         if page + 1 == self.ppb {
             self.state[a as usize] = BlockState::Closed;
-            self.active[p] = INVALID;
+            self.active[s] = INVALID;
             self.victims.insert(a, self.valid[a as usize] as u32, now);
         }
         Some(ppn)
@@ -326,7 +355,7 @@ impl Ftl {
         let lpn = self.p2l[src as usize];
         debug_assert_ne!(lpn, INVALID);
         let version = self.versions.as_ref().map_or(0, |v| v.page[src as usize]);
-        self.write_replacing(plane, lpn, src, version, true, now)
+        self.write_replacing(plane, lpn, src, version, Writer::Gc, now)
     }
 
     /// Choose a GC victim in `plane`; it leaves the victim index.
@@ -470,7 +499,8 @@ impl Ftl {
                 } else {
                     self.wp[gb as usize] = rest;
                     self.state[gb as usize] = BlockState::Active;
-                    self.active[plane as usize] = gb;
+                    let s = self.stream(plane, Writer::Gc);
+                    self.active[s] = gb;
                 }
             }
         }
@@ -491,7 +521,7 @@ impl Ftl {
             }
             let plane = self.choose_plane(lpn, |_| 0);
             self.make_room(plane, rng, report)?;
-            self.write(plane, lpn, 0, false, 0)
+            self.write(plane, lpn, 0, Writer::Host { hot: false }, 0)
                 .expect("make_room left free pages");
             report.trace_read_pages_mapped += 1;
             report.valid_pages += 1;
@@ -516,7 +546,7 @@ impl Ftl {
             for lpn in sequence() {
                 let plane = self.choose_plane(lpn, |_| 0);
                 moves += self.make_room(plane, rng, report)?;
-                self.write(plane, lpn, 0, false, 0)
+                self.write(plane, lpn, 0, Writer::Host { hot: false }, 0)
                     .expect("make_room left free pages");
                 writes += 1;
             }
@@ -648,12 +678,14 @@ impl Ftl {
                     free.len()
                 ));
             }
-            let a = self.active[plane];
-            if a != INVALID && self.state[a as usize] != BlockState::Active {
-                return Err(format!(
-                    "plane {plane}: active block {a} is {:?}",
-                    self.state[a as usize]
-                ));
+            let first = plane * self.streams as usize;
+            for &a in &self.active[first..first + self.streams as usize] {
+                if a != INVALID && self.state[a as usize] != BlockState::Active {
+                    return Err(format!(
+                        "plane {plane}: active block {a} is {:?}",
+                        self.state[a as usize]
+                    ));
+                }
             }
         }
         for (lpn, &ppn) in self.l2p.iter().enumerate() {
@@ -856,14 +888,15 @@ mod tests {
         let c = small();
         let mut f = Ftl::new(&c, true);
         let ppb = f.pages_per_block();
-        let a = f.write(0, 7, 1, false, 0).unwrap();
+        let a = f.write(0, 7, 1, Writer::Host { hot: false }, 0).unwrap();
         assert_eq!(f.lookup(7), Some(a));
-        let b = f.write(0, 7, 2, false, 0).unwrap();
+        let b = f.write(0, 7, 2, Writer::Host { hot: false }, 0).unwrap();
         assert_eq!(f.owner(a), None);
         assert_eq!(f.valid_count(a / ppb), 1);
         assert_eq!(b, a + 1);
         for i in 2..ppb {
-            f.write(0, 1000 + i, 0, false, 0).unwrap();
+            f.write(0, 1000 + i, 0, Writer::Host { hot: false }, 0)
+                .unwrap();
         }
         assert_eq!(f.block_state(0), BlockState::Closed);
         f.versions.as_mut().unwrap().latest[7] = 2;
@@ -897,11 +930,11 @@ mod tests {
         c.ftl.overprovisioning = 0.3;
         let mut f = Ftl::new(&c, false);
         let mut n = 0;
-        while f.write(0, n, 0, false, 0).is_some() {
+        while f.write(0, n, 0, Writer::Host { hot: false }, 0).is_some() {
             n += 1;
         }
         assert_eq!(n, 7 * 4, "host may not take the last free block");
-        assert!(f.write(0, 300, 0, true, 0).is_some(), "GC may");
+        assert!(f.write(0, 300, 0, Writer::Gc, 0).is_some(), "GC may");
     }
 
     #[test]

@@ -26,6 +26,8 @@ pub struct Metrics {
     /// Pages programmed (programs and copyback destinations) by origin
     /// (host, GC) and page type (LSB, CSB, MSB).
     pub programmed_types: [[u64; 3]; 2],
+    /// Host pages programmed to the hot write stream.
+    pub hot_pages: u64,
     pub wasted_pages: u64,
     pub gc: GcTotals,
     planes_total: u32,
@@ -85,6 +87,7 @@ impl Metrics {
             unmapped_read_pages: 0,
             cmds: CmdCounters::new(planes_per_die),
             programmed_types: [[0; 3]; 2],
+            hot_pages: 0,
             wasted_pages: 0,
             gc: GcTotals::default(),
             planes_total,
@@ -233,6 +236,7 @@ impl Metrics {
                 gc_programs,
                 multiplane_program_share: ratio(mp_programs, all_programs),
                 host_multiplane_program_share: ratio(host_mp, host_programs),
+                host_hot_share: ratio(self.hot_pages, host_programs),
                 multiplane_read_share: ratio(
                     c.multiplane_pages(CmdKind::Read, Origin::Host)
                         + c.multiplane_pages(CmdKind::Read, Origin::Gc),
@@ -412,6 +416,8 @@ pub struct FlashReport {
     /// Share of programmed pages that were part of a multi-plane program.
     pub multiplane_program_share: f64,
     pub host_multiplane_program_share: f64,
+    /// Share of host pages programmed to the hot stream (ftl.hot_data).
+    pub host_hot_share: f64,
     pub multiplane_read_share: f64,
     pub wasted_pages: u64,
     /// Programmed pages by page type: the fast (LSB), medium (CSB) and slow

@@ -29,7 +29,7 @@ use crate::config::{
 use crate::engine::{Engine, EventKind, Time};
 use crate::error::{Error, Result};
 use crate::flash::{CmdKind, FlashTiming, Origin, PlaneRules};
-use crate::ftl::{Ftl, PreconditionReport};
+use crate::ftl::{Ftl, PreconditionReport, Writer};
 use crate::metrics::{Metrics, Report, ReportContext};
 use crate::sched::{Class, Queues};
 use crate::workload::{IoRecord, Op, RecordStream, Source};
@@ -135,6 +135,8 @@ struct Txn {
     version: u32,
     /// A read-modify-write's read: the page write follows it.
     rmw: bool,
+    /// Host program: judged hot (goes to the hot write stream).
+    hot: bool,
     seq: u64,
 }
 
@@ -189,6 +191,8 @@ pub struct Simulator {
     channel_free: Vec<Time>,
     gc: Vec<GcJob>,
     inflight: FxHashMap<Lpn, u32>,
+    /// Hot-data identification for hot/cold write streams (ftl.hot_data).
+    hdi: Option<Box<dyn ssdlab_hdi::HotDataIdentifier>>,
     waiting: VecDeque<(u32, Lpn, u32)>,
     die_rr: Vec<u32>,
     evict_out: Vec<u32>,
@@ -435,6 +439,7 @@ impl Simulator {
                 planes as usize
             ],
             inflight: FxHashMap::default(),
+            hdi: ssdlab_hdi::presets::by_name(&cfg.ftl.hot_data),
             waiting: VecDeque::new(),
             die_rr: vec![0; dies as usize],
             evict_out: Vec::new(),
@@ -810,6 +815,9 @@ impl Simulator {
 
     fn host_write_page(&mut self, req: u32, lpn: Lpn) {
         self.metrics.write_pages += 1;
+        if let Some(h) = &mut self.hdi {
+            h.record_write(lpn as u64);
+        }
         if self.buf.is_some() {
             let die = self.die_for_buffered(lpn);
             self.waiting.push_back((req, lpn, die));
@@ -819,6 +827,7 @@ impl Simulator {
             let plane = self.ftl.choose_plane(lpn, |d| queues.die_load(d));
             let version = self.next_version(lpn);
             let t = self.new_txn(CmdKind::Program, Origin::Host, plane, lpn, INVALID);
+            self.txns[t as usize].hot = self.hdi.as_ref().is_some_and(|h| h.is_hot(lpn as u64));
             let tx = &mut self.txns[t as usize];
             tx.req = req;
             tx.version = version;
@@ -889,6 +898,7 @@ impl Simulator {
                 };
                 self.ftl.prefetch(lpn);
                 let t = self.new_txn(CmdKind::Program, Origin::Host, plane, lpn, INVALID);
+                self.txns[t as usize].hot = self.hdi.as_ref().is_some_and(|h| h.is_hot(lpn as u64));
                 self.txns[t as usize].slot = slot;
                 self.txns[t as usize].version = version;
                 self.inflight.insert(lpn, t);
@@ -1031,7 +1041,7 @@ impl Simulator {
                 continue;
             }
             if tx.kind == CmdKind::Copyback && self.cfg.flash.copyback_odd_even {
-                if let Some((_, dst_page)) = self.ftl.peek_write(plane, true) {
+                if let Some((_, dst_page)) = self.ftl.peek_write(plane, Writer::Gc) {
                     if dst_page % 2 != self.ftl.map.page_of(tx.src) % 2 {
                         self.txns[t as usize].kind = CmdKind::Read;
                         self.metrics.gc.copyback_fallbacks += 1;
@@ -1044,6 +1054,16 @@ impl Simulator {
 
     // ----- dispatch -----
 
+    /// Who writes the page of transaction `t` (stream and reserve rights).
+    #[inline]
+    fn writer(&self, t: u32) -> Writer {
+        let tx = &self.txns[t as usize];
+        match tx.origin {
+            Origin::Gc => Writer::Gc,
+            Origin::Host => Writer::Host { hot: tx.hot },
+        }
+    }
+
     /// May the head `t` of a queue of `plane` run now?
     fn eligible(&self, plane: u32, class: Class, t: u32) -> bool {
         match class {
@@ -1051,10 +1071,12 @@ impl Simulator {
             Class::Write => {
                 // GC has priority over host writes in its plane.
                 self.queues.head(plane, Class::Gc).is_none()
-                    && self.ftl.peek_write(plane, false).is_some()
+                    && self.ftl.peek_write(plane, self.writer(t)).is_some()
             }
             Class::Gc => match self.txns[t as usize].kind {
-                CmdKind::Program | CmdKind::Copyback => self.ftl.peek_write(plane, true).is_some(),
+                CmdKind::Program | CmdKind::Copyback => {
+                    self.ftl.peek_write(plane, Writer::Gc).is_some()
+                }
                 CmdKind::Read | CmdKind::Erase => true,
             },
         }
@@ -1091,8 +1113,7 @@ impl Simulator {
         members[n] = self.queues.pop(lead_plane, class).expect("lead exists");
         n += 1;
         if self.rules.enabled {
-            let gc = class == Class::Gc;
-            let lead_addr = self.cmd_addr(lt, kind, lead_plane, gc);
+            let lead_addr = self.cmd_addr(lt, kind, lead_plane);
             for p in planes.clone() {
                 if !self.rules.may_pair(lead_plane - first, p - first) {
                     continue;
@@ -1103,7 +1124,7 @@ impl Simulator {
                 if self.txns[t as usize].kind != kind || !self.eligible(p, class, t) {
                     continue;
                 }
-                let addr = self.cmd_addr(t, kind, p, gc);
+                let addr = self.cmd_addr(t, kind, p);
                 if self.addr_aligned(kind, lead_addr, addr) {
                     members[n] = self.queues.pop(p, class).expect("head exists");
                     n += 1;
@@ -1114,7 +1135,7 @@ impl Simulator {
     }
 
     /// Source and destination in-plane addresses that alignment is judged on.
-    fn cmd_addr(&self, t: u32, kind: CmdKind, plane: u32, gc: bool) -> [(u32, u32); 2] {
+    fn cmd_addr(&self, t: u32, kind: CmdKind, plane: u32) -> [(u32, u32); 2] {
         let m = &self.ftl.map;
         let src = self.txns[t as usize].src;
         let s = if src == INVALID {
@@ -1123,9 +1144,10 @@ impl Simulator {
             (m.block_of(src), m.page_of(src))
         };
         let d = match kind {
-            CmdKind::Program | CmdKind::Copyback => {
-                self.ftl.peek_write(plane, gc).unwrap_or((INVALID, INVALID))
-            }
+            CmdKind::Program | CmdKind::Copyback => self
+                .ftl
+                .peek_write(plane, self.writer(t))
+                .unwrap_or((INVALID, INVALID)),
             _ => (0, 0),
         };
         [s, d]
@@ -1198,11 +1220,15 @@ impl Simulator {
                     } else {
                         let current = self.inflight.get(&tx.lpn) == Some(&t);
                         let lpn = if current { tx.lpn } else { INVALID };
-                        self.ftl.write(tx.plane, lpn, tx.version, false, now)
+                        self.ftl
+                            .write(tx.plane, lpn, tx.version, Writer::Host { hot: tx.hot }, now)
                     }
                     .expect("eligible() checked that the plane has a free page");
                     self.txns[t as usize].src = ppn;
                     let page = self.ftl.map.page_of(ppn);
+                    if !gc && tx.hot {
+                        self.metrics.hot_pages += 1;
+                    }
                     self.metrics.programmed_types[origin as usize]
                         [self.timing.page_type[page as usize] as usize] += 1;
                     array = array.max(self.timing.program_time(page));
@@ -1404,6 +1430,7 @@ fn new_txn_in(
         slot: INVALID,
         version: 0,
         rmw: false,
+        hot: false,
         seq: 0,
     };
     match free.pop() {
