@@ -313,9 +313,11 @@ pub fn cmd_hdi(a: HdiArgs) -> Result<ExitCode> {
         bail!("--interval and --block-bytes must be at least 1");
     }
     let loaded = a.workload.load(None)?;
-    let src = loaded.source;
+    let src = loaded.source.clone();
     let (names, mut boxes) = schemes_from(&a.schemes)?;
-    let mut out = evaluate_source(&src, &names, &mut boxes, a.interval, a.block_bytes)?;
+    let out = evaluate_source(&src, &names, &mut boxes, a.interval, a.block_bytes);
+    loaded.report_counts();
+    let mut out = out?;
     print_table(&out, &names);
     if a.timing {
         // The workload's written blocks, at most 20 M of them, in memory so

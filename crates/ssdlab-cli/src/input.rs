@@ -60,8 +60,15 @@ impl ReadArgs {
         let mut format = TraceFormat::parse(&self.trace_format)?;
         if format == TraceFormat::Auto {
             format = detect::detect(path)?;
+            let how = match format {
+                TraceFormat::Mqsim => {
+                    " (integer times read as nanoseconds; --trace-format disksim for milliseconds)"
+                }
+                TraceFormat::Disksim => " (fractional times read as DiskSim milliseconds)",
+                _ => "",
+            };
             eprintln!(
-                "trace format: detected {} for {}",
+                "trace format: detected {} for {}{how}",
                 format.name(),
                 path.display()
             );

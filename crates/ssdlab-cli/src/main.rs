@@ -104,7 +104,8 @@ struct RunArgs {
     /// Seed of every random choice (model and synthetic workload).
     #[arg(long)]
     seed: Option<u64>,
-    /// Drive aging before the run: none, fill:USED:VALID, trace-reads, or fill:USED:VALID+trace-reads.
+    /// Drive aging before the run: none, or parts joined by +: fill:USED:VALID, age:X,
+    /// trace-sequence, trace-reads (applied in that order).
     #[arg(long, default_value = "none")]
     precondition: String,
     /// Run the consistency checker (slow; for debugging FTL policies).

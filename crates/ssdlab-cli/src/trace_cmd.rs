@@ -48,7 +48,7 @@ pub struct InputArgs {
 
 #[derive(Args)]
 pub struct StatsArgs {
-    /// Trace file (plain or gzip).
+    /// Trace file (plain, gzip or zstd).
     file: PathBuf,
     #[command(flatten)]
     input: InputArgs,
@@ -77,7 +77,7 @@ pub struct OutputArgs {
 
 #[derive(Args)]
 pub struct ConvertArgs {
-    /// Input trace file (plain or gzip).
+    /// Input trace file (plain, gzip or zstd).
     input_file: PathBuf,
     /// Output trace file (gzip if it ends in .gz).
     output_file: PathBuf,

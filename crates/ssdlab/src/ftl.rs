@@ -88,11 +88,16 @@ pub struct Ftl {
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct PreconditionReport {
     pub mode: String,
+    /// Untimed page writes of every preconditioning step.
     pub pages_written: u64,
     pub valid_pages: u64,
     /// Valid pages the fill asked for but the logical capacity could not hold.
     pub valid_pages_capped: u64,
     pub trace_read_pages_mapped: u64,
+    /// age:X: pages written.
+    pub age_pages_written: u64,
+    /// trace-sequence: pages written over all passes.
+    pub sequence_pages_written: u64,
     /// Untimed GC runs preconditioning needed to make room.
     pub functional_gc: u64,
     /// trace-sequence: passes applied, and the last pass's write amplification.
@@ -509,12 +514,14 @@ impl Ftl {
 
     /// Map every LPN in `lpns` that has no data yet, as if written once before
     /// the run (no timed writes), cleaning planes with untimed GC as needed.
+    /// Returns the pages written (also added to `report.pages_written`).
     pub fn precondition_map(
         &mut self,
         lpns: impl Iterator<Item = Lpn>,
         rng: &mut Xoshiro256PlusPlus,
         report: &mut PreconditionReport,
-    ) -> Result<()> {
+    ) -> Result<u64> {
+        let mut written = 0;
         for lpn in lpns {
             if self.l2p[lpn as usize] != INVALID {
                 continue;
@@ -523,10 +530,11 @@ impl Ftl {
             self.make_room(plane, rng, report)?;
             self.write(plane, lpn, 0, Writer::Host { hot: false }, 0)
                 .expect("make_room left free pages");
-            report.trace_read_pages_mapped += 1;
-            report.valid_pages += 1;
+            written += 1;
         }
-        Ok(())
+        report.pages_written += written;
+        report.valid_pages += written;
+        Ok(written)
     }
 
     /// Write `sequence()` over and over (untimed, with untimed GC) until a
@@ -550,6 +558,8 @@ impl Ftl {
                     .expect("make_room left free pages");
                 writes += 1;
             }
+            report.pages_written += writes;
+            report.sequence_pages_written += writes;
             if writes == 0 {
                 break;
             }

@@ -362,13 +362,14 @@ impl Simulator {
         }
         if let Some(x) = precondition.age {
             let n = (logical as f64 * x).round() as u64;
-            ftl.precondition_map(0..n as Lpn, &mut rng, &mut pre)?;
+            pre.age_pages_written = ftl.precondition_map(0..n as Lpn, &mut rng, &mut pre)?;
         }
         if let (true, Some(s)) = (precondition.trace_sequence, &scan) {
             ftl.precondition_sequence(|| fill_sequence(s, logical), &mut rng, &mut pre)?;
         }
         if let (true, Some(s)) = (precondition.trace_reads, &scan) {
-            ftl.precondition_map(bits(&s.read), &mut rng, &mut pre)?;
+            pre.trace_read_pages_mapped =
+                ftl.precondition_map(bits(&s.read), &mut rng, &mut pre)?;
         }
         let dies = cfg.total_dies();
         let buffer_pages = match cfg.buffer.capacity {

@@ -12,7 +12,8 @@
 //! `time_ms` is the arrival time in milliseconds since the start of the
 //! trace (a decimal; kept as it is, converted to ns with the digits beyond
 //! the nanosecond dropped), `devno` the device, `blkno` the first 512-byte
-//! block, `bcount` a count of blocks, `flags` an integer whose bit 0 is 1 for
+//! block, `bcount` a count of blocks, `flags` a hexadecimal integer (as DiskSim
+//! scans it, `%x`, with or without `0x`) whose bit 0 is 1 for
 //! a read and 0 for a write (other bits are ignored).
 //!
 //! Errors name the field: `record`, `time_ms`, `devno`, `blkno`, `bcount` or
@@ -55,7 +56,20 @@ impl LineFormat for DisksimFormat {
         let device = at.u32("devno", f[1])?;
         let block = at.u64("blkno", f[2])?;
         let blocks = at.u64("bcount", f[3])?;
-        let flags = at.u64("flags", f[4])?;
+        // DiskSim scans flags with `%x`: hexadecimal, with or without 0x.
+        let digits = f[4]
+            .strip_prefix("0x")
+            .or_else(|| f[4].strip_prefix("0X"))
+            .unwrap_or(f[4]);
+        let flags = u64::from_str_radix(digits, 16).map_err(|_| {
+            at.error(
+                "flags",
+                format!(
+                    "expected a hexadecimal number, found {}",
+                    super::input::quote(f[4], 40)
+                ),
+            )
+        })?;
         let op = if flags & 1 == 1 { Op::Read } else { Op::Write };
         let offset = sectors_to_bytes(at, "blkno", block)?;
         let size = sectors_to_bytes(at, "bcount", blocks)?;
