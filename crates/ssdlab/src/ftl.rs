@@ -238,6 +238,9 @@ impl Ftl {
     /// Index into `active` of a plane's stream for this writer.
     #[inline]
     fn stream(&self, plane: u32, w: Writer) -> usize {
+        if self.streams == 1 {
+            return plane as usize;
+        }
         let s = match w {
             Writer::Host { hot: true } => 0,
             Writer::Host { hot: false } | Writer::Gc => self.streams - 1,
@@ -248,13 +251,23 @@ impl Ftl {
     /// Free pages of a plane: free blocks plus the rest of its active blocks.
     #[inline]
     pub fn free_pages(&self, plane: u32) -> u64 {
+        let free = self.free[plane as usize].len() as u64 * self.ppb as u64;
+        if self.streams == 1 {
+            let a = self.active[plane as usize];
+            return free
+                + if a == INVALID {
+                    0
+                } else {
+                    (self.ppb - self.wp[a as usize] as u32) as u64
+                };
+        }
         let first = (plane * self.streams) as usize;
         let rest: u64 = self.active[first..first + self.streams as usize]
             .iter()
             .filter(|&&a| a != INVALID)
             .map(|&a| (self.ppb - self.wp[a as usize] as u32) as u64)
             .sum();
-        self.free[plane as usize].len() as u64 * self.ppb as u64 + rest
+        free + rest
     }
     #[inline]
     pub fn needs_gc(&self, plane: u32) -> bool {
