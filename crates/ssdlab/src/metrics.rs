@@ -62,6 +62,12 @@ pub struct GcTotals {
     pub write_ns: u128,
     pub transfer_ns: u128,
     pub erase_ns: u128,
+    /// Host programs: time from queueing to completion, summed.
+    pub host_write_ns: u128,
+    /// Of that, time waited while the target die was collecting garbage.
+    pub blocked_ns: u128,
+    /// Host programs that waited through some GC time.
+    pub blocked_writes: u64,
 }
 
 /// Latency histogram: 1 ns to 2^50 ns (13 days), 3 significant digits;
@@ -259,6 +265,13 @@ impl Metrics {
                 commands,
             },
             gc: GcReport {
+                blocked_share: if gc.host_write_ns == 0 {
+                    0.0
+                } else {
+                    gc.blocked_ns as f64 / gc.host_write_ns as f64
+                },
+                blocked_writes: gc.blocked_writes,
+                mean_blocked_us: us(gc.blocked_ns) / gc.blocked_writes.max(1) as f64,
                 count: gc.count,
                 pages_migrated: gc.pages_migrated,
                 moves_dropped: gc.moves_dropped,
@@ -466,6 +479,13 @@ pub struct CommandCount {
 
 #[derive(Clone, Debug, Serialize)]
 pub struct GcReport {
+    /// Share of host-write time (queueing to program completion) spent
+    /// waiting while the target die was collecting garbage (SPD's Fig. 18).
+    pub blocked_share: f64,
+    /// Host page programs that waited through some GC time, and their mean
+    /// waiting time during GC.
+    pub blocked_writes: u64,
+    pub mean_blocked_us: f64,
     pub count: u64,
     pub pages_migrated: u64,
     pub moves_dropped: u64,

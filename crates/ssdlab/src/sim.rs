@@ -137,6 +137,10 @@ struct Txn {
     rmw: bool,
     /// Host program: judged hot (goes to the hot write stream).
     hot: bool,
+    /// Host program: when it was queued, and the die's GC-active clock then
+    /// (replaced, once dispatched, by the GC time it waited through).
+    queued_at: Time,
+    gc_mark: Time,
     seq: u64,
 }
 
@@ -191,6 +195,9 @@ pub struct Simulator {
     channel_free: Vec<Time>,
     gc: Vec<GcJob>,
     inflight: FxHashMap<Lpn, u32>,
+    /// Per die: planes collecting garbage now, when the die last became
+    /// busy with GC, and the GC-active time accumulated before that.
+    die_gc: Vec<(u32, Time, Time)>,
     /// Hot-data identification for hot/cold write streams (ftl.hot_data).
     hdi: Option<Box<dyn ssdlab_hdi::HotDataIdentifier>>,
     waiting: VecDeque<(u32, Lpn, u32)>,
@@ -441,6 +448,7 @@ impl Simulator {
             ],
             inflight: FxHashMap::default(),
             hdi: ssdlab_hdi::presets::by_name(&cfg.ftl.hot_data),
+            die_gc: vec![(0, 0, 0); dies as usize],
             waiting: VecDeque::new(),
             die_rr: vec![0; dies as usize],
             evict_out: Vec::new(),
@@ -925,10 +933,35 @@ impl Simulator {
 
     fn enqueue(&mut self, plane: u32, class: Class, t: u32) {
         self.seq += 1;
-        self.txns[t as usize].seq = self.seq;
-        self.queues.push(plane, class, t);
         let d = self.ftl.map.die_of_plane(plane);
+        let now = self.engine.now();
+        let mark = self.gc_clock(d, now);
+        let tx = &mut self.txns[t as usize];
+        tx.seq = self.seq;
+        if class == Class::Write {
+            tx.queued_at = now;
+            tx.gc_mark = mark;
+        }
+        self.queues.push(plane, class, t);
         self.kick(d);
+    }
+
+    /// GC-active time of a die up to `now`: the time during which at least
+    /// one of its planes was collecting garbage.
+    #[inline]
+    fn gc_clock(&self, die: u32, now: Time) -> Time {
+        let (active, since, acc) = self.die_gc[die as usize];
+        acc + if active > 0 { now - since } else { 0 }
+    }
+
+    /// A plane of `die` started (`+1`) or finished (`-1`) a GC.
+    fn die_gc_change(&mut self, die: u32, delta: i32) {
+        let now = self.engine.now();
+        let acc = self.gc_clock(die, now);
+        let g = &mut self.die_gc[die as usize];
+        g.0 = (g.0 as i32 + delta) as u32;
+        g.1 = now;
+        g.2 = acc;
     }
 
     #[inline]
@@ -973,6 +1006,7 @@ impl Simulator {
             self.gc[p].fruitless = 0;
         }
         self.gc[p].victim = victim;
+        self.die_gc_change(self.ftl.map.die_of_plane(plane), 1);
         self.gc[p].cursor = 0;
         self.gc[p].pending = 0;
         self.gc[p].start = now;
@@ -1219,6 +1253,8 @@ impl Simulator {
                         self.metrics.gc.pages_migrated += 1;
                         self.ftl.relocate(tx.src, tx.plane, now)
                     } else {
+                        // GC time of this die the write waited through.
+                        self.txns[t as usize].gc_mark = self.gc_clock(die, now) - tx.gc_mark;
                         let current = self.inflight.get(&tx.lpn) == Some(&t);
                         let lpn = if current { tx.lpn } else { INVALID };
                         self.ftl
@@ -1373,6 +1409,10 @@ impl Simulator {
                 }
             }
             (CmdKind::Program, Origin::Host) => {
+                let g = &mut self.metrics.gc;
+                g.host_write_ns += (now - tx.queued_at) as u128;
+                g.blocked_ns += tx.gc_mark as u128;
+                g.blocked_writes += (tx.gc_mark > 0) as u64;
                 if self.inflight.get(&tx.lpn) == Some(&t) {
                     self.inflight.remove(&tx.lpn);
                 }
@@ -1400,6 +1440,7 @@ impl Simulator {
                 self.metrics.gc.erases += 1;
                 self.metrics.gc.duration_ns += (now - self.gc[p].start) as u128;
                 self.gc[p].victim = INVALID;
+                self.die_gc_change(self.ftl.map.die_of_plane(tx.plane), -1);
                 self.maybe_start_gc(tx.plane);
             }
             (CmdKind::Copyback, Origin::Host) => unreachable!("the host never issues copybacks"),
@@ -1432,6 +1473,8 @@ fn new_txn_in(
         version: 0,
         rmw: false,
         hot: false,
+        queued_at: 0,
+        gc_mark: 0,
         seq: 0,
     };
     match free.pop() {

@@ -229,6 +229,30 @@ pub fn timing_checks() -> Result<Vec<Check>> {
         r.gc.time_us.mean,
         x + tp + te,
     ));
+    // A write arriving 1 µs after the one that triggers that GC waits behind
+    // its program, then behind the erase (GC has priority): it is blocked by
+    // GC for transfer + tPROG + tBERS − 1 µs, and it is the only one.
+    let mut late = gc_scenario(false);
+    if let Source::Records { records, .. } = &mut late {
+        let mut recs = records.as_ref().clone();
+        let t = recs.last().map_or(0, |r| r.time_ns) + 1_000;
+        recs.push(rec(t, Op::Write, 7));
+        *records = Arc::new(recs);
+    }
+    let r = run(&c1, &late, "none")?;
+    out.push(Check::within(
+        "one host write waited through GC",
+        r.gc.blocked_writes as f64,
+        1.0,
+        "writes",
+        0.0,
+    ));
+    out.push(Check::exact_ns(
+        "its time blocked by GC = transfer + tPROG + tBERS - 1 us",
+        r.gc.mean_blocked_us,
+        x + tp + te - 1_000,
+    ));
+
     let r = run(&c1, &gc_scenario(true), "none")?;
     out.push(Check::within(
         "GC moved one page by copyback",
