@@ -36,6 +36,48 @@ pub trait EvictionPolicy: Send {
     fn select(&mut self, buf: &WriteBuffer, out: &mut Vec<u32>);
 }
 
+/// Baseline-P: the least recently used page of the next die with dirty
+/// pages, plus, for each other plane of the die, its least recently used
+/// page bound for that plane. The die's LRU list is walked from the LRU end
+/// for at most `SCAN` entries, so an eviction costs O(1). Pages whose plane
+/// is not fixed yet (dynamic allocation) count as bound for distinct planes.
+pub struct DieMultiPlane {
+    next: u32,
+    planes_per_die: u32,
+}
+
+const SCAN: usize = 64;
+
+impl EvictionPolicy for DieMultiPlane {
+    fn select(&mut self, buf: &WriteBuffer, out: &mut Vec<u32>) {
+        let dies = buf.dies();
+        for i in 0..dies {
+            let die = (self.next + i) % dies;
+            if buf.dirty_in_die(die) == 0 {
+                continue;
+            }
+            let mut taken: u64 = 0; // bit per plane index within the die
+            for slot in buf.lru_of_die(die).take(SCAN) {
+                let plane = buf.slot_plane(slot);
+                let bit = if plane == INVALID {
+                    1u64 << (out.len() as u32 % 64)
+                } else {
+                    1u64 << (plane % self.planes_per_die)
+                };
+                if taken & bit == 0 {
+                    taken |= bit;
+                    out.push(slot);
+                    if out.len() as u32 == self.planes_per_die {
+                        break;
+                    }
+                }
+            }
+            self.next = (die + 1) % dies;
+            return;
+        }
+    }
+}
+
 /// Baseline-D / EPO: `pages` least recently used pages of one die, dies in
 /// round-robin, skipping dies with nothing dirty.
 pub struct DieRoundRobin {
@@ -61,6 +103,8 @@ pub struct WriteBuffer {
     capacity: u32,
     lpn: Vec<Lpn>,
     die: Vec<u32>,
+    /// Plane the page is bound for, or INVALID if chosen at eviction.
+    plane: Vec<u32>,
     state: Vec<SlotState>,
     version: Vec<u32>,
     /// LRU links: `prev` towards the MRU end, `next` towards the LRU end.
@@ -83,6 +127,7 @@ impl WriteBuffer {
             capacity,
             lpn: vec![INVALID; n],
             die: vec![0; n],
+            plane: vec![INVALID; n],
             state: vec![SlotState::Free; n],
             version: vec![0; n],
             prev: vec![INVALID; n],
@@ -98,11 +143,15 @@ impl WriteBuffer {
         }
     }
 
-    pub fn policy(cfg: &BufferConfig) -> Box<dyn EvictionPolicy> {
+    pub fn policy(cfg: &BufferConfig, planes_per_die: u32) -> Box<dyn EvictionPolicy> {
         match cfg.eviction {
             Eviction::DieRoundRobin => Box::new(DieRoundRobin {
                 next: 0,
                 pages: cfg.evict_pages,
+            }),
+            Eviction::DieMultiPlane => Box::new(DieMultiPlane {
+                next: 0,
+                planes_per_die,
             }),
         }
     }
@@ -127,6 +176,10 @@ impl WriteBuffer {
     }
     pub fn slot_die(&self, slot: u32) -> u32 {
         self.die[slot as usize]
+    }
+    /// Plane the slot's page is bound for (INVALID: chosen at eviction).
+    pub fn slot_plane(&self, slot: u32) -> u32 {
+        self.plane[slot as usize]
     }
     pub fn slot_version(&self, slot: u32) -> u32 {
         self.version[slot as usize]
@@ -155,8 +208,9 @@ impl WriteBuffer {
         self.index.get(&lpn).map(|&s| self.version[s as usize])
     }
 
-    /// A host page write. `die` is where the page will be flushed to.
-    pub fn write(&mut self, lpn: Lpn, die: u32, version: u32) -> WriteOutcome {
+    /// A host page write. `die` is where the page will be flushed to, and
+    /// `plane` the plane if already known (else INVALID).
+    pub fn write(&mut self, lpn: Lpn, die: u32, plane: u32, version: u32) -> WriteOutcome {
         if let Some(&s) = self.index.get(&lpn) {
             if self.state[s as usize] == SlotState::Dirty {
                 self.version[s as usize] = version;
@@ -171,6 +225,7 @@ impl WriteBuffer {
         let i = s as usize;
         self.lpn[i] = lpn;
         self.die[i] = die;
+        self.plane[i] = plane;
         self.version[i] = version;
         self.state[i] = SlotState::Dirty;
         self.link_mru(s);
@@ -254,12 +309,12 @@ mod tests {
     fn lru_per_die_and_round_robin_eviction() {
         let mut b = WriteBuffer::new(4, 2, 0.0);
         let mut pol = DieRoundRobin { next: 0, pages: 2 };
-        assert_eq!(b.write(10, 0, 1), WriteOutcome::Inserted);
-        assert_eq!(b.write(11, 0, 1), WriteOutcome::Inserted);
-        assert_eq!(b.write(20, 1, 1), WriteOutcome::Inserted);
-        assert_eq!(b.write(10, 0, 2), WriteOutcome::Hit); // 10 becomes MRU of die 0
-        assert_eq!(b.write(12, 0, 1), WriteOutcome::Inserted);
-        assert_eq!(b.write(13, 0, 1), WriteOutcome::Full);
+        assert_eq!(b.write(10, 0, INVALID, 1), WriteOutcome::Inserted);
+        assert_eq!(b.write(11, 0, INVALID, 1), WriteOutcome::Inserted);
+        assert_eq!(b.write(20, 1, INVALID, 1), WriteOutcome::Inserted);
+        assert_eq!(b.write(10, 0, INVALID, 2), WriteOutcome::Hit); // 10 becomes MRU of die 0
+        assert_eq!(b.write(12, 0, INVALID, 1), WriteOutcome::Inserted);
+        assert_eq!(b.write(13, 0, INVALID, 1), WriteOutcome::Full);
         assert!(b.wants_eviction(1));
         let mut out = vec![];
         b.evict(&mut pol, &mut out);
@@ -267,7 +322,7 @@ mod tests {
         assert_eq!(lpns, vec![11, 10], "LRU first, die 0 first");
         assert!(b.contains(10), "flushing pages still serve reads");
         assert_eq!(
-            b.write(10, 0, 3),
+            b.write(10, 0, INVALID, 3),
             WriteOutcome::Full,
             "a flushing LPN needs a new slot"
         );
@@ -279,7 +334,41 @@ mod tests {
         );
         b.flush_done(out[0]);
         assert!(!b.contains(20));
-        assert_eq!(b.write(10, 0, 3), WriteOutcome::Inserted);
+        assert_eq!(b.write(10, 0, INVALID, 3), WriteOutcome::Inserted);
         assert_eq!(b.newest_version(10), Some(3));
+    }
+
+    #[test]
+    fn die_multiplane_takes_one_lru_page_per_plane() {
+        let mut b = WriteBuffer::new(8, 2, 0.0);
+        // die 0, planes 0 and 1 (global planes 0 and 1); LRU order: 10, 11, 12, 13
+        b.write(10, 0, 0, 1);
+        b.write(11, 0, 0, 1);
+        b.write(12, 0, 1, 1);
+        b.write(13, 0, 1, 1);
+        b.write(20, 1, 2, 1);
+        let mut pol = DieMultiPlane {
+            next: 0,
+            planes_per_die: 2,
+        };
+        let mut out = vec![];
+        b.evict(&mut pol, &mut out);
+        let lpns: Vec<_> = out.iter().map(|&s| b.slot_lpn(s)).collect();
+        assert_eq!(
+            lpns,
+            vec![10, 12],
+            "the LRU page, then the LRU page of the other plane"
+        );
+        b.evict(&mut pol, &mut out);
+        assert_eq!(
+            out.iter().map(|&s| b.slot_lpn(s)).collect::<Vec<_>>(),
+            vec![20],
+            "die 1 has one plane's page"
+        );
+        b.evict(&mut pol, &mut out);
+        assert_eq!(
+            out.iter().map(|&s| b.slot_lpn(s)).collect::<Vec<_>>(),
+            vec![11, 13]
+        );
     }
 }

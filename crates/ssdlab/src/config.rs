@@ -210,6 +210,12 @@ pub enum BufferCapacity {
 pub enum Eviction {
     /// LRU pages of one die at a time, dies in round-robin (Baseline-D, EPO).
     DieRoundRobin,
+    /// Dies in round-robin; an eviction takes the least recently used dirty
+    /// page of the die and, for each other plane of the die, the least
+    /// recently used dirty page bound for that plane, so the pages can go
+    /// multi-plane when their write points happen to be aligned (the SPD
+    /// paper's Baseline-P). `evict_pages` is not used: one page per plane.
+    DieMultiPlane,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

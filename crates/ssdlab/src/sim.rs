@@ -200,7 +200,7 @@ pub struct Simulator {
     die_gc: Vec<(u32, Time, Time)>,
     /// Hot-data identification for hot/cold write streams (ftl.hot_data).
     hdi: Option<Box<dyn ssdlab_hdi::HotDataIdentifier>>,
-    waiting: VecDeque<(u32, Lpn, u32)>,
+    waiting: VecDeque<(u32, Lpn, u32, u32)>,
     die_rr: Vec<u32>,
     evict_out: Vec<u32>,
     source: Source,
@@ -401,7 +401,10 @@ impl Simulator {
                     dies,
                     cfg.buffer.free_watermark,
                 )),
-                Some(WriteBuffer::policy(&cfg.buffer)),
+                Some(WriteBuffer::policy(
+                    &cfg.buffer,
+                    cfg.geometry.planes_per_die,
+                )),
             )
         } else {
             (None, None)
@@ -828,8 +831,8 @@ impl Simulator {
             h.record_write(lpn as u64);
         }
         if self.buf.is_some() {
-            let die = self.die_for_buffered(lpn);
-            self.waiting.push_back((req, lpn, die));
+            let (die, plane) = self.target_for_buffered(lpn);
+            self.waiting.push_back((req, lpn, die, plane));
             self.admit_waiting();
         } else {
             let queues = &self.queues;
@@ -845,27 +848,32 @@ impl Simulator {
         }
     }
 
-    fn die_for_buffered(&mut self, lpn: Lpn) -> u32 {
-        let plane = match self.cfg.ftl.plane_allocation {
-            PlaneAllocation::Static => self.ftl.static_plane(lpn),
+    /// Die (and, under static allocation, plane) a buffered page will be
+    /// flushed to; under dynamic allocation the plane is chosen at eviction.
+    fn target_for_buffered(&mut self, lpn: Lpn) -> (u32, u32) {
+        match self.cfg.ftl.plane_allocation {
+            PlaneAllocation::Static => {
+                let plane = self.ftl.static_plane(lpn);
+                (self.ftl.map.die_of_plane(plane), plane)
+            }
             _ => {
                 let queues = &self.queues;
-                self.ftl.choose_plane(lpn, |d| queues.die_load(d))
+                let plane = self.ftl.choose_plane(lpn, |d| queues.die_load(d));
+                (self.ftl.map.die_of_plane(plane), INVALID)
             }
-        };
-        self.ftl.map.die_of_plane(plane)
+        }
     }
 
     /// Move waiting writes into the buffer while it has room (in arrival
     /// order), then start evictions if it needs space.
     fn admit_waiting(&mut self) {
-        while let Some(&(req, lpn, die)) = self.waiting.front() {
+        while let Some(&(req, lpn, die, plane)) = self.waiting.front() {
             let version = match &self.ftl.versions {
                 Some(v) => v.latest[lpn as usize] + 1,
                 None => 0,
             };
             let buf = self.buf.as_mut().expect("buffered mode");
-            match buf.write(lpn, die, version) {
+            match buf.write(lpn, die, plane, version) {
                 WriteOutcome::Full => break,
                 outcome => {
                     if outcome == WriteOutcome::Hit {
@@ -897,13 +905,13 @@ impl Simulator {
                     buf.slot_die(slot),
                     buf.slot_version(slot),
                 );
-                let plane = match self.cfg.ftl.plane_allocation {
-                    PlaneAllocation::Static => self.ftl.static_plane(lpn),
-                    _ => {
+                let plane = match buf.slot_plane(slot) {
+                    INVALID => {
                         let k = self.die_rr[die as usize];
                         self.die_rr[die as usize] = (k + 1) % self.ppd;
                         die * self.ppd + k
                     }
+                    p => p,
                 };
                 self.ftl.prefetch(lpn);
                 let t = self.new_txn(CmdKind::Program, Origin::Host, plane, lpn, INVALID);
