@@ -18,6 +18,7 @@ mod hdi_cmd;
 mod input;
 mod reproduce;
 mod svg;
+mod sweep;
 mod trace_cmd;
 
 #[derive(Parser)]
@@ -71,6 +72,9 @@ enum Cmd {
         #[command(subcommand)]
         cmd: trace_cmd::TraceCmd,
     },
+    /// Run a matrix of drives × workloads × schemes (× parameter values) from a
+    /// TOML spec in parallel: per-run JSON, a combined CSV, normalised tables, SVG charts.
+    Sweep(sweep::SweepArgs),
 }
 
 #[derive(Subcommand)]
@@ -128,6 +132,7 @@ fn main() -> ExitCode {
         Cmd::Hdi(a) => hdi_cmd::cmd_hdi(a),
         Cmd::Workloads { what } => cmd_workloads(what),
         Cmd::Reproduce { what } => reproduce::cmd_reproduce(what),
+        Cmd::Sweep(a) => sweep::cmd_sweep(a),
     };
     match result {
         Ok(code) => code,

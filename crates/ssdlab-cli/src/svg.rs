@@ -210,7 +210,6 @@ pub fn line_chart(title: &str, x_label: &str, y_label: &str, series: &[Series]) 
 }
 
 /// A grouped bar chart: one group per category, one bar per series.
-#[allow(dead_code)] // used by `ssdlab sweep` (SPD reproduction) next
 pub fn bar_chart(
     title: &str,
     y_label: &str,

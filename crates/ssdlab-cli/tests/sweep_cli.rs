@@ -1,0 +1,234 @@
+//! Integration tests of `ssdlab sweep`: a small matrix runs, writes one JSON
+//! per run, a CSV in matrix order, the summary and the charts; results do
+//! not depend on `--jobs`; bad specs fail naming the problem.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn sweep(spec: &Path, out: &Path, jobs: Option<&str>) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_ssdlab"));
+    c.arg("sweep").arg(spec).arg("--out").arg(out);
+    if let Some(j) = jobs {
+        c.args(["--jobs", j]);
+    }
+    c.output().expect("failed to start the ssdlab binary")
+}
+
+fn describe(out: &Output) -> String {
+    format!(
+        "exit: {:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+const PROFILE: &str = r#"
+name = "tiny"
+seed = 1
+requests = 3000
+read_share = 0.3
+footprint_bytes = 134217728
+read_size = { uniform = [4096, 16384] }
+write_size = { uniform = [4096, 16384] }
+address = { kind = "zipf", theta = 0.9 }
+arrival = { kind = "poisson", iops = 2000.0 }
+"#;
+
+/// A spec with `extra` appended at the top level (before the tables) and
+/// `schemes` as the scheme tables.
+fn spec_text(top: &str, schemes: &str) -> String {
+    format!(
+        r#"experiment = "gc-policies"
+presets = ["small"]
+workloads = ["tiny.toml", "spd/hm_0"]
+precondition = "fill:0.95:0.8+trace-reads"
+limit = 3000
+seed = 1
+{top}
+{schemes}
+[[param]]
+key = "buffer.capacity"
+values = ["{{pages=256}}", "{{pages=1024}}"]
+"#
+    )
+}
+
+const SCHEMES: &str = r#"
+[[scheme]]
+name = "greedy"
+set = ["geometry.blocks_per_plane=64", "geometry.pages_per_block=32"]
+[[scheme]]
+name = "fifo"
+set = ["geometry.blocks_per_plane=64", "geometry.pages_per_block=32", "gc.victim=fifo"]
+"#;
+
+fn setup(spec: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("tiny.toml"), PROFILE).unwrap();
+    std::fs::write(dir.path().join("spec.toml"), spec).unwrap();
+    dir
+}
+
+#[test]
+fn sweep_writes_every_output_deterministically() {
+    let dir = setup(&spec_text("baseline = \"greedy\"", SCHEMES));
+    let spec = dir.path().join("spec.toml");
+    let out1 = dir.path().join("out1");
+    let o = sweep(&spec, &out1, None);
+    assert!(o.status.success(), "{}", describe(&o));
+
+    let mut runs: Vec<String> = std::fs::read_dir(out1.join("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    runs.sort();
+    assert_eq!(runs.len(), 8, "{runs:?}");
+    assert!(runs.iter().all(|r| r.starts_with("gc-policies__small__")
+        && r.ends_with(".json")
+        && !r.contains('/')));
+    assert!(
+        runs.contains(
+            &"gc-policies__small__spd_hm_0__fifo__buffer.capacity=_pages=1024_.json".to_string()
+        ),
+        "{runs:?}"
+    );
+    for r in &runs {
+        let text = std::fs::read_to_string(out1.join("runs").join(r)).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["requests"], 3000, "{r}");
+    }
+
+    let csv = std::fs::read_to_string(out1.join("results.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 9, "{csv}");
+    let header: Vec<&str> = lines[0].split(',').collect();
+    for col in [
+        "experiment",
+        "preset",
+        "workload",
+        "scheme",
+        "buffer.capacity",
+        "requests",
+        "write_latency_us_mean",
+        "write_latency_us_p99",
+        "read_latency_us_mean",
+        "read_latency_us_p99",
+        "gc_count",
+        "gc_time_us_total",
+        "erases",
+        "write_amplification",
+        "multiplane_program_share",
+        "plane_utilization_mean",
+        "buffer_hit_ratio",
+        "blocked_by_gc_share",
+    ] {
+        assert!(header.contains(&col), "missing column {col}: {header:?}");
+    }
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let expected = [
+        ("tiny", "greedy", "{pages=256}"),
+        ("tiny", "greedy", "{pages=1024}"),
+        ("tiny", "fifo", "{pages=256}"),
+        ("tiny", "fifo", "{pages=1024}"),
+        ("spd/hm_0", "greedy", "{pages=256}"),
+        ("spd/hm_0", "greedy", "{pages=1024}"),
+        ("spd/hm_0", "fifo", "{pages=256}"),
+        ("spd/hm_0", "fifo", "{pages=1024}"),
+    ];
+    for (line, (w, s, p)) in lines[1..].iter().zip(expected) {
+        let f: Vec<&str> = line.split(',').collect();
+        assert_eq!(f.len(), header.len(), "{line}");
+        assert_eq!(f[col("experiment")], "gc-policies");
+        assert_eq!(f[col("preset")], "small");
+        assert_eq!(
+            (
+                f[col("workload")],
+                f[col("scheme")],
+                f[col("buffer.capacity")]
+            ),
+            (w, s, p),
+            "{csv}"
+        );
+        assert_eq!(f[col("requests")], "3000");
+        assert!(f[col("gc_count")].parse::<u64>().unwrap() > 0, "{line}");
+    }
+
+    let summary = std::fs::read_to_string(out1.join("summary.md")).unwrap();
+    assert!(summary.contains("Write amplification") && summary.contains("| **average** |"));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("Write latency, mean"), "{stdout}");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("[8/8] "), "{stderr}");
+    for chart in [
+        "write_latency_mean",
+        "read_latency_mean",
+        "gc_count",
+        "gc_time_total",
+        "erases",
+        "multiplane_share",
+        "plane_utilization",
+        "write_amplification",
+    ] {
+        let svg = std::fs::read_to_string(out1.join("charts").join(format!("{chart}.svg")))
+            .unwrap_or_else(|e| panic!("chart {chart}: {e}"));
+        assert!(
+            svg.starts_with("<svg") && svg.ends_with("</svg>\n"),
+            "{chart}"
+        );
+    }
+
+    // The same spec on one thread: byte-identical results.
+    let out2 = dir.path().join("out2");
+    let o = sweep(&spec, &out2, Some("1"));
+    assert!(o.status.success(), "{}", describe(&o));
+    assert_eq!(
+        csv,
+        std::fs::read_to_string(out2.join("results.csv")).unwrap()
+    );
+    for r in &runs {
+        assert_eq!(
+            std::fs::read(out1.join("runs").join(r)).unwrap(),
+            std::fs::read(out2.join("runs").join(r)).unwrap(),
+            "{r}"
+        );
+    }
+}
+
+fn fails_with(spec: &str, needles: &[&str]) {
+    let dir = setup(spec);
+    let o = sweep(&dir.path().join("spec.toml"), &dir.path().join("out"), None);
+    assert!(!o.status.success(), "{}", describe(&o));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    for n in needles {
+        assert!(stderr.contains(n), "expected `{n}` in:\n{}", describe(&o));
+    }
+    assert!(!stderr.contains("panicked"), "{}", describe(&o));
+}
+
+#[test]
+fn bad_specs_are_clear_errors() {
+    // An unknown key in the spec.
+    fails_with(
+        &spec_text("baseline = \"greedy\"\nthreads = 4", SCHEMES),
+        &["spec.toml", "threads"],
+    );
+    // An unknown workload.
+    fails_with(
+        &spec_text("baseline = \"greedy\"", SCHEMES).replace("spd/hm_0", "spd/nope"),
+        &["spec.toml", "spd/nope", "unknown workload"],
+    );
+    // A baseline that is not a scheme.
+    fails_with(
+        &spec_text("baseline = \"lru\"", SCHEMES),
+        &["spec.toml", "baseline", "lru"],
+    );
+    // A scheme override with an unknown configuration key.
+    fails_with(
+        &spec_text(
+            "baseline = \"greedy\"",
+            &SCHEMES.replace("gc.victim=fifo", "gc.victimm=fifo"),
+        ),
+        &["spec.toml", "fifo", "victimm"],
+    );
+}
