@@ -4,57 +4,13 @@
 //! trip and the demo runs (DESIGN.md §7).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use serde_json::Value;
 
+mod common;
+use common::*;
+
 // ----- helpers -----
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_ssdlab"))
-}
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../ssdlab/tests/fixtures")
-}
-
-fn fixture(name: &str) -> PathBuf {
-    let p = fixtures().join(name);
-    assert!(p.exists(), "missing fixture {}", p.display());
-    p
-}
-
-fn run(args: &[&str]) -> Output {
-    bin()
-        .args(args)
-        .output()
-        .expect("failed to start the ssdlab binary")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn describe(args: &[&str], out: &Output) -> String {
-    format!(
-        "ssdlab {}\nexit: {:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
-        args.join(" "),
-        out.status.code(),
-        text(&out.stdout),
-        text(&out.stderr)
-    )
-}
-
-/// Run, expect success; returns (stdout, stderr).
-fn ok(args: &[&str]) -> (String, String) {
-    let out = run(args);
-    assert!(
-        out.status.success(),
-        "expected success:\n{}",
-        describe(args, &out)
-    );
-    (text(&out.stdout), text(&out.stderr))
-}
 
 /// Run, expect a clean failure (non-zero exit code, no panic, no signal);
 /// returns stderr.

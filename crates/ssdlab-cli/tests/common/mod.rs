@@ -1,0 +1,53 @@
+//! Helpers shared by the binary's integration tests: run `ssdlab`, find the
+//! library's fixtures, and describe a run when an assertion fails.
+
+#![allow(dead_code)] // each test file uses its own subset
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+}
+
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../ssdlab/tests/fixtures")
+}
+
+pub fn fixture(name: &str) -> PathBuf {
+    let p = fixtures().join(name);
+    assert!(p.exists(), "missing fixture {}", p.display());
+    p
+}
+
+pub fn run(args: &[&str]) -> Output {
+    bin()
+        .args(args)
+        .output()
+        .expect("failed to start the ssdlab binary")
+}
+
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+pub fn describe(args: &[&str], out: &Output) -> String {
+    format!(
+        "ssdlab {}\nexit: {:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+        args.join(" "),
+        out.status.code(),
+        text(&out.stdout),
+        text(&out.stderr)
+    )
+}
+
+/// Run, expect success; returns (stdout, stderr).
+pub fn ok(args: &[&str]) -> (String, String) {
+    let out = run(args);
+    assert!(
+        out.status.success(),
+        "expected success:\n{}",
+        describe(args, &out)
+    );
+    (text(&out.stdout), text(&out.stderr))
+}
