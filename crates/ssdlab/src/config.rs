@@ -25,6 +25,15 @@ pub struct Config {
     pub sched: Sched,
     pub host: Host,
     pub check: Check,
+    pub metrics: MetricsConfig,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct MetricsConfig {
+    /// Also report a time series with one entry per this many simulated
+    /// milliseconds (0 = none).
+    pub interval_ms: f64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -374,6 +383,7 @@ impl Config {
                 enabled: false,
                 interval_requests: 0,
             },
+            metrics: MetricsConfig { interval_ms: 0.0 },
         }
     }
 
@@ -787,6 +797,12 @@ impl Config {
         }
         if !(0.0..1.0).contains(&self.buffer.free_watermark) {
             return err("buffer.free_watermark", "must be in [0, 1)".into());
+        }
+        if !(self.metrics.interval_ms.is_finite() && self.metrics.interval_ms >= 0.0) {
+            return err(
+                "metrics.interval_ms",
+                "must be a non-negative number".into(),
+            );
         }
         if self.host.replays == 0 {
             return err("host.replays", "must be at least 1".into());

@@ -44,6 +44,34 @@ pub struct Metrics {
     qd_since: Time,
     pub first_arrival: Option<Time>,
     pub last_completion: Time,
+    /// Per-interval figures (metrics.interval_ms), or None.
+    series: Option<Series>,
+}
+
+/// Accumulators of the time series: one bucket per interval from `start`.
+struct Series {
+    interval: Time,
+    start: Time,
+    buckets: Vec<Bucket>,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Bucket {
+    requests: [u64; 2],
+    latency_ns: [u128; 2],
+    gc: u64,
+    pages: [u64; 2],
+}
+
+impl Series {
+    #[inline]
+    fn at(&mut self, now: Time) -> &mut Bucket {
+        let i = (now.saturating_sub(self.start) / self.interval) as usize;
+        if i >= self.buckets.len() {
+            self.buckets.resize(i + 1, Bucket::default());
+        }
+        &mut self.buckets[i]
+    }
 }
 
 #[derive(Clone, Debug, Default)]
@@ -78,8 +106,14 @@ fn hist() -> Histogram<u64> {
 }
 
 impl Metrics {
-    pub fn new(planes_per_die: u32, planes_total: u32) -> Self {
+    /// `interval` > 0 keeps a time series with one entry per `interval` ns.
+    pub fn new(planes_per_die: u32, planes_total: u32, interval: Time) -> Self {
         Metrics {
+            series: (interval > 0).then(|| Series {
+                interval,
+                start: 0,
+                buckets: Vec::new(),
+            }),
             read_lat: hist(),
             write_lat: hist(),
             lat_sum: [0; 2],
@@ -117,7 +151,11 @@ impl Metrics {
     /// histograms restart; the current busy-plane count and queue depth carry on.
     pub fn reset(&mut self, now: Time) {
         let (busy, qd) = (self.busy_planes, self.qd);
-        let mut fresh = Metrics::new(self.cmds.max_planes() as u32, self.planes_total);
+        let interval = self.series.as_ref().map_or(0, |s| s.interval);
+        let mut fresh = Metrics::new(self.cmds.max_planes() as u32, self.planes_total, interval);
+        if let Some(s) = &mut fresh.series {
+            s.start = now;
+        }
         fresh.busy_planes = busy;
         fresh.busy_since = now;
         fresh.qd = qd;
@@ -149,8 +187,29 @@ impl Metrics {
         self.qd = (self.qd as i32 + delta) as u32;
         self.qd_max = self.qd_max.max(self.qd);
     }
+    /// A GC finished at `now` (for the time series).
     #[inline]
-    pub fn record_latency(&mut self, write: bool, ns: u64) {
+    pub fn series_gc(&mut self, now: Time) {
+        if let Some(s) = &mut self.series {
+            s.at(now).gc += 1;
+        }
+    }
+    /// `n` pages programmed at `now` by the host (`gc` false) or GC.
+    #[inline]
+    pub fn series_pages(&mut self, now: Time, gc: bool, n: u64) {
+        if let Some(s) = &mut self.series {
+            s.at(now).pages[gc as usize] += n;
+        }
+    }
+
+    /// A request completed at `now` after `ns`.
+    #[inline]
+    pub fn record_latency(&mut self, write: bool, ns: u64, now: Time) {
+        if let Some(s) = &mut self.series {
+            let b = s.at(now);
+            b.requests[write as usize] += 1;
+            b.latency_ns[write as usize] += ns as u128;
+        }
         let h = if write {
             &mut self.write_lat
         } else {
@@ -323,6 +382,30 @@ impl Metrics {
             },
             precondition: ctx.precondition,
             events: ctx.events,
+            timeseries: self.series.as_ref().map(|s| {
+                let secs = s.interval as f64 / 1e9;
+                let mean = |sum: u128, n: u64| {
+                    if n == 0 {
+                        0.0
+                    } else {
+                        sum as f64 / n as f64 / 1e3
+                    }
+                };
+                s.buckets
+                    .iter()
+                    .enumerate()
+                    .map(|(i, b)| Interval {
+                        t_s: (s.start + i as Time * s.interval) as f64 / 1e9,
+                        requests: b.requests[0] + b.requests[1],
+                        iops: (b.requests[0] + b.requests[1]) as f64 / secs,
+                        read_latency_us_mean: mean(b.latency_ns[0], b.requests[0]),
+                        write_latency_us_mean: mean(b.latency_ns[1], b.requests[1]),
+                        gc_count: b.gc,
+                        host_pages_programmed: b.pages[0],
+                        gc_pages_moved: b.pages[1],
+                    })
+                    .collect()
+            }),
         }
     }
 }
@@ -370,6 +453,23 @@ pub struct ReportContext<'a> {
     pub events: u64,
 }
 
+/// One interval of the time series.
+#[derive(Clone, Debug, Serialize)]
+pub struct Interval {
+    /// Start of the interval, seconds of simulated time.
+    pub t_s: f64,
+    /// Requests completed in the interval, and their rate.
+    pub requests: u64,
+    pub iops: f64,
+    pub read_latency_us_mean: f64,
+    pub write_latency_us_mean: f64,
+    /// GCs finished in the interval.
+    pub gc_count: u64,
+    pub host_pages_programmed: u64,
+    /// GC moves (programs and copybacks) in the interval.
+    pub gc_pages_moved: u64,
+}
+
 /// The result of one run. Field names are stable; units are in the names.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
@@ -393,6 +493,9 @@ pub struct Report {
     pub erase_count: EraseSpread,
     pub precondition: PreconditionReport,
     pub events: u64,
+    /// One entry per `metrics.interval_ms` of simulated time (absent when 0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeseries: Option<Vec<Interval>>,
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -464,7 +464,7 @@ impl Simulator {
             next_record: None,
             base_time: None,
             stream_done: false,
-            metrics: Metrics::new(ppd, planes),
+            metrics: Metrics::new(ppd, planes, (cfg.metrics.interval_ms * 1e6).round() as Time),
             rng,
             seq: 0,
             completed: 0,
@@ -759,7 +759,7 @@ impl Simulator {
             return;
         }
         let (lat, write) = (now - r.arrival, r.write);
-        self.metrics.record_latency(write, lat);
+        self.metrics.record_latency(write, lat, now);
         self.metrics.last_completion = now;
         self.metrics.queue_depth(now, -1);
         self.free_reqs.push(req);
@@ -1226,6 +1226,10 @@ impl Simulator {
         d.txns[..n].copy_from_slice(members);
         self.metrics.planes_busy(now, n as i32);
         self.metrics.cmds.add(kind, origin, n);
+        if matches!(kind, CmdKind::Program | CmdKind::Copyback) {
+            self.metrics
+                .series_pages(now, origin == Origin::Gc, n as u64);
+        }
         // Command and address cycles go over the channel before the array
         // or data phase starts.
         let t0 = if self.timing.cmd_ns > 0 {
@@ -1445,6 +1449,7 @@ impl Simulator {
                 let victim = self.gc[p].victim;
                 self.ftl.erase(victim);
                 self.metrics.gc.count += 1;
+                self.metrics.series_gc(now);
                 self.metrics.gc.erases += 1;
                 self.metrics.gc.duration_ns += (now - self.gc[p].start) as u128;
                 self.gc[p].victim = INVALID;
