@@ -203,6 +203,19 @@ impl WriteBuffer {
     pub fn contains(&self, lpn: Lpn) -> bool {
         self.index.contains_key(&lpn)
     }
+    /// Is the LPN dirty in the buffer (a write to it updates in place)?
+    #[inline]
+    pub fn is_dirty(&self, lpn: Lpn) -> bool {
+        self.index
+            .get(&lpn)
+            .is_some_and(|&s| self.state[s as usize] == SlotState::Dirty)
+    }
+    /// Is a slot free for a new page?
+    #[inline]
+    pub fn has_free_slot(&self) -> bool {
+        !self.free_slots.is_empty()
+    }
+
     /// Version of the newest buffered copy of an LPN.
     pub fn newest_version(&self, lpn: Lpn) -> Option<u32> {
         self.index.get(&lpn).map(|&s| self.version[s as usize])

@@ -79,6 +79,11 @@ pub struct Ftl {
     allocation: PlaneAllocation,
     rr_next: u32,
     threshold_pages: u64,
+    /// Valid pages per plane, host pages assigned to a plane but not yet
+    /// programmed, and the most dynamic allocation lets a plane hold.
+    plane_valid: Vec<u32>,
+    plane_pending: Vec<u32>,
+    room_limit: u64,
     /// Free blocks a plane keeps for GC: host writes may not take the last one.
     reserve_blocks: usize,
     pub versions: Option<Versions>,
@@ -146,6 +151,10 @@ impl Ftl {
             allocation: cfg.ftl.plane_allocation,
             rr_next: 0,
             threshold_pages: cfg.gc_threshold_pages(),
+            plane_valid: vec![0; planes as usize],
+            plane_pending: vec![0; planes as usize],
+            room_limit: (ppb as u64 * bpp as u64)
+                .saturating_sub(cfg.gc_threshold_pages() + 2 * ppb as u64),
             reserve_blocks: 1,
             versions: check.then(|| Versions {
                 latest: vec![0; logical as usize],
@@ -209,22 +218,33 @@ impl Ftl {
         match self.allocation {
             PlaneAllocation::Static => self.static_plane(lpn),
             PlaneAllocation::RoundRobin => {
-                let p = self.plane_of_residue[self.rr_next as usize];
-                self.rr_next = (self.rr_next + 1) % self.planes;
-                p
-            }
-            PlaneAllocation::LeastBusy => {
-                // Scan from the round-robin pointer so ties rotate.
+                // The next plane in turn that has room for more data.
                 let start = self.rr_next;
-                let mut best = self.plane_of_residue[start as usize];
-                let mut best_load = u32::MAX;
+                let mut pick = self.plane_of_residue[start as usize];
                 for i in 0..self.planes {
                     let p = self.plane_of_residue[((start + i) % self.planes) as usize];
-                    let load = die_load(self.map.die_of_plane(p));
-                    if load < best_load {
+                    if self.has_room(p) {
+                        pick = p;
+                        self.rr_next = (start + i) % self.planes;
+                        break;
+                    }
+                }
+                self.rr_next = (self.rr_next + 1) % self.planes;
+                pick
+            }
+            PlaneAllocation::LeastBusy => {
+                // Scan from the round-robin pointer so ties rotate; planes
+                // without room for more data only if all are so.
+                let start = self.rr_next;
+                let mut best = self.plane_of_residue[start as usize];
+                let mut best_key = (true, u32::MAX);
+                for i in 0..self.planes {
+                    let p = self.plane_of_residue[((start + i) % self.planes) as usize];
+                    let key = (!self.has_room(p), die_load(self.map.die_of_plane(p)));
+                    if key < best_key {
                         best = p;
-                        best_load = load;
-                        if load == 0 {
+                        best_key = key;
+                        if key == (false, 0) {
                             break;
                         }
                     }
@@ -233,6 +253,32 @@ impl Ftl {
                 best
             }
         }
+    }
+
+    /// Valid pages held by a plane.
+    pub fn plane_valid(&self, plane: u32) -> u32 {
+        self.plane_valid[plane as usize]
+    }
+
+    /// Can `plane` take more valid data? Dynamic allocation moves data
+    /// between planes as LPNs are rewritten; a plane whose valid data came
+    /// within the GC threshold plus two blocks of its size would leave GC
+    /// nothing to reclaim.
+    #[inline]
+    fn has_room(&self, plane: u32) -> bool {
+        ((self.plane_valid[plane as usize] + self.plane_pending[plane as usize]) as u64)
+            < self.room_limit
+    }
+
+    /// A host page was assigned to `plane` (its program comes later).
+    #[inline]
+    pub fn assign(&mut self, plane: u32) {
+        self.plane_pending[plane as usize] += 1;
+    }
+    /// The program of a page assigned to `plane` was dispatched.
+    #[inline]
+    pub fn assigned_written(&mut self, plane: u32) {
+        self.plane_pending[plane as usize] -= 1;
     }
 
     /// Index into `active` of a plane's stream for this writer.
@@ -344,6 +390,7 @@ impl Ftl {
             self.l2p[lpn as usize] = ppn;
             self.p2l[ppn as usize] = lpn;
             self.valid[a as usize] += 1;
+            self.plane_valid[p] += 1;
             if let Some(v) = &mut self.versions {
                 v.page[ppn as usize] = version;
             }
@@ -362,6 +409,7 @@ impl Ftl {
         let gb = ppn / self.ppb;
         self.p2l[ppn as usize] = INVALID;
         self.valid[gb as usize] -= 1;
+        self.plane_valid[(gb / self.bpp) as usize] -= 1;
         if self.state[gb as usize] == BlockState::Closed {
             self.victims.update(gb, self.valid[gb as usize] as u32);
         }
@@ -504,6 +552,11 @@ impl Ftl {
                 });
             }
         });
+        // The fill wrote block valid counts directly: total them per plane.
+        for (plane, v) in self.plane_valid.iter_mut().enumerate() {
+            let blocks = &self.valid[plane * self.bpp as usize..(plane + 1) * self.bpp as usize];
+            *v = blocks.iter().map(|&c| c as u32).sum();
+        }
         // The written blocks of every plane: full ones closed, a partial one active.
         let full = (used_pages / ppb) as u32;
         let rest = (used_pages % ppb) as u16;
@@ -699,6 +752,17 @@ impl Ftl {
                 return Err(format!(
                     "plane {plane}: {nfree} free blocks but {} on the free list",
                     free.len()
+                ));
+            }
+            let counted: u32 = self.valid
+                [plane * self.bpp as usize..(plane + 1) * self.bpp as usize]
+                .iter()
+                .map(|&c| c as u32)
+                .sum();
+            if counted != self.plane_valid[plane] {
+                return Err(format!(
+                    "plane {plane}: {counted} valid pages in its blocks but {} counted",
+                    self.plane_valid[plane]
                 ));
             }
             let first = plane * self.streams as usize;

@@ -23,8 +23,7 @@ use rustc_hash::FxHashMap;
 use crate::addr::{Lpn, Ppn, INVALID};
 use crate::buffer::{EvictionPolicy, WriteBuffer, WriteOutcome};
 use crate::config::{
-    AddressMode, BufferCapacity, Config, HostMode, Migration, PlaneAllocation, SchedPolicy,
-    WriteCompletion,
+    AddressMode, BufferCapacity, Config, HostMode, Migration, SchedPolicy, WriteCompletion,
 };
 use crate::engine::{Engine, EventKind, Time};
 use crate::error::{Error, Result};
@@ -200,8 +199,7 @@ pub struct Simulator {
     die_gc: Vec<(u32, Time, Time)>,
     /// Hot-data identification for hot/cold write streams (ftl.hot_data).
     hdi: Option<Box<dyn ssdlab_hdi::HotDataIdentifier>>,
-    waiting: VecDeque<(u32, Lpn, u32, u32)>,
-    die_rr: Vec<u32>,
+    waiting: VecDeque<(u32, Lpn)>,
     evict_out: Vec<u32>,
     source: Source,
     stream: RecordStream,
@@ -453,7 +451,6 @@ impl Simulator {
             hdi: ssdlab_hdi::presets::by_name(&cfg.ftl.hot_data),
             die_gc: vec![(0, 0, 0); dies as usize],
             waiting: VecDeque::new(),
-            die_rr: vec![0; dies as usize],
             evict_out: Vec::new(),
             source: source.clone(),
             stream,
@@ -831,12 +828,12 @@ impl Simulator {
             h.record_write(lpn as u64);
         }
         if self.buf.is_some() {
-            let (die, plane) = self.target_for_buffered(lpn);
-            self.waiting.push_back((req, lpn, die, plane));
+            self.waiting.push_back((req, lpn));
             self.admit_waiting();
         } else {
             let queues = &self.queues;
             let plane = self.ftl.choose_plane(lpn, |d| queues.die_load(d));
+            self.ftl.assign(plane);
             let version = self.next_version(lpn);
             let t = self.new_txn(CmdKind::Program, Origin::Host, plane, lpn, INVALID);
             self.txns[t as usize].hot = self.hdi.as_ref().is_some_and(|h| h.is_hot(lpn as u64));
@@ -848,29 +845,31 @@ impl Simulator {
         }
     }
 
-    /// Die (and, under static allocation, plane) a buffered page will be
-    /// flushed to; under dynamic allocation the plane is chosen at eviction.
-    fn target_for_buffered(&mut self, lpn: Lpn) -> (u32, u32) {
-        match self.cfg.ftl.plane_allocation {
-            PlaneAllocation::Static => {
-                let plane = self.ftl.static_plane(lpn);
-                (self.ftl.map.die_of_plane(plane), plane)
-            }
-            _ => {
-                let queues = &self.queues;
-                let plane = self.ftl.choose_plane(lpn, |d| queues.die_load(d));
-                (self.ftl.map.die_of_plane(plane), INVALID)
-            }
-        }
-    }
-
     /// Move waiting writes into the buffer while it has room (in arrival
     /// order), then start evictions if it needs space.
     fn admit_waiting(&mut self) {
-        while let Some(&(req, lpn, die, plane)) = self.waiting.front() {
+        while let Some(&(req, lpn)) = self.waiting.front() {
             let version = match &self.ftl.versions {
                 Some(v) => v.latest[lpn as usize] + 1,
                 None => 0,
+            };
+            let buf = self.buf.as_ref().expect("buffered mode");
+            if !buf.is_dirty(lpn) && !buf.has_free_slot() {
+                break;
+            }
+            // The plane of a new buffered page is chosen when it enters the
+            // buffer (static: by LPN; dynamic: by the policy, as things are
+            // now); an in-place update keeps its slot.
+            let plane = if buf.is_dirty(lpn) {
+                INVALID
+            } else {
+                let queues = &self.queues;
+                self.ftl.choose_plane(lpn, |d| queues.die_load(d))
+            };
+            let die = if plane == INVALID {
+                0
+            } else {
+                self.ftl.map.die_of_plane(plane)
             };
             let buf = self.buf.as_mut().expect("buffered mode");
             match buf.write(lpn, die, plane, version) {
@@ -878,6 +877,8 @@ impl Simulator {
                 outcome => {
                     if outcome == WriteOutcome::Hit {
                         self.metrics.write_hits += 1;
+                    } else {
+                        self.ftl.assign(plane);
                     }
                     self.next_version(lpn);
                     self.waiting.pop_front();
@@ -905,14 +906,8 @@ impl Simulator {
                     buf.slot_die(slot),
                     buf.slot_version(slot),
                 );
-                let plane = match buf.slot_plane(slot) {
-                    INVALID => {
-                        let k = self.die_rr[die as usize];
-                        self.die_rr[die as usize] = (k + 1) % self.ppd;
-                        die * self.ppd + k
-                    }
-                    p => p,
-                };
+                let plane = buf.slot_plane(slot);
+                debug_assert_eq!(self.ftl.map.die_of_plane(plane), die);
                 self.ftl.prefetch(lpn);
                 let t = self.new_txn(CmdKind::Program, Origin::Host, plane, lpn, INVALID);
                 self.txns[t as usize].hot = self.hdi.as_ref().is_some_and(|h| h.is_hot(lpn as u64));
@@ -1007,7 +1002,11 @@ impl Simulator {
             self.gc[p].fruitless += 1;
             if self.gc[p].fruitless > self.ftl.blocks_per_plane() {
                 self.error = Some(Error::Invalid(format!(
-                    "plane {plane} holds only valid data: garbage collection cannot free space (is the logical capacity larger than the plane?)"
+                    "plane {plane} holds only valid data ({} valid pages of {}, {} free): garbage collection \
+                     cannot free space (is the logical capacity larger than the plane?)",
+                    self.ftl.plane_valid(plane),
+                    self.ftl.pages_per_block() * self.ftl.blocks_per_plane(),
+                    self.ftl.free_pages(plane)
                 )));
             }
         } else {
@@ -1265,6 +1264,7 @@ impl Simulator {
                         self.metrics.gc.pages_migrated += 1;
                         self.ftl.relocate(tx.src, tx.plane, now)
                     } else {
+                        self.ftl.assigned_written(tx.plane);
                         // GC time of this die the write waited through.
                         self.txns[t as usize].gc_mark = self.gc_clock(die, now) - tx.gc_mark;
                         let current = self.inflight.get(&tx.lpn) == Some(&t);
