@@ -854,22 +854,19 @@ impl Simulator {
                 None => 0,
             };
             let buf = self.buf.as_ref().expect("buffered mode");
-            if !buf.is_dirty(lpn) && !buf.has_free_slot() {
+            let dirty = buf.is_dirty(lpn);
+            if !dirty && !buf.has_free_slot() {
                 break;
             }
             // The plane of a new buffered page is chosen when it enters the
             // buffer (static: by LPN; dynamic: by the policy, as things are
             // now); an in-place update keeps its slot.
-            let plane = if buf.is_dirty(lpn) {
-                INVALID
+            let (die, plane) = if dirty {
+                (0, INVALID)
             } else {
                 let queues = &self.queues;
-                self.ftl.choose_plane(lpn, |d| queues.die_load(d))
-            };
-            let die = if plane == INVALID {
-                0
-            } else {
-                self.ftl.map.die_of_plane(plane)
+                let plane = self.ftl.choose_plane(lpn, |d| queues.die_load(d));
+                (self.ftl.map.die_of_plane(plane), plane)
             };
             let buf = self.buf.as_mut().expect("buffered mode");
             match buf.write(lpn, die, plane, version) {
