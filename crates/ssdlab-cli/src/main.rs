@@ -179,12 +179,12 @@ fn simulate(
         let b = match total {
             Some(n) => ProgressBar::new(n).with_style(
                 ProgressStyle::with_template(
-                    "{spinner} {bar:40} {pos}/{len} requests ({per_sec}, eta {eta})",
+                    "{spinner} {bar:30} {human_pos}/{human_len} requests, eta {eta}",
                 )
                 .expect("valid template"),
             ),
             None => ProgressBar::new_spinner().with_style(
-                ProgressStyle::with_template("{spinner} {pos} requests ({per_sec})")
+                ProgressStyle::with_template("{spinner} {human_pos} requests, {elapsed}")
                     .expect("valid template"),
             ),
         };
