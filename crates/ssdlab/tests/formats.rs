@@ -1271,6 +1271,8 @@ mod never_panic {
     use super::*;
     use proptest::prelude::*;
     use ssdlab::workload::input::LineReader;
+    use ssdlab::workload::mqsim::MqsimFormat;
+    use ssdlab::workload::msr::MsrFormat;
     use ssdlab::workload::reader::{LineFormat, TraceReader};
     use ssdlab::workload::{
         alibaba::AlibabaFormat, blkparse::BlkparseFormat, disksim::DisksimFormat,
@@ -1299,7 +1301,13 @@ mod never_panic {
                 !skip,
                 "skip_bad_lines skips every malformed line of text input"
             );
-            prop_assert!(items.last().unwrap().is_err());
+            // the error comes last, names a line of the input
+            match items.last().unwrap() {
+                Err(Error::Parse { line, .. }) => {
+                    prop_assert!(*line >= 1 && *line as usize <= n_lines)
+                }
+                other => prop_assert!(false, "unexpected {:?}", other),
+            }
         }
         for r in items.iter().flatten() {
             prop_assert!(r.size > 0 && r.offset.checked_add(r.size).is_some_and(|e| e <= 1 << 63));
@@ -1317,6 +1325,7 @@ mod never_panic {
             lines in proptest::collection::vec(
                 prop_oneof![
                     "[0-9 ,.\t]{0,40}",
+                    "[0-9]{1,20},[a-z]{0,3},[0-9]{1,10},(Read|Write|rEaD|x),[0-9]{1,20},[0-9]{1,20},[0-9]{1,5}",
                     "[0-9]{1,12},[0-9]{1,20},[0-9]{1,20},[rRwWx],[0-9]{1,3}\\.[0-9]{0,12}",
                     "[0-9]{1,3}\\.[0-9]{1,9},[0-9.]{0,5},[RW]?,[0-9]{1,3},[0-9]{1,20},[0-9]{1,20}",
                     "[0-9]{1,4},[RWx],[0-9]{1,20},[0-9]{1,20},[0-9]{1,16}",
@@ -1349,6 +1358,8 @@ mod never_panic {
                 check(&items::<BlkparseFormat>(&bytes, &o), n_lines, skip)?;
                 check(&items::<DisksimFormat>(&bytes, &o), n_lines, skip)?;
                 check(&items::<SsdsimFormat>(&bytes, &o), n_lines, skip)?;
+                check(&items::<MqsimFormat>(&bytes, &o), n_lines, skip)?;
+                check(&items::<MsrFormat>(&bytes, &o), n_lines, skip)?;
             }
         }
     }

@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 
 use flate2::write::GzEncoder;
 use flate2::Compression;
-use proptest::prelude::*;
 
 use ssdlab::workload::detect::detect;
 use ssdlab::workload::input::LineReader;
@@ -530,59 +529,7 @@ fn shared_traces_parse_completely_when_present() {
     }
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
-
-    /// Any input gives records or an error, never a panic, and the stream
-    /// always ends.
-    #[test]
-    fn readers_never_panic(
-        lines in proptest::collection::vec(
-            prop_oneof![
-                "[0-9 ,\t]{0,40}",
-                "[0-9]{1,20} [0-9]{1,10} [0-9]{1,20} [0-9]{1,20} [0-2]",
-                "[0-9]{1,20},[a-z]{0,3},[0-9]{1,10},(Read|Write|rEaD|x),[0-9]{1,20},[0-9]{1,20},[0-9]{1,5}",
-                proptest::collection::vec(any::<u8>(), 0..20)
-                    .prop_map(|b| String::from_utf8_lossy(&b).into_owned()),
-            ],
-            0..12,
-        ),
-        raw in proptest::collection::vec(any::<u8>(), 0..8),
-    ) {
-        let mut bytes = lines.join("\n").into_bytes();
-        bytes.extend(raw);
-        let n_lines = bytes.iter().filter(|&&b| b == b'\n').count() + 1;
-        for msr_format in [false, true] {
-            let reader = LineReader::from_reader("prop.trace", Box::new(std::io::Cursor::new(bytes.clone())));
-            let opened: Box<dyn Iterator<Item = ssdlab::Result<IoRecord>>> = if msr_format {
-                match MsrReader::from_lines(reader, &TraceOptions::default()) {
-                    Ok(r) => Box::new(r),
-                    Err(e) => Box::new(std::iter::once(Err(e))),
-                }
-            } else {
-                match MqsimReader::from_lines(reader, &TraceOptions::default()) {
-                    Ok(r) => Box::new(r),
-                    Err(e) => Box::new(std::iter::once(Err(e))),
-                }
-            };
-            let items: Vec<_> = opened.collect();
-            prop_assert!(items.len() <= n_lines);
-            // errors come last, and only once
-            let errors = items.iter().filter(|r| r.is_err()).count();
-            prop_assert!(errors <= 1);
-            if errors == 1 {
-                prop_assert!(items.last().unwrap().is_err());
-                match items.last().unwrap() {
-                    Err(Error::Parse { line, .. }) => prop_assert!(*line >= 1 && *line as usize <= n_lines),
-                    other => prop_assert!(false, "unexpected {:?}", other),
-                }
-            }
-            for r in items.iter().flatten() {
-                prop_assert!(r.size > 0 && r.offset.checked_add(r.size).is_some_and(|e| e <= 1 << 63));
-            }
-        }
-    }
-}
+// Malformed-input property tests for every reader are in tests/formats.rs.
 
 // ---------------------------------------------------------------------------
 // synthetic
