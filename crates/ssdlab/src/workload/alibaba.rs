@@ -16,7 +16,7 @@
 //! Errors name the field: `record`, `device_id`, `opcode`, `offset`,
 //! `length` or `timestamp`.
 
-use super::input::{quote, split_trimmed, At};
+use super::input::{quote, At};
 use super::reader::{FirstLine, LineFormat, Parsed, Raw, TraceReader};
 use super::{Op, TraceFormat, TraceOptions};
 use crate::error::Result;
@@ -45,12 +45,9 @@ impl LineFormat for AlibabaFormat {
 
     #[inline]
     fn parse(&mut self, at: At<'_>, text: &str) -> Result<Parsed> {
-        let header = self.first.is_header(text, ',');
-        let (f, n) = split_trimmed::<5>(text, ',');
-        at.field_count(n, 5, "comma-separated", LAYOUT, text)?;
-        if header {
+        let Some(f) = self.first.csv::<5>(at, text, LAYOUT, false)? else {
             return Ok(Parsed::Nothing);
-        }
+        };
         let device = at.u32("device_id", f[0])?;
         let op = match f[1] {
             t if t.eq_ignore_ascii_case("r") => Op::Read,

@@ -21,7 +21,7 @@
 //! (`record`, `timestamp`, `disk_number`, `type`, `offset`, `size` or
 //! `response_time`).
 
-use super::input::{quote, split_trimmed, At};
+use super::input::{quote, At};
 use super::reader::{FirstLine, LineFormat, Parsed, Raw, TraceReader};
 use super::{Op, TraceFormat, TraceOptions};
 use crate::error::Result;
@@ -54,12 +54,9 @@ impl LineFormat for MsrFormat {
 
     #[inline]
     fn parse(&mut self, at: At<'_>, text: &str) -> Result<Parsed> {
-        let header = self.first.is_header(text, ',');
-        let (f, n) = split_trimmed::<7>(text, ',');
-        at.field_count(n, 7, "comma-separated", MSR_LAYOUT, text)?;
-        if header {
+        let Some(f) = self.first.csv::<7>(at, text, MSR_LAYOUT, false)? else {
             return Ok(Parsed::Nothing);
-        }
+        };
         let ticks = at.u64("timestamp", f[0])?;
         let time_ns = ticks.checked_mul(NS_PER_TICK).ok_or_else(|| {
             at.error(

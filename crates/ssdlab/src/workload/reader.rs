@@ -42,7 +42,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
-use super::input::{is_blank, At, LineReader, MAX_END_BYTES};
+use super::input::{is_blank, split_trimmed, At, LineReader, MAX_END_BYTES};
 use super::{IoRecord, Op, ReadCounters, TraceFormat, TraceOptions};
 use crate::error::{Error, Result};
 
@@ -527,6 +527,25 @@ impl FirstLine {
                 .unwrap_or("")
                 .trim()
                 .starts_with(|c: char| c.is_ascii_alphabetic())
+    }
+
+    /// The `N` comma-separated, trimmed fields of a CSV line of `layout`, or
+    /// None if it is the (optional) header. A header must have the record's
+    /// field count too; `extra_ok` accepts lines with more than `N` fields
+    /// (SPC's optional trailing columns). Call once per line.
+    pub fn csv<'t, const N: usize>(
+        &mut self,
+        at: At<'_>,
+        text: &'t str,
+        layout: &str,
+        extra_ok: bool,
+    ) -> Result<Option<[&'t str; N]>> {
+        let header = self.is_header(text, ',');
+        let (fields, n) = split_trimmed::<N>(text, ',');
+        if !(extra_ok && n > N) {
+            at.field_count(n, N, "comma-separated", layout, text)?;
+        }
+        Ok((!header).then_some(fields))
     }
 }
 

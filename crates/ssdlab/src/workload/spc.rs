@@ -20,7 +20,7 @@
 //! Errors name the field: `record`, `asu`, `lba`, `size`, `opcode` or
 //! `timestamp`.
 
-use super::input::{split_trimmed, At};
+use super::input::At;
 use super::reader::{sectors_to_bytes, FirstLine, LineFormat, Parsed, Raw, TraceReader};
 use super::{Op, TraceFormat, TraceOptions};
 use crate::error::Result;
@@ -49,14 +49,9 @@ impl LineFormat for SpcFormat {
 
     #[inline]
     fn parse(&mut self, at: At<'_>, text: &str) -> Result<Parsed> {
-        let header = self.first.is_header(text, ',');
-        let (f, n) = split_trimmed::<5>(text, ',');
-        if n < 5 {
-            at.field_count(n, 5, "comma-separated", LAYOUT, text)?;
-        }
-        if header {
+        let Some(f) = self.first.csv::<5>(at, text, LAYOUT, true)? else {
             return Ok(Parsed::Nothing);
-        }
+        };
         let device = at.u32("asu", f[0])?;
         let lba = at.u64("lba", f[1])?;
         let size = at.u64("size", f[2])?;

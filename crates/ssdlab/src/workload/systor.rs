@@ -20,7 +20,7 @@
 //! Errors name the field: `record`, `timestamp`, `response`, `io_type`,
 //! `lun`, `offset` or `size`.
 
-use super::input::{quote, split_trimmed, At};
+use super::input::{quote, At};
 use super::reader::{FirstLine, LineFormat, Parsed, Raw, TraceReader};
 use super::{Op, TraceFormat, TraceOptions};
 use crate::error::Result;
@@ -49,12 +49,9 @@ impl LineFormat for SystorFormat {
 
     #[inline]
     fn parse(&mut self, at: At<'_>, text: &str) -> Result<Parsed> {
-        let header = self.first.is_header(text, ',');
-        let (f, n) = split_trimmed::<6>(text, ',');
-        at.field_count(n, 6, "comma-separated", LAYOUT, text)?;
-        if header {
+        let Some(f) = self.first.csv::<6>(at, text, LAYOUT, false)? else {
             return Ok(Parsed::Nothing);
-        }
+        };
         let op = match f[2] {
             "" => return Ok(Parsed::BlankType),
             t if t.eq_ignore_ascii_case("r") => Op::Read,

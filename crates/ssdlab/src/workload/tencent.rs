@@ -17,7 +17,7 @@
 //! Errors name the field: `record`, `timestamp`, `offset`, `size`,
 //! `io_type` or `volume_id`.
 
-use super::input::{quote, split_trimmed, At};
+use super::input::{quote, At};
 use super::reader::{sectors_to_bytes, FirstLine, LineFormat, Parsed, Raw, TraceReader};
 use super::{Op, TraceFormat, TraceOptions};
 use crate::error::Result;
@@ -46,12 +46,9 @@ impl LineFormat for TencentFormat {
 
     #[inline]
     fn parse(&mut self, at: At<'_>, text: &str) -> Result<Parsed> {
-        let header = self.first.is_header(text, ',');
-        let (f, n) = split_trimmed::<5>(text, ',');
-        at.field_count(n, 5, "comma-separated", LAYOUT, text)?;
-        if header {
+        let Some(f) = self.first.csv::<5>(at, text, LAYOUT, false)? else {
             return Ok(Parsed::Nothing);
-        }
+        };
         let time_ns = at.decimal("timestamp", f[0], 9)?;
         let sector = at.u64("offset", f[1])?;
         let sectors = at.u64("size", f[2])?;
