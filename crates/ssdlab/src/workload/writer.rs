@@ -386,23 +386,16 @@ where
         prev_time = Some(r.time_ns);
         line.clear();
         match format {
-            Format::Mqsim | Format::Ssdsim => {
-                push_u64(&mut line, r.time_ns);
-                line.push(b' ');
-                push_u64(&mut line, options.device as u64);
-                line.push(b' ');
-                push_u64(&mut line, r.offset / SECTOR_BYTES);
-                line.push(b' ');
-                push_u64(&mut line, r.size / SECTOR_BYTES);
-                line.extend_from_slice(match r.op {
-                    Op::Write => b" 0\n",
-                    Op::Read => b" 1\n",
-                });
-            }
-            Format::Disksim => {
-                push_u64(&mut line, r.time_ns / 1_000_000);
-                line.push(b'.');
-                push_padded(&mut line, r.time_ns % 1_000_000, 6);
+            // Five numbers: time, device, first sector, sectors, 0 = write /
+            // 1 = read (DiskSim's flags bit 0). Only the time's unit differs.
+            Format::Mqsim | Format::Ssdsim | Format::Disksim => {
+                if format == Format::Disksim {
+                    push_u64(&mut line, r.time_ns / 1_000_000);
+                    line.push(b'.');
+                    push_padded(&mut line, r.time_ns % 1_000_000, 6);
+                } else {
+                    push_u64(&mut line, r.time_ns);
+                }
                 line.push(b' ');
                 push_u64(&mut line, options.device as u64);
                 line.push(b' ');
