@@ -99,6 +99,43 @@ impl EvictionPolicy for DieRoundRobin {
     }
 }
 
+/// SPD's Die-Write: a multiple of `planes_per_die` least recently used pages
+/// of one die (up to `pages`), dies in round-robin, skipping dies with fewer
+/// dirty pages than planes. When no die has that many, the die with the most
+/// dirty pages gives all it has (the simulator pads the Die-Write).
+pub struct DieWrite {
+    next: u32,
+    pages: u32,
+    planes_per_die: u32,
+}
+
+impl EvictionPolicy for DieWrite {
+    fn select(&mut self, buf: &WriteBuffer, out: &mut Vec<u32>) {
+        let dies = buf.dies();
+        let n = self.planes_per_die;
+        for i in 0..dies {
+            let die = (self.next + i) % dies;
+            let dirty = buf.dirty_in_die(die);
+            if dirty >= n {
+                let take = (dirty.min(self.pages) / n) * n;
+                out.extend(buf.lru_of_die(die).take(take as usize));
+                self.next = (die + 1) % dies;
+                return;
+            }
+        }
+        let best = (0..dies).map(|i| (self.next + i) % dies).max_by_key(|&d| {
+            (
+                buf.dirty_in_die(d),
+                std::cmp::Reverse((d + dies - self.next) % dies),
+            )
+        });
+        if let Some(die) = best.filter(|&d| buf.dirty_in_die(d) > 0) {
+            out.extend(buf.lru_of_die(die));
+            self.next = (die + 1) % dies;
+        }
+    }
+}
+
 pub struct WriteBuffer {
     capacity: u32,
     lpn: Vec<Lpn>,
@@ -151,6 +188,11 @@ impl WriteBuffer {
             }),
             Eviction::DieMultiPlane => Box::new(DieMultiPlane {
                 next: 0,
+                planes_per_die,
+            }),
+            Eviction::DieWrite => Box::new(DieWrite {
+                next: 0,
+                pages: cfg.evict_pages.max(planes_per_die) / planes_per_die * planes_per_die,
                 planes_per_die,
             }),
         }
@@ -349,6 +391,43 @@ mod tests {
         assert!(!b.contains(20));
         assert_eq!(b.write(10, 0, INVALID, 3), WriteOutcome::Inserted);
         assert_eq!(b.newest_version(10), Some(3));
+    }
+
+    #[test]
+    fn die_write_takes_multiples_of_the_planes_per_die() {
+        let mut b = WriteBuffer::new(16, 3, 0.0);
+        for l in 0..5 {
+            b.write(l, 0, INVALID, 1); // die 0: 5 dirty
+        }
+        b.write(10, 1, INVALID, 1); // die 1: 1 dirty
+        for l in 20..23 {
+            b.write(l, 2, INVALID, 1); // die 2: 3 dirty
+        }
+        let mut pol = DieWrite {
+            next: 0,
+            pages: 4,
+            planes_per_die: 2,
+        };
+        let mut out = vec![];
+        let mut lpns = |b: &mut WriteBuffer, pol: &mut DieWrite| {
+            b.evict(pol, &mut out);
+            out.iter().map(|&s| b.slot_lpn(s)).collect::<Vec<_>>()
+        };
+        assert_eq!(
+            lpns(&mut b, &mut pol),
+            vec![0, 1, 2, 3],
+            "4 LRU pages of die 0"
+        );
+        assert_eq!(
+            lpns(&mut b, &mut pol),
+            vec![20, 21],
+            "die 1 has fewer than 2: skipped"
+        );
+        assert_eq!(
+            lpns(&mut b, &mut pol),
+            vec![4],
+            "no die has 2 dirty: the one with most (ties: next in turn) gives all"
+        );
     }
 
     #[test]

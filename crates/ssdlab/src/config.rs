@@ -141,6 +141,38 @@ pub enum PlaneAllocation {
     RoundRobin,
     /// The plane whose die has the fewest queued operations.
     LeastBusy,
+    /// The die from the LPN by `static_order` (as static allocation), the
+    /// plane within the die in turn when the page is sent to flash (SPD,
+    /// TwinBlk).
+    DieRoundRobin,
+}
+
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum BlockGroups {
+    /// Every plane allocates, collects and erases its own blocks.
+    #[default]
+    Plane,
+    /// The planes of a die share block indices: a plane's next active block
+    /// has the index its sibling planes take too (an aligned block group),
+    /// a GC victim is a whole group (fewest valid pages in total), its valid
+    /// pages are spread over the die's planes and its blocks are erased with
+    /// one multi-plane erase (TwinBlk, SPD's Die-GC).
+    Die,
+}
+
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum WriteUnit {
+    /// Pages are programmed one by one; multi-plane when queued pages
+    /// happen to be aligned.
+    #[default]
+    Page,
+    /// Every program (host or GC) is a Die-Write: one page on each plane of
+    /// the die at the die's aligned write point, in one multi-plane command
+    /// (SPD). Short Die-Writes are completed with buffered pages of the die,
+    /// else padded (wasted pages).
+    Die,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -158,6 +190,10 @@ pub struct Ftl {
     /// a scheme every plane keeps two active blocks: host pages judged hot
     /// go to one, cold host pages and GC moves to the other.
     pub hot_data: String,
+    #[serde(default)]
+    pub block_groups: BlockGroups,
+    #[serde(default)]
+    pub write_unit: WriteUnit,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
@@ -202,6 +238,16 @@ pub struct Gc {
     /// work; planes that run several copybacks at once (multi-register
     /// planes) are not modelled yet.
     pub moves_in_flight: u32,
+    /// ParaGC's early threshold, percent of a plane (0 = off): when a plane
+    /// starts GC, the other planes of its die with fewer free pages than this
+    /// start GC with it.
+    #[serde(default)]
+    pub join_percent: f64,
+    /// SPD+: while a Die-GC runs on a die, pages the buffer evicts to that die
+    /// are combined with the GC's page moves into Die-Writes instead of
+    /// waiting for the GC to finish. Needs `ftl.write_unit = "die"`.
+    #[serde(default)]
+    pub combine_host_writes: bool,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
@@ -225,6 +271,11 @@ pub enum Eviction {
     /// multi-plane when their write points happen to be aligned (the SPD
     /// paper's Baseline-P). `evict_pages` is not used: one page per plane.
     DieMultiPlane,
+    /// SPD's Die-Write: `evict_pages` rounded down to a multiple of the
+    /// planes per die (at least one page per plane) least recently used
+    /// pages of one die, dies in round-robin, skipping dies with fewer dirty
+    /// pages than planes (if every die has fewer, the die with the most).
+    DieWrite,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -352,6 +403,8 @@ impl Config {
                 plane_allocation: PlaneAllocation::Static,
                 static_order: "CWDP".to_string(),
                 hot_data: "none".to_string(),
+                block_groups: BlockGroups::Plane,
+                write_unit: WriteUnit::Page,
             },
             gc: Gc {
                 threshold: GcThreshold::Percent(5.0),
@@ -359,6 +412,8 @@ impl Config {
                 d: 8,
                 migration: Migration::Copyback,
                 moves_in_flight: 1,
+                join_percent: 0.0,
+                combine_host_writes: false,
             },
             buffer: Buffer {
                 capacity: BufferCapacity::None,
@@ -798,6 +853,7 @@ impl Config {
         if !(0.0..1.0).contains(&self.buffer.free_watermark) {
             return err("buffer.free_watermark", "must be in [0, 1)".into());
         }
+        self.validate_schemes(origin)?;
         if !(self.metrics.interval_ms.is_finite() && self.metrics.interval_ms >= 0.0) {
             return err(
                 "metrics.interval_ms",
@@ -814,6 +870,89 @@ impl Config {
             return err("host.time_scale", "must be a positive number".into());
         }
         Ok(())
+    }
+}
+
+impl Config {
+    /// The combinations the die-level policies need (SPD, TwinBlk, ParaGC).
+    fn validate_schemes(&self, origin: &str) -> Result<()> {
+        let err = |f: &str, m: &str| Err(Error::config(origin, f, m.to_string()));
+        let groups = self.ftl.block_groups == BlockGroups::Die;
+        let die_write = self.ftl.write_unit == WriteUnit::Die;
+        if groups && self.ftl.plane_allocation != PlaneAllocation::DieRoundRobin {
+            return err(
+                "ftl.plane_allocation",
+                "block_groups = \"die\" needs plane_allocation = \"die-round-robin\" (a page's die is fixed, its plane is chosen within the die)",
+            );
+        }
+        if groups && self.gc.migration != Migration::Controller {
+            return err(
+                "gc.migration",
+                "block_groups = \"die\" spreads moved pages over the die's planes, which copyback cannot do: use migration = \"controller\"",
+            );
+        }
+        if die_write {
+            if !groups {
+                return err(
+                    "ftl.write_unit",
+                    "write_unit = \"die\" needs block_groups = \"die\" (aligned write points)",
+                );
+            }
+            if self.buffer.capacity == BufferCapacity::None {
+                return err("buffer.capacity", "write_unit = \"die\" needs a write buffer (Die-Writes are built from buffered pages)");
+            }
+            if self.buffer.eviction != Eviction::DieWrite {
+                return err(
+                    "buffer.eviction",
+                    "write_unit = \"die\" needs eviction = \"die-write\"",
+                );
+            }
+            if !self.flash.multiplane || self.flash.plane_pairs_only {
+                return err("flash.multiplane", "write_unit = \"die\" needs multi-plane commands over all planes of a die (multiplane = true, plane_pairs_only = false)");
+            }
+            if self.flash.multiplane_alignment != Alignment::BlockAndPage {
+                return err(
+                    "flash.multiplane_alignment",
+                    "write_unit = \"die\" keeps block and page aligned: use \"block-and-page\"",
+                );
+            }
+        } else if self.buffer.eviction == Eviction::DieWrite {
+            return err(
+                "buffer.eviction",
+                "eviction = \"die-write\" needs ftl.write_unit = \"die\"",
+            );
+        }
+        if self.gc.combine_host_writes && !die_write {
+            return err(
+                "gc.combine_host_writes",
+                "SPD+ combines host pages into Die-Writes: needs ftl.write_unit = \"die\"",
+            );
+        }
+        let j = self.gc.join_percent;
+        if j != 0.0 {
+            let GcThreshold::Percent(t) = self.gc.threshold else {
+                return err("gc.join_percent", "needs a percent GC threshold");
+            };
+            if !(j.is_finite() && j > t && j < 100.0) {
+                return err(
+                    "gc.join_percent",
+                    "must be 0 (off) or above the GC threshold percent and below 100",
+                );
+            }
+            if groups {
+                return err(
+                    "gc.join_percent",
+                    "applies to per-plane GC (block_groups = \"plane\")",
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Free-page count below which a plane joins a sibling's GC (ParaGC's
+    /// early threshold), or 0.
+    pub fn gc_join_pages(&self) -> u64 {
+        (self.pages_per_plane() as f64 * self.gc.join_percent / 100.0).ceil() as u64
     }
 }
 

@@ -16,7 +16,7 @@ use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::addr::{AddrMap, Lpn, Ppn, INVALID};
-use crate::config::{Config, PlaneAllocation};
+use crate::config::{BlockGroups, Config, PlaneAllocation, WriteUnit};
 use crate::engine::Time;
 use crate::error::{Error, Result};
 use crate::victim::VictimIndex;
@@ -72,7 +72,26 @@ pub struct Ftl {
     /// Write streams (active blocks) per plane: 1, or 2 with hot/cold
     /// separation (stream 0 hot, stream 1 cold and GC).
     streams: u32,
+    /// Free blocks: per plane (global block ids), or with aligned block
+    /// groups per die (group indices: block `g` of every plane of the die).
     free: Vec<VecDeque<u32>>,
+    /// Aligned block groups (`ftl.block_groups = "die"`): the planes of a
+    /// die open blocks of the same index in the same order; victims and
+    /// erases are whole groups (ids `die * blocks_per_plane + g`).
+    groups: bool,
+    /// Die-Writes keep the write points of a die's planes aligned
+    /// (`ftl.write_unit = "die"`); preconditioning pads to keep it so.
+    aligned: bool,
+    ppd: u32,
+    /// Group mode, per plane and stream: groups a sibling plane opened first,
+    /// which this plane opens next, in order.
+    reserved: Vec<VecDeque<u32>>,
+    /// Group mode, per plane and stream: blocks opened so far.
+    opened: Vec<u64>,
+    /// Group mode, per group: blocks of it that are closed.
+    group_closed: Vec<u8>,
+    /// Die-round-robin allocation: the next plane (within the die) per die.
+    die_rr: Vec<u32>,
     victims: VictimIndex,
     /// Static allocation: plane of `lpn % planes`.
     plane_of_residue: Vec<u32>,
@@ -127,9 +146,24 @@ impl Ftl {
         let nblocks = (planes * bpp) as usize;
         let phys = cfg.physical_pages() as usize;
         let logical = cfg.logical_pages();
-        let free = (0..planes)
-            .map(|p| (p * bpp..(p + 1) * bpp).collect::<VecDeque<u32>>())
-            .collect();
+        let groups = cfg.ftl.block_groups == BlockGroups::Die;
+        let ppd = g.planes_per_die;
+        let dies = planes / ppd;
+        let free = if groups {
+            (0..dies)
+                .map(|_| (0..bpp).collect::<VecDeque<u32>>())
+                .collect()
+        } else {
+            (0..planes)
+                .map(|p| (p * bpp..(p + 1) * bpp).collect::<VecDeque<u32>>())
+                .collect()
+        };
+        let streams = cfg.write_streams();
+        let victims = if groups {
+            VictimIndex::new(cfg.gc.victim, cfg.gc.d, dies, bpp, ppb * ppd)
+        } else {
+            VictimIndex::new(cfg.gc.victim, cfg.gc.d, planes, bpp, ppb)
+        };
         Ftl {
             map,
             planes,
@@ -144,9 +178,27 @@ impl Ftl {
             pins: vec![0; nblocks],
             erase_count: vec![0; nblocks],
             active: vec![INVALID; (planes * cfg.write_streams()) as usize],
-            streams: cfg.write_streams(),
+            streams,
             free,
-            victims: VictimIndex::new(cfg.gc.victim, cfg.gc.d, planes, bpp, ppb),
+            groups,
+            aligned: cfg.ftl.write_unit == WriteUnit::Die,
+            ppd,
+            reserved: if groups {
+                (0..planes * streams).map(|_| VecDeque::new()).collect()
+            } else {
+                Vec::new()
+            },
+            opened: vec![
+                0;
+                if groups {
+                    (planes * streams) as usize
+                } else {
+                    0
+                }
+            ],
+            group_closed: vec![0; if groups { nblocks } else { 0 }],
+            die_rr: vec![0; dies as usize],
+            victims,
             plane_of_residue: static_table(cfg),
             allocation: cfg.ftl.plane_allocation,
             rr_next: 0,
@@ -212,11 +264,34 @@ impl Ftl {
         self.plane_of_residue[(lpn % self.planes) as usize]
     }
 
+    /// The die static allocation gives this LPN.
+    #[inline]
+    pub fn static_die(&self, lpn: Lpn) -> u32 {
+        self.map.die_of_plane(self.static_plane(lpn))
+    }
+
+    /// Die-round-robin allocation: the next plane of `die` in turn.
+    #[inline]
+    pub fn next_plane_in_die(&mut self, die: u32) -> u32 {
+        let i = self.die_rr[die as usize];
+        self.die_rr[die as usize] = (i + 1) % self.ppd;
+        die * self.ppd + i
+    }
+
+    /// Are blocks allocated, collected and erased in aligned groups per die?
+    pub fn groups(&self) -> bool {
+        self.groups
+    }
+
     /// Choose the plane for a new write of `lpn` by the configured policy.
     /// `die_load` gives the queued work of a die (for least-busy).
     pub fn choose_plane(&mut self, lpn: Lpn, die_load: impl Fn(u32) -> u32) -> u32 {
         match self.allocation {
             PlaneAllocation::Static => self.static_plane(lpn),
+            PlaneAllocation::DieRoundRobin => {
+                let die = self.static_die(lpn);
+                self.next_plane_in_die(die)
+            }
             PlaneAllocation::RoundRobin => {
                 // The next plane in turn that has room for more data.
                 let start = self.rr_next;
@@ -297,7 +372,16 @@ impl Ftl {
     /// Free pages of a plane: free blocks plus the rest of its active blocks.
     #[inline]
     pub fn free_pages(&self, plane: u32) -> u64 {
-        let free = self.free[plane as usize].len() as u64 * self.ppb as u64;
+        let free = if self.groups {
+            let first = (plane * self.streams) as usize;
+            let reserved: usize = self.reserved[first..first + self.streams as usize]
+                .iter()
+                .map(|r| r.len())
+                .sum();
+            (self.free[(plane / self.ppd) as usize].len() + reserved) as u64 * self.ppb as u64
+        } else {
+            self.free[plane as usize].len() as u64 * self.ppb as u64
+        };
         if self.streams == 1 {
             let a = self.active[plane as usize];
             return free
@@ -329,13 +413,138 @@ impl Ftl {
         if a != INVALID && (self.wp[a as usize] as u32) < self.ppb {
             return Some((a % self.bpp, self.wp[a as usize] as u32));
         }
-        let free = &self.free[plane as usize];
+        if self.groups {
+            if let Some(&g) = self.reserved[self.stream(plane, w)].front() {
+                return Some((g, 0));
+            }
+        }
+        let free = &self.free[self.free_list(plane)];
         let reserve = if gc { 0 } else { self.reserve_blocks };
         if free.len() > reserve {
             Some((free[0] % self.bpp, 0))
         } else {
             None
         }
+    }
+
+    /// Index of the free list a plane allocates from.
+    #[inline]
+    fn free_list(&self, plane: u32) -> usize {
+        if self.groups {
+            (plane / self.ppd) as usize
+        } else {
+            plane as usize
+        }
+    }
+
+    /// Open the next block of a plane's stream `s`. Group mode: the group a
+    /// sibling plane opened first, else a free group, which every sibling
+    /// plane then opens next.
+    fn open_block(&mut self, plane: u32, s: usize) -> u32 {
+        let a = if self.groups {
+            let g = match self.reserved[s].pop_front() {
+                Some(g) => g,
+                None => {
+                    let die = plane / self.ppd;
+                    let g = self.free[die as usize]
+                        .pop_front()
+                        .expect("peek_write saw a free group");
+                    let si = s as u32 % self.streams;
+                    for q in die * self.ppd..(die + 1) * self.ppd {
+                        if q != plane {
+                            self.reserved[(q * self.streams + si) as usize].push_back(g);
+                        }
+                    }
+                    g
+                }
+            };
+            self.opened[s] += 1;
+            plane * self.bpp + g
+        } else {
+            self.free[plane as usize]
+                .pop_front()
+                .expect("peek_write saw a free block")
+        };
+        self.state[a as usize] = BlockState::Active;
+        self.active[s] = a;
+        a
+    }
+
+    /// Group id (`die * blocks_per_plane + index`) of a block.
+    #[inline]
+    pub fn group_of(&self, gb: u32) -> u32 {
+        (gb / self.bpp / self.ppd) * self.bpp + gb % self.bpp
+    }
+
+    /// The blocks of a group, plane by plane.
+    pub fn group_blocks(&self, group: u32) -> impl Iterator<Item = u32> {
+        let (die, g, bpp) = (group / self.bpp, group % self.bpp, self.bpp);
+        (die * self.ppd..(die + 1) * self.ppd).map(move |p| p * bpp + g)
+    }
+
+    /// Valid pages in a group.
+    pub fn group_valid(&self, group: u32) -> u32 {
+        self.group_blocks(group)
+            .map(|b| self.valid[b as usize] as u32)
+            .sum()
+    }
+
+    /// Position of a plane's write point in stream `s` (pages written since
+    /// the drive was fresh, counted in whole blocks opened): the planes of a
+    /// die are aligned when their positions and active blocks agree.
+    fn position(&self, s: usize) -> u64 {
+        let a = self.active[s];
+        if a == INVALID {
+            self.opened[s] * self.ppb as u64
+        } else {
+            (self.opened[s] - 1) * self.ppb as u64 + self.wp[a as usize] as u64
+        }
+    }
+
+    /// Are the write points of every stream aligned on all planes of `die`?
+    /// (Group mode only.) Returns a description of the first misalignment.
+    pub fn die_alignment(&self, die: u32) -> std::result::Result<(), String> {
+        for si in 0..self.streams {
+            let s0 = ((die * self.ppd) * self.streams + si) as usize;
+            let (pos0, a0) = (self.position(s0), self.active[s0]);
+            for q in die * self.ppd + 1..(die + 1) * self.ppd {
+                let s = (q * self.streams + si) as usize;
+                let a = self.active[s];
+                let same_block = (a == INVALID && a0 == INVALID)
+                    || (a != INVALID && a0 != INVALID && a % self.bpp == a0 % self.bpp);
+                if self.position(s) != pos0 || !same_block {
+                    return Err(format!(
+                        "die {die} stream {si}: plane {q} writes at position {} (block {}), plane {} at {pos0} (block {})",
+                        self.position(s),
+                        if a == INVALID { -1 } else { (a % self.bpp) as i64 },
+                        die * self.ppd,
+                        if a0 == INVALID { -1 } else { (a0 % self.bpp) as i64 },
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Program stale pages (INVALID) on the planes of `die` that lag behind
+    /// the furthest one in `w`'s stream, so that its write points are aligned
+    /// again. Returns the pages wasted.
+    pub fn pad_die(&mut self, die: u32, w: Writer, now: Time) -> u64 {
+        let planes = die * self.ppd..(die + 1) * self.ppd;
+        let target = planes
+            .clone()
+            .map(|q| self.position(self.stream(q, w)))
+            .max()
+            .unwrap_or(0);
+        let mut wasted = 0;
+        for q in planes {
+            while self.position(self.stream(q, w)) < target {
+                self.write_replacing(q, INVALID, INVALID, 0, w, now)
+                    .expect("a lagging plane writes into groups its siblings opened");
+                wasted += 1;
+            }
+        }
+        wasted
     }
 
     /// Program the next page of `plane` with `lpn` (INVALID: a page whose data
@@ -374,11 +583,7 @@ impl Ftl {
         let s = self.stream(plane, w);
         let mut a = self.active[s];
         if a == INVALID || self.wp[a as usize] as u32 >= self.ppb {
-            a = self.free[p]
-                .pop_front()
-                .expect("peek_write saw a free block");
-            self.state[a as usize] = BlockState::Active;
-            self.active[s] = a;
+            a = self.open_block(plane, s);
         }
         let page = self.wp[a as usize] as u32;
         self.wp[a as usize] += 1;
@@ -398,9 +603,23 @@ impl Ftl {
         if page + 1 == self.ppb {
             self.state[a as usize] = BlockState::Closed;
             self.active[s] = INVALID;
-            self.victims.insert(a, self.valid[a as usize] as u32, now);
+            self.close(a, now);
         }
         Some(ppn)
+    }
+
+    /// A block was closed: it (or, in group mode, its group once all of its
+    /// blocks are closed) becomes a victim candidate.
+    fn close(&mut self, gb: u32, now: Time) {
+        if self.groups {
+            let g = self.group_of(gb);
+            self.group_closed[g as usize] += 1;
+            if self.group_closed[g as usize] as u32 == self.ppd {
+                self.victims.insert(g, self.group_valid(g), now);
+            }
+        } else {
+            self.victims.insert(gb, self.valid[gb as usize] as u32, now);
+        }
     }
 
     /// Mark a physical page invalid (its LPN was rewritten or trimmed).
@@ -411,7 +630,14 @@ impl Ftl {
         self.valid[gb as usize] -= 1;
         self.plane_valid[(gb / self.bpp) as usize] -= 1;
         if self.state[gb as usize] == BlockState::Closed {
-            self.victims.update(gb, self.valid[gb as usize] as u32);
+            if self.groups {
+                let g = self.group_of(gb);
+                if self.group_closed[g as usize] as u32 == self.ppd {
+                    self.victims.update(g, self.group_valid(g));
+                }
+            } else {
+                self.victims.update(gb, self.valid[gb as usize] as u32);
+            }
         }
     }
 
@@ -424,13 +650,30 @@ impl Ftl {
         self.write_replacing(plane, lpn, src, version, Writer::Gc, now)
     }
 
-    /// Choose a GC victim in `plane`; it leaves the victim index.
+    /// Choose a GC victim in `plane`; it leaves the victim index. Group
+    /// mode: a group of the plane's die (its id; all its blocks become
+    /// victims).
     pub fn pick_victim(
         &mut self,
         plane: u32,
         now: Time,
         rng: &mut Xoshiro256PlusPlus,
     ) -> Option<u32> {
+        if self.groups {
+            let die = plane / self.ppd;
+            let (valid, bpp, ppd) = (&self.valid, self.bpp, self.ppd);
+            let g = self.victims.pick(die, now, rng, |id| {
+                let (d, i) = (id / bpp, id % bpp);
+                (d * ppd..(d + 1) * ppd)
+                    .map(|p| valid[(p * bpp + i) as usize] as u32)
+                    .sum()
+            })?;
+            self.group_closed[g as usize] = 0;
+            for b in self.group_blocks(g).collect::<Vec<_>>() {
+                self.state[b as usize] = BlockState::Victim;
+            }
+            return Some(g);
+        }
         let valid = &self.valid;
         let gb = self
             .victims
@@ -455,7 +698,18 @@ impl Ftl {
         self.wp[gb as usize] = 0;
         self.erase_count[gb as usize] += 1;
         self.state[gb as usize] = BlockState::Free;
-        self.free[(gb / self.bpp) as usize].push_back(gb);
+        if self.groups {
+            // The group is free once all its blocks are.
+            let g = self.group_of(gb);
+            if self
+                .group_blocks(g)
+                .all(|b| self.state[b as usize] == BlockState::Free)
+            {
+                self.free[(g / self.bpp) as usize].push_back(g % self.bpp);
+            }
+        } else {
+            self.free[(gb / self.bpp) as usize].push_back(gb);
+        }
     }
 
     /// Pin a block against erasure while a read of it is outstanding.
@@ -560,6 +814,29 @@ impl Ftl {
         // The written blocks of every plane: full ones closed, a partial one active.
         let full = (used_pages / ppb) as u32;
         let rest = (used_pages % ppb) as u16;
+        if self.groups {
+            // Every plane wrote the same block indices: aligned groups.
+            for die in 0..self.planes / self.ppd {
+                for _ in 0..full + (rest > 0) as u32 {
+                    let g = self.free[die as usize].pop_front().expect("fresh die");
+                    for plane in die * self.ppd..(die + 1) * self.ppd {
+                        let gb = plane * self.bpp + g;
+                        let s = self.stream(plane, Writer::Gc);
+                        self.opened[s] += 1;
+                        if g < full {
+                            self.wp[gb as usize] = self.ppb as u16;
+                            self.state[gb as usize] = BlockState::Closed;
+                            self.close(gb, 0);
+                        } else {
+                            self.wp[gb as usize] = rest;
+                            self.state[gb as usize] = BlockState::Active;
+                            self.active[s] = gb;
+                        }
+                    }
+                }
+            }
+            return Ok(());
+        }
         for plane in 0..self.planes {
             for _ in 0..full + (rest > 0) as u32 {
                 let gb = self.free[plane as usize].pop_front().expect("fresh plane");
@@ -598,6 +875,7 @@ impl Ftl {
                 .expect("make_room left free pages");
             written += 1;
         }
+        self.pad_all();
         report.pages_written += written;
         report.valid_pages += written;
         Ok(written)
@@ -624,6 +902,7 @@ impl Ftl {
                     .expect("make_room left free pages");
                 writes += 1;
             }
+            self.pad_all();
             report.pages_written += writes;
             report.sequence_pages_written += writes;
             if writes == 0 {
@@ -661,7 +940,8 @@ impl Ftl {
             match self.functional_gc(plane, rng) {
                 Some(m) => {
                     moved += m as u64;
-                    fruitless = if m < self.ppb { 0 } else { fruitless + 1 };
+                    let unit = self.ppb * if self.groups { self.ppd } else { 1 };
+                    fruitless = if m < unit { 0 } else { fruitless + 1 };
                 }
                 None => fruitless += 1,
             }
@@ -675,9 +955,45 @@ impl Ftl {
         Ok(moved)
     }
 
+    /// Die-Writes: pad every die's streams back to aligned write points after
+    /// page-by-page preconditioning writes.
+    fn pad_all(&mut self) {
+        if !self.aligned {
+            return;
+        }
+        for die in 0..self.planes / self.ppd {
+            self.pad_die(die, Writer::Host { hot: true }, 0);
+            self.pad_die(die, Writer::Gc, 0);
+        }
+    }
+
     /// Garbage-collect one victim of `plane` instantly (preconditioning only).
     /// Returns the pages moved, or None if there was no victim.
     pub fn functional_gc(&mut self, plane: u32, rng: &mut Xoshiro256PlusPlus) -> Option<u32> {
+        if self.groups {
+            // Group mode: the group's valid pages go round-robin over the
+            // die's planes; Die-Writes pad the last short one.
+            let group = self.pick_victim(plane, 0, rng)?;
+            let die = plane / self.ppd;
+            let blocks: Vec<u32> = self.group_blocks(group).collect();
+            let mut moved = 0;
+            for &b in &blocks {
+                let pages: Vec<Ppn> = self.valid_pages(b).map(|(p, _)| p).collect();
+                for src in pages {
+                    let dst = self.next_plane_in_die(die);
+                    self.relocate(src, dst, 0)
+                        .expect("a victim group always fits in the GC reserve");
+                    moved += 1;
+                }
+            }
+            if self.aligned {
+                self.pad_die(die, Writer::Gc, 0);
+            }
+            for b in blocks {
+                self.erase(b);
+            }
+            return Some(moved);
+        }
         let victim = self.pick_victim(plane, 0, rng)?;
         let moved: Vec<Ppn> = self.valid_pages(victim).map(|(p, _)| p).collect();
         for &src in &moved {
@@ -735,7 +1051,13 @@ impl Ftl {
                 _ => {}
             }
         }
+        if self.groups {
+            self.check_groups()?;
+        }
         for (plane, free) in self.free.iter().enumerate() {
+            if self.groups {
+                break;
+            }
             for &gb in free {
                 if gb / self.bpp != plane as u32 || self.state[gb as usize] != BlockState::Free {
                     return Err(format!(
@@ -775,6 +1097,21 @@ impl Ftl {
                 }
             }
         }
+        if self.groups {
+            for plane in 0..self.planes as usize {
+                let counted: u32 = self.valid
+                    [plane * self.bpp as usize..(plane + 1) * self.bpp as usize]
+                    .iter()
+                    .map(|&c| c as u32)
+                    .sum();
+                if counted != self.plane_valid[plane] {
+                    return Err(format!(
+                        "plane {plane}: {counted} valid pages in its blocks but {} counted",
+                        self.plane_valid[plane]
+                    ));
+                }
+            }
+        }
         for (lpn, &ppn) in self.l2p.iter().enumerate() {
             if ppn != INVALID && self.p2l[ppn as usize] != lpn as u32 {
                 return Err(format!(
@@ -804,6 +1141,63 @@ impl Ftl {
                     }
                     None => {}
                 }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Ftl {
+    /// Group mode invariants: free groups are free in every plane, each free
+    /// block is on its die's free list or reserved by its plane, closed groups
+    /// are in the victim index, and Die-Writes keep write points aligned.
+    fn check_groups(&self) -> std::result::Result<(), String> {
+        let bpp = self.bpp as usize;
+        for die in 0..(self.planes / self.ppd) {
+            let mut listed = vec![0u32; bpp];
+            for &g in &self.free[die as usize] {
+                listed[g as usize] += self.ppd;
+            }
+            for plane in die * self.ppd..(die + 1) * self.ppd {
+                let first = (plane * self.streams) as usize;
+                for r in &self.reserved[first..first + self.streams as usize] {
+                    for &g in r {
+                        listed[g as usize] += 1;
+                    }
+                }
+                for b in 0..self.bpp {
+                    let gb = (plane * self.bpp + b) as usize;
+                    let free = self.state[gb] == BlockState::Free;
+                    if free {
+                        listed[b as usize] = listed[b as usize].wrapping_sub(1);
+                    }
+                }
+            }
+            if let Some(g) = listed.iter().position(|&c| c != 0) {
+                return Err(format!(
+                    "die {die} group {g}: its free blocks and the free list / reservations disagree"
+                ));
+            }
+            for g in 0..self.bpp {
+                let id = die * self.bpp + g;
+                let closed = self
+                    .group_blocks(id)
+                    .filter(|&b| self.state[b as usize] == BlockState::Closed)
+                    .count() as u32;
+                if closed == self.ppd && !self.victims.contains(id) {
+                    return Err(format!("closed group {id} missing from the victim index"));
+                }
+                if closed != self.group_closed[id as usize] as u32
+                    && self.group_closed[id as usize] != 0
+                {
+                    return Err(format!(
+                        "group {id}: {closed} closed blocks but {} counted",
+                        self.group_closed[id as usize]
+                    ));
+                }
+            }
+            if self.aligned {
+                self.die_alignment(die)?;
             }
         }
         Ok(())

@@ -14,6 +14,7 @@ pub mod ftl;
 pub mod mem;
 pub mod metrics;
 pub mod sched;
+pub mod scheme;
 pub mod sim;
 pub mod validate;
 pub mod victim;

@@ -1,0 +1,155 @@
+//! Named schemes: the FTL designs ssdlab implements, each a composition of
+//! policies expressed as configuration overrides (DESIGN §1, §6). A scheme
+//! never forks the simulator; it only sets keys, so `ssdlab presets show`
+//! with `--scheme` prints exactly what a scheme is.
+
+use crate::config::Config;
+use crate::error::{Error, Result};
+
+/// A named scheme.
+#[derive(Debug)]
+pub struct Scheme {
+    pub name: &'static str,
+    pub description: &'static str,
+    /// Overrides (`key=value`, as for `--set`) for a drive with this many
+    /// planes per die.
+    overrides: fn(u32) -> Vec<String>,
+}
+
+impl Scheme {
+    /// The `--set` overrides this scheme applies to `cfg`.
+    pub fn overrides(&self, cfg: &Config) -> Vec<String> {
+        (self.overrides)(cfg.geometry.planes_per_die)
+    }
+    /// `cfg` with this scheme's policies.
+    pub fn apply(&self, cfg: &Config) -> Result<Config> {
+        let mut c = cfg.with_overrides(&self.overrides(cfg))?;
+        c.name = format!("{}+{}", cfg.name, self.name);
+        Ok(c)
+    }
+}
+
+fn v(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| s.to_string()).collect()
+}
+
+/// Aligned block groups per die with die-round-robin allocation: what
+/// TwinBlk and SPD share.
+fn die_groups() -> Vec<String> {
+    v(&[
+        "ftl.block_groups=die",
+        "ftl.plane_allocation=die-round-robin",
+        "gc.migration=controller",
+    ])
+}
+
+fn spd(n: u32) -> Vec<String> {
+    let mut o = die_groups();
+    o.extend(v(&["ftl.write_unit=die", "buffer.eviction=die-write"]));
+    o.push(format!("buffer.evict_pages={n}"));
+    o
+}
+
+/// Every scheme, comparators first.
+pub const SCHEMES: &[Scheme] = &[
+    Scheme {
+        name: "baseline-d",
+        description: "SPD paper's Baseline-D: static allocation, per-die LRU buffer, one page per eviction, dies in turn",
+        overrides: |_| {
+            v(&[
+                "ftl.block_groups=plane",
+                "ftl.write_unit=page",
+                "ftl.plane_allocation=static",
+                "buffer.eviction=die-round-robin",
+                "buffer.evict_pages=1",
+            ])
+        },
+    },
+    Scheme {
+        name: "baseline-p",
+        description: "SPD paper's Baseline-P: as Baseline-D, an eviction takes one LRU page per plane of a die (multi-plane when aligned by chance)",
+        overrides: |_| {
+            v(&[
+                "ftl.block_groups=plane",
+                "ftl.write_unit=page",
+                "ftl.plane_allocation=static",
+                "buffer.eviction=die-multi-plane",
+            ])
+        },
+    },
+    Scheme {
+        name: "twinblk",
+        description: "TwinBlk (Tavakkol et al., IEEE CAL 2016): planes of a die share the active block index, writes round-robin over them, GC on twin blocks",
+        overrides: |n| {
+            let mut o = die_groups();
+            o.extend(v(&["ftl.write_unit=page", "buffer.eviction=die-round-robin"]));
+            o.push(format!("buffer.evict_pages={n}"));
+            o
+        },
+    },
+    Scheme {
+        name: "paragc",
+        description: "ParaGC (Shahidi et al., SC'16): a plane below 5% free starts GC, sibling planes below 6% join; aligned moves go multi-plane",
+        overrides: |_| {
+            v(&[
+                "ftl.block_groups=plane",
+                "ftl.write_unit=page",
+                "ftl.plane_allocation=static",
+                "buffer.eviction=die-multi-plane",
+                "gc.threshold={percent=5.0}",
+                "gc.join_percent=6.0",
+            ])
+        },
+    },
+    Scheme {
+        name: "spd",
+        description: "SPD (Gao et al., TPDS 2020): Die-Write, Die-Read and Die-GC with aligned write points on all planes of a die",
+        overrides: spd,
+    },
+    Scheme {
+        name: "spd-plus",
+        description: "SPD+: SPD, and pages evicted to a die under Die-GC join the GC's Die-Writes",
+        overrides: |n| {
+            let mut o = spd(n);
+            o.push("gc.combine_host_writes=true".into());
+            o
+        },
+    },
+];
+
+/// A scheme by name.
+pub fn by_name(name: &str) -> Result<&'static Scheme> {
+    SCHEMES.iter().find(|s| s.name == name).ok_or_else(|| {
+        Error::Invalid(format!(
+            "unknown scheme `{name}`; known schemes: {}",
+            SCHEMES
+                .iter()
+                .map(|s| s.name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_scheme_applies_to_the_spd_drive_in_both_plane_counts() {
+        for planes in [2, 4] {
+            let base = Config::preset("spd-512g")
+                .unwrap()
+                .with_overrides(&[format!("geometry.planes_per_die={planes}")])
+                .unwrap();
+            for s in SCHEMES {
+                let c = s.apply(&base).unwrap_or_else(|e| panic!("{}: {e}", s.name));
+                assert!(c.name.ends_with(s.name));
+            }
+        }
+        assert!(by_name("nope")
+            .unwrap_err()
+            .to_string()
+            .contains("spd-plus"));
+    }
+}
