@@ -101,8 +101,9 @@ impl EvictionPolicy for DieRoundRobin {
 
 /// SPD's Die-Write: a multiple of `planes_per_die` least recently used pages
 /// of one die (up to `pages`), dies in round-robin, skipping dies with fewer
-/// dirty pages than planes. When no die has that many, the die with the most
-/// dirty pages gives all it has (the simulator pads the Die-Write).
+/// dirty pages than planes. When no die has that many and no page is being
+/// flushed (so no slot would ever free), the die with the most dirty pages
+/// gives all it has (the simulator pads the Die-Write).
 pub struct DieWrite {
     next: u32,
     pages: u32,
@@ -123,6 +124,9 @@ impl EvictionPolicy for DieWrite {
                 return;
             }
         }
+        if buf.flushing() > 0 {
+            return;
+        }
         let best = (0..dies).map(|i| (self.next + i) % dies).max_by_key(|&d| {
             (
                 buf.dirty_in_die(d),
@@ -133,6 +137,19 @@ impl EvictionPolicy for DieWrite {
             out.extend(buf.lru_of_die(die));
             self.next = (die + 1) % dies;
         }
+    }
+}
+
+/// Up to `pages` least recently used dirty pages of one die (a Die-GC
+/// completing its last Die-Write with buffered pages).
+pub struct FromDie {
+    pub die: u32,
+    pub pages: u32,
+}
+
+impl EvictionPolicy for FromDie {
+    fn select(&mut self, buf: &WriteBuffer, out: &mut Vec<u32>) {
+        out.extend(buf.lru_of_die(self.die).take(self.pages as usize));
     }
 }
 
@@ -423,6 +440,16 @@ mod tests {
             vec![20, 21],
             "die 1 has fewer than 2: skipped"
         );
+        assert_eq!(
+            lpns(&mut b, &mut pol),
+            vec![],
+            "no die has 2, pages are flushing: wait"
+        );
+        for s in 0..16 {
+            if b.state[s] == SlotState::Flushing {
+                b.flush_done(s as u32);
+            }
+        }
         assert_eq!(
             lpns(&mut b, &mut pol),
             vec![4],

@@ -644,10 +644,16 @@ impl Ftl {
     /// Move the data of `src` (which must still be valid) to a new page of
     /// `plane`. Returns the destination, or None if the plane is full.
     pub fn relocate(&mut self, src: Ppn, plane: u32, now: Time) -> Option<Ppn> {
+        self.relocate_as(src, plane, Writer::Gc, now)
+    }
+
+    /// [`relocate`](Self::relocate) into `w`'s write stream (a Die-Write
+    /// mixing GC moves and host pages writes all of them to one stream).
+    pub fn relocate_as(&mut self, src: Ppn, plane: u32, w: Writer, now: Time) -> Option<Ppn> {
         let lpn = self.p2l[src as usize];
         debug_assert_ne!(lpn, INVALID);
         let version = self.versions.as_ref().map_or(0, |v| v.page[src as usize]);
-        self.write_replacing(plane, lpn, src, version, Writer::Gc, now)
+        self.write_replacing(plane, lpn, src, version, w, now)
     }
 
     /// Choose a GC victim in `plane`; it leaves the victim index. Group
@@ -1045,7 +1051,7 @@ impl Ftl {
                 BlockState::Closed if wp != ppb => {
                     return Err(format!("closed block {gb} has write pointer {wp}"))
                 }
-                BlockState::Closed if !self.victims.contains(gb as u32) => {
+                BlockState::Closed if !self.groups && !self.victims.contains(gb as u32) => {
                     return Err(format!("closed block {gb} missing from the victim index"))
                 }
                 _ => {}

@@ -29,6 +29,9 @@ pub struct Metrics {
     /// Host pages programmed to the hot write stream.
     pub hot_pages: u64,
     pub wasted_pages: u64,
+    /// Host pages programmed, and of them those in multi-plane programs
+    /// (counted per page: a Die-Write may mix host pages and GC moves).
+    pub host_program_pages: [u64; 2],
     pub gc: GcTotals,
     planes_total: u32,
     busy_planes: u32,
@@ -129,6 +132,7 @@ impl Metrics {
             programmed_types: [[0; 3]; 2],
             hot_pages: 0,
             wasted_pages: 0,
+            host_program_pages: [0; 2],
             gc: GcTotals::default(),
             planes_total,
             busy_planes: 0,
@@ -228,14 +232,14 @@ impl Metrics {
         let span = end.saturating_sub(start).max(1) as f64;
         let sim_s = span / 1e9;
         let c = &self.cmds;
-        let host_programs = c.pages(CmdKind::Program, Origin::Host);
-        let gc_programs =
-            c.pages(CmdKind::Program, Origin::Gc) + c.pages(CmdKind::Copyback, Origin::Gc);
+        let host_programs = self.host_program_pages[0];
+        // Per page, not per command: a Die-Write may mix origins.
+        let gc_programs = self.gc.pages_migrated;
         let all_programs =
             c.pages(CmdKind::Program, Origin::Host) + c.pages(CmdKind::Program, Origin::Gc);
         let mp_programs = c.multiplane_pages(CmdKind::Program, Origin::Host)
             + c.multiplane_pages(CmdKind::Program, Origin::Gc);
-        let host_mp = c.multiplane_pages(CmdKind::Program, Origin::Host);
+        let host_mp = self.host_program_pages[1];
         let requests = self.read_lat.len() + self.write_lat.len();
         let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
         let mut commands = Vec::new();
@@ -352,7 +356,7 @@ impl Metrics {
             write_amplification: if host_programs == 0 {
                 0.0
             } else {
-                (host_programs + gc_programs) as f64 / host_programs as f64
+                (host_programs + gc_programs + self.wasted_pages) as f64 / host_programs as f64
             },
             buffer: BufferReport {
                 capacity_pages: ctx.buffer_pages,

@@ -23,7 +23,8 @@ use rustc_hash::FxHashMap;
 use crate::addr::{Lpn, Ppn, INVALID};
 use crate::buffer::{EvictionPolicy, WriteBuffer, WriteOutcome};
 use crate::config::{
-    AddressMode, BufferCapacity, Config, HostMode, Migration, SchedPolicy, WriteCompletion,
+    AddressMode, BufferCapacity, Config, HostMode, Migration, PlaneAllocation, SchedPolicy,
+    WriteCompletion, WriteUnit,
 };
 use crate::engine::{Engine, EventKind, Time};
 use crate::error::{Error, Result};
@@ -161,13 +162,21 @@ struct Die {
     txns: [u32; MAX_PLANES_PER_DIE],
 }
 
+/// A garbage collection under way in one GC unit: a plane, or with aligned
+/// block groups a die (victim = group id; the cursor walks the group's pages
+/// page index by page index, so that aligned valid pages are read together).
 #[derive(Clone, Copy)]
 struct GcJob {
     victim: u32,
     /// Next page of the victim to look at.
     cursor: u32,
-    /// Migrations queued or executing.
+    /// Migrations queued or executing (group mode: read, staged or being
+    /// programmed).
     pending: u32,
+    /// Group mode: migrations whose read has not completed.
+    reading: u32,
+    /// Group mode: erases of the group's blocks not yet completed.
+    erases_left: u32,
     start: Time,
     erase_queued: bool,
     /// Consecutive GCs that reclaimed nothing (livelock guard).
@@ -199,6 +208,16 @@ pub struct Simulator {
     die_gc: Vec<(u32, Time, Time)>,
     /// Hot-data identification for hot/cold write streams (ftl.hot_data).
     hdi: Option<Box<dyn ssdlab_hdi::HotDataIdentifier>>,
+    /// Aligned block groups (GC units are dies) and Die-Writes (every program
+    /// is a full multi-plane command over the die), SPD+ combining.
+    groups: bool,
+    die_write: bool,
+    combine: bool,
+    /// ParaGC: free pages below which a plane joins a sibling's GC (0 = off).
+    join_pages: u64,
+    /// Die-Writes: program transactions per die (GC moves, and under SPD+
+    /// host pages) waiting to fill a Die-Write.
+    staging: Vec<Vec<u32>>,
     waiting: VecDeque<(u32, Lpn)>,
     evict_out: Vec<u32>,
     source: Source,
@@ -441,6 +460,8 @@ impl Simulator {
                     victim: INVALID,
                     cursor: 0,
                     pending: 0,
+                    reading: 0,
+                    erases_left: 0,
                     start: 0,
                     erase_queued: false,
                     fruitless: 0,
@@ -449,6 +470,11 @@ impl Simulator {
             ],
             inflight: FxHashMap::default(),
             hdi: ssdlab_hdi::presets::by_name(&cfg.ftl.hot_data),
+            groups: cfg.ftl.block_groups == crate::config::BlockGroups::Die,
+            die_write: cfg.ftl.write_unit == WriteUnit::Die,
+            combine: cfg.gc.combine_host_writes,
+            join_pages: cfg.gc_join_pages(),
+            staging: vec![Vec::new(); dies as usize],
             die_gc: vec![(0, 0, 0); dies as usize],
             waiting: VecDeque::new(),
             evict_out: Vec::new(),
@@ -863,6 +889,9 @@ impl Simulator {
             // now); an in-place update keeps its slot.
             let (die, plane) = if dirty {
                 (0, INVALID)
+            } else if self.cfg.ftl.plane_allocation == PlaneAllocation::DieRoundRobin {
+                // The plane within the die is chosen when the page leaves.
+                (self.ftl.static_die(lpn), INVALID)
             } else {
                 let queues = &self.queues;
                 let plane = self.ftl.choose_plane(lpn, |d| queues.die_load(d));
@@ -874,7 +903,7 @@ impl Simulator {
                 outcome => {
                     if outcome == WriteOutcome::Hit {
                         self.metrics.write_hits += 1;
-                    } else {
+                    } else if plane != INVALID {
                         self.ftl.assign(plane);
                     }
                     self.next_version(lpn);
@@ -896,25 +925,142 @@ impl Simulator {
             if out.is_empty() {
                 break;
             }
+            if self.die_write {
+                let die = self.buf.as_ref().expect("buffered mode").slot_die(out[0]);
+                let txns: Vec<u32> = out.iter().map(|&slot| self.evicted_txn(slot)).collect();
+                self.die_write_host(die, txns);
+                continue;
+            }
             for &slot in &out {
-                let buf = self.buf.as_ref().expect("buffered mode");
-                let (lpn, die, version) = (
-                    buf.slot_lpn(slot),
-                    buf.slot_die(slot),
-                    buf.slot_version(slot),
-                );
-                let plane = buf.slot_plane(slot);
-                debug_assert_eq!(self.ftl.map.die_of_plane(plane), die);
-                self.ftl.prefetch(lpn);
-                let t = self.new_txn(CmdKind::Program, Origin::Host, plane, lpn, INVALID);
-                self.txns[t as usize].hot = self.hdi.as_ref().is_some_and(|h| h.is_hot(lpn as u64));
-                self.txns[t as usize].slot = slot;
-                self.txns[t as usize].version = version;
-                self.inflight.insert(lpn, t);
+                let t = self.evicted_txn(slot);
+                let mut plane = self.txns[t as usize].plane;
+                if plane == INVALID {
+                    let die = self.buf.as_ref().expect("buffered mode").slot_die(slot);
+                    plane = self.ftl.next_plane_in_die(die);
+                    self.ftl.assign(plane);
+                    self.txns[t as usize].plane = plane;
+                }
                 self.enqueue(plane, Class::Write, t);
             }
         }
         self.evict_out = out;
+    }
+
+    /// The program transaction of a page leaving the buffer (its plane, if
+    /// already bound, else INVALID).
+    fn evicted_txn(&mut self, slot: u32) -> u32 {
+        let buf = self.buf.as_ref().expect("buffered mode");
+        let (lpn, version, plane) = (
+            buf.slot_lpn(slot),
+            buf.slot_version(slot),
+            buf.slot_plane(slot),
+        );
+        self.ftl.prefetch(lpn);
+        let t = self.new_txn(CmdKind::Program, Origin::Host, plane, lpn, INVALID);
+        self.txns[t as usize].hot = self.hdi.as_ref().is_some_and(|h| h.is_hot(lpn as u64));
+        self.txns[t as usize].slot = slot;
+        self.txns[t as usize].version = version;
+        self.inflight.insert(lpn, t);
+        t
+    }
+
+    /// A Die-Write of host pages to `die`: under SPD+, while the die's GC is
+    /// still moving pages, they join its Die-Writes; otherwise they are
+    /// queued as whole Die-Writes, padded to a multiple of the planes.
+    fn die_write_host(&mut self, die: u32, mut txns: Vec<u32>) {
+        if self.combine && self.gc_staging_open(die) && self.gc_has_room_for(die, txns.len()) {
+            self.staging[die as usize].extend(txns);
+            self.flush_staging(die);
+            return;
+        }
+        while !txns.len().is_multiple_of(self.ppd as usize) {
+            txns.push(self.pad_txn());
+        }
+        for (i, t) in txns.into_iter().enumerate() {
+            let plane = die * self.ppd + i as u32 % self.ppd;
+            self.place(t, plane);
+            self.enqueue(plane, Class::Write, t);
+        }
+    }
+
+    /// A padding page: programmed without data to complete a Die-Write.
+    fn pad_txn(&mut self) -> u32 {
+        self.new_txn(CmdKind::Program, Origin::Gc, INVALID, INVALID, INVALID)
+    }
+
+    /// Bind a program transaction to the plane a Die-Write gives it.
+    fn place(&mut self, t: u32, plane: u32) {
+        self.txns[t as usize].plane = plane;
+        if self.txns[t as usize].origin == Origin::Host {
+            self.ftl.assign(plane);
+        }
+    }
+
+    /// Queue every full Die-Write of the die's staged programs (GC class:
+    /// they belong to a GC).
+    fn flush_staging(&mut self, die: u32) {
+        let n = self.ppd as usize;
+        while self.staging[die as usize].len() >= n {
+            let gang: Vec<u32> = self.staging[die as usize].drain(..n).collect();
+            for (i, t) in gang.into_iter().enumerate() {
+                let plane = die * self.ppd + i as u32;
+                self.place(t, plane);
+                self.enqueue(plane, Class::Gc, t);
+            }
+        }
+    }
+
+    /// The die's GC has read all its pages: complete the last, short
+    /// Die-Write with the die's least recently used dirty pages from the
+    /// buffer, then with padding.
+    fn complete_staging(&mut self, die: u32) {
+        let n = self.ppd as usize;
+        let short = (n - self.staging[die as usize].len() % n) % n;
+        if short == 0 {
+            return;
+        }
+        let mut out = Vec::new();
+        if let Some(buf) = self.buf.as_mut() {
+            buf.evict(
+                &mut crate::buffer::FromDie {
+                    die,
+                    pages: short as u32,
+                },
+                &mut out,
+            );
+        }
+        for &slot in &out {
+            let t = self.evicted_txn(slot);
+            self.staging[die as usize].push(t);
+        }
+        while !self.staging[die as usize].len().is_multiple_of(n) {
+            let t = self.pad_txn();
+            self.staging[die as usize].push(t);
+        }
+        self.flush_staging(die);
+    }
+
+    /// SPD+: can the die's GC take `extra` host pages into its Die-Writes and
+    /// still move all its victim's valid pages before running out of space
+    /// (the GC reserve is sized for the victim, not for host data)?
+    fn gc_has_room_for(&self, die: u32, extra: usize) -> bool {
+        let victim = self.gc[die as usize].victim;
+        let staged_host = self.staging[die as usize]
+            .iter()
+            .filter(|&&t| self.txns[t as usize].origin == Origin::Host)
+            .count();
+        // Pages still to program: the victim's valid ones (read or not) and
+        // the staged host pages, spread evenly over the planes.
+        let pages = self.ftl.group_valid(victim) as u64 + (staged_host + extra) as u64;
+        let per_plane = pages.div_ceil(self.ppd as u64) + 1;
+        let first = die * self.ppd;
+        (first..first + self.ppd).all(|p| self.ftl.free_pages(p) >= per_plane)
+    }
+
+    /// Is the die's GC still producing page moves for Die-Writes?
+    fn gc_staging_open(&self, die: u32) -> bool {
+        let g = &self.gc[die as usize];
+        g.victim != INVALID && !(g.cursor == self.victim_pages() && g.reading == 0)
     }
 
     // ----- transactions and queues -----
@@ -938,7 +1084,7 @@ impl Simulator {
         let mark = self.gc_clock(d, now);
         let tx = &mut self.txns[t as usize];
         tx.seq = self.seq;
-        if class == Class::Write {
+        if tx.origin == Origin::Host && tx.kind == CmdKind::Program {
             tx.queued_at = now;
             tx.gc_mark = mark;
         }
@@ -985,19 +1131,62 @@ impl Simulator {
 
     // ----- GC -----
 
+    /// GC unit of a plane: the plane, or with aligned block groups its die.
+    #[inline]
+    fn gc_unit(&self, plane: u32) -> usize {
+        if self.groups {
+            (plane / self.ppd) as usize
+        } else {
+            plane as usize
+        }
+    }
+
+    /// Pages of a GC victim: a block, or a group of one block per plane.
+    #[inline]
+    fn victim_pages(&self) -> u32 {
+        self.ftl.pages_per_block() * if self.groups { self.ppd } else { 1 }
+    }
+
     fn maybe_start_gc(&mut self, plane: u32) {
-        let p = plane as usize;
-        if self.gc[p].victim != INVALID || !self.ftl.needs_gc(plane) {
+        let u = self.gc_unit(plane);
+        if self.gc[u].victim != INVALID {
             return;
         }
+        let needs = if self.groups {
+            let first = u as u32 * self.ppd;
+            (first..first + self.ppd).any(|p| self.ftl.needs_gc(p))
+        } else {
+            self.ftl.needs_gc(plane)
+        };
+        if needs && self.start_gc(plane) && self.join_pages > 0 {
+            // ParaGC: sibling planes already low on space collect with it.
+            let die = self.ftl.map.die_of_plane(plane);
+            for q in die * self.ppd..(die + 1) * self.ppd {
+                if q != plane
+                    && self.gc[q as usize].victim == INVALID
+                    && self.ftl.free_pages(q) < self.join_pages
+                {
+                    self.start_gc(q);
+                }
+            }
+        }
+    }
+
+    /// Start a GC in the unit of `plane`; false if it has no victim.
+    fn start_gc(&mut self, plane: u32) -> bool {
+        let u = self.gc_unit(plane);
         let now = self.engine.now();
         let Some(victim) = self.ftl.pick_victim(plane, now, &mut self.rng) else {
-            return;
+            return false;
         };
-        let valid = self.ftl.valid_count(victim);
-        if valid == self.ftl.pages_per_block() {
-            self.gc[p].fruitless += 1;
-            if self.gc[p].fruitless > self.ftl.blocks_per_plane() {
+        let valid = if self.groups {
+            self.ftl.group_valid(victim)
+        } else {
+            self.ftl.valid_count(victim)
+        };
+        if valid == self.victim_pages() {
+            self.gc[u].fruitless += 1;
+            if self.gc[u].fruitless > self.ftl.blocks_per_plane() {
                 self.error = Some(Error::Invalid(format!(
                     "plane {plane} holds only valid data ({} valid pages of {}, {} free): garbage collection \
                      cannot free space (is the logical capacity larger than the plane?)",
@@ -1007,59 +1196,129 @@ impl Simulator {
                 )));
             }
         } else {
-            self.gc[p].fruitless = 0;
+            self.gc[u].fruitless = 0;
         }
-        self.gc[p].victim = victim;
+        let g = &mut self.gc[u];
+        g.victim = victim;
+        g.cursor = 0;
+        g.pending = 0;
+        g.reading = 0;
+        g.erases_left = 0;
+        g.start = now;
+        g.erase_queued = false;
         self.die_gc_change(self.ftl.map.die_of_plane(plane), 1);
-        self.gc[p].cursor = 0;
-        self.gc[p].pending = 0;
-        self.gc[p].start = now;
-        self.gc[p].erase_queued = false;
-        self.gc_refill(plane);
+        self.gc_refill(u);
+        true
     }
 
-    /// Keep up to `gc.moves_in_flight` migrations of the plane's victim
+    /// Keep up to `gc.moves_in_flight` migrations of the unit's victim
     /// queued or executing, walking the victim's pages in order; when all are
     /// done, erase it.
-    fn gc_refill(&mut self, plane: u32) {
-        let p = plane as usize;
+    fn gc_refill(&mut self, u: usize) {
+        if self.groups {
+            return self.gc_refill_group(u);
+        }
+        let plane = u as u32;
         let ppb = self.ftl.pages_per_block();
         let kind = match self.cfg.gc.migration {
             Migration::Copyback => CmdKind::Copyback,
             Migration::Controller => CmdKind::Read,
         };
-        while self.gc[p].pending < self.cfg.gc.moves_in_flight && self.gc[p].cursor < ppb {
-            let ppn = self.gc[p].victim * ppb + self.gc[p].cursor;
-            self.gc[p].cursor += 1;
+        while self.gc[u].pending < self.cfg.gc.moves_in_flight && self.gc[u].cursor < ppb {
+            let ppn = self.gc[u].victim * ppb + self.gc[u].cursor;
+            self.gc[u].cursor += 1;
             if let Some(lpn) = self.ftl.owner(ppn) {
                 self.ftl.prefetch(lpn);
                 let t = self.new_txn(kind, Origin::Gc, plane, lpn, ppn);
-                self.gc[p].pending += 1;
+                self.gc[u].pending += 1;
                 self.enqueue(plane, Class::Gc, t);
             }
         }
-        self.try_erase(plane);
+        self.try_erase(u);
     }
 
-    fn gc_progress(&mut self, plane: u32) {
-        self.gc[plane as usize].pending -= 1;
-        self.gc_refill(plane);
+    /// Group GC: read the group's valid pages, page index by page index over
+    /// the die's planes (aligned ones go as one multi-plane read), up to
+    /// `gc.moves_in_flight` per plane at once. Read pages are programmed to
+    /// the die's planes in turn (Die-Writes: staged until a Die-Write is full).
+    fn gc_refill_group(&mut self, u: usize) {
+        let die = u as u32;
+        let n = self.ppd;
+        let (ppb, bpp) = (self.ftl.pages_per_block(), self.ftl.blocks_per_plane());
+        let total = self.victim_pages();
+        let window = self.cfg.gc.moves_in_flight * n;
+        let g = self.gc[u].victim % bpp;
+        while self.gc[u].reading < window && self.gc[u].cursor < total {
+            let c = self.gc[u].cursor;
+            self.gc[u].cursor += 1;
+            let plane = die * n + c % n;
+            let ppn = (plane * bpp + g) * ppb + c / n;
+            if let Some(lpn) = self.ftl.owner(ppn) {
+                self.ftl.prefetch(lpn);
+                let t = self.new_txn(CmdKind::Read, Origin::Gc, plane, lpn, ppn);
+                self.gc[u].pending += 1;
+                self.gc[u].reading += 1;
+                self.enqueue(plane, Class::Gc, t);
+            }
+        }
+        if self.die_write && self.gc[u].cursor == total && self.gc[u].reading == 0 {
+            self.complete_staging(die);
+        }
+        self.try_erase(u);
     }
 
-    fn try_erase(&mut self, plane: u32) {
-        let g = self.gc[plane as usize];
-        let scanned = g.cursor == self.ftl.pages_per_block();
-        if g.victim == INVALID
-            || !scanned
-            || g.pending > 0
-            || g.erase_queued
-            || self.ftl.pins(g.victim) > 0
+    /// A group GC's page read completed: program it on the die's next plane
+    /// (Die-Writes: stage it).
+    fn gc_read_done(&mut self, t: u32) {
+        let tx = self.txns[t as usize];
+        let p = self.new_txn(CmdKind::Program, Origin::Gc, tx.plane, tx.lpn, tx.src);
+        let u = self.gc_unit(tx.plane);
+        self.gc[u].reading -= 1;
+        let die = u as u32;
+        if self.die_write {
+            self.staging[u].push(p);
+            self.flush_staging(die);
+        } else {
+            let dst = self.ftl.next_plane_in_die(die);
+            self.txns[p as usize].plane = dst;
+            self.enqueue(dst, Class::Gc, p);
+        }
+        self.gc_refill(u);
+    }
+
+    fn gc_progress(&mut self, u: usize) {
+        self.gc[u].pending -= 1;
+        self.gc_refill(u);
+    }
+
+    fn try_erase(&mut self, u: usize) {
+        let g = self.gc[u];
+        if g.victim == INVALID || g.cursor < self.victim_pages() || g.pending > 0 || g.erase_queued
         {
             return;
         }
-        self.gc[plane as usize].erase_queued = true;
-        let first = g.victim * self.ftl.pages_per_block();
-        let t = self.new_txn(CmdKind::Erase, Origin::Gc, plane, INVALID, first);
+        let ppb = self.ftl.pages_per_block();
+        if self.groups {
+            let blocks: Vec<u32> = self.ftl.group_blocks(g.victim).collect();
+            if blocks.iter().any(|&b| self.ftl.pins(b) > 0) {
+                return;
+            }
+            self.gc[u].erase_queued = true;
+            self.gc[u].erases_left = blocks.len() as u32;
+            // One erase per plane, same block index: one multi-plane erase.
+            for b in blocks {
+                let plane = b / self.ftl.blocks_per_plane();
+                let t = self.new_txn(CmdKind::Erase, Origin::Gc, plane, INVALID, b * ppb);
+                self.enqueue(plane, Class::Gc, t);
+            }
+            return;
+        }
+        if self.ftl.pins(g.victim) > 0 {
+            return;
+        }
+        self.gc[u].erase_queued = true;
+        let plane = u as u32;
+        let t = self.new_txn(CmdKind::Erase, Origin::Gc, plane, INVALID, g.victim * ppb);
         self.enqueue(plane, Class::Gc, t);
     }
 
@@ -1069,14 +1328,24 @@ impl Simulator {
     fn clean_gc_head(&mut self, plane: u32) {
         while let Some(t) = self.queues.head(plane, Class::Gc) {
             let tx = self.txns[t as usize];
-            if tx.kind == CmdKind::Erase {
+            // Erases, padding and host pages of a Die-Write stay; so do
+            // moves that are part of a Die-Write (programmed stale).
+            if tx.kind == CmdKind::Erase
+                || tx.src == INVALID
+                || tx.origin == Origin::Host
+                || (self.die_write && tx.kind == CmdKind::Program)
+            {
                 return;
             }
             if self.ftl.owner(tx.src) != Some(tx.lpn) {
                 self.queues.pop(plane, Class::Gc);
                 self.metrics.gc.moves_dropped += 1;
                 self.free_txn(t);
-                self.gc_progress(plane);
+                let u = self.gc_unit(plane);
+                if self.groups && tx.kind == CmdKind::Read {
+                    self.gc[u].reading -= 1;
+                }
+                self.gc_progress(u);
                 continue;
             }
             if tx.kind == CmdKind::Copyback && self.cfg.flash.copyback_odd_even {
@@ -1103,8 +1372,52 @@ impl Simulator {
         }
     }
 
+    /// Who writes a Die-Write of `class`: a GC's Die-Writes (GC class, even
+    /// when they carry host pages) may use the GC reserve and go to the GC
+    /// stream; a host Die-Write goes where its first host page would.
+    fn gang_writer(&self, class: Class, members: &[u32]) -> Writer {
+        if class == Class::Gc {
+            return Writer::Gc;
+        }
+        members
+            .iter()
+            .map(|&t| &self.txns[t as usize])
+            .find(|tx| tx.origin == Origin::Host)
+            .map_or(Writer::Gc, |tx| Writer::Host { hot: tx.hot })
+    }
+
+    /// Die-Writes: the heads of `class` on every plane of `die` if they form
+    /// a Die-Write that may run now (host Die-Writes wait for GC traffic
+    /// of the die, and, unless SPD+ combines them, for the die's GC).
+    fn gang(&self, die: u32, class: Class) -> Option<[u32; MAX_PLANES_PER_DIE]> {
+        let first = die * self.ppd;
+        let mut members = [INVALID; MAX_PLANES_PER_DIE];
+        if class == Class::Write && !self.combine && self.gc[die as usize].victim != INVALID {
+            return None;
+        }
+        for i in 0..self.ppd {
+            let p = first + i;
+            if class == Class::Write && self.queues.head(p, Class::Gc).is_some() {
+                return None;
+            }
+            let t = self.queues.head(p, class)?;
+            if self.txns[t as usize].kind != CmdKind::Program {
+                return None;
+            }
+            members[i as usize] = t;
+        }
+        let w = self.gang_writer(class, &members[..self.ppd as usize]);
+        (first..first + self.ppd)
+            .all(|p| self.ftl.peek_write(p, w).is_some())
+            .then_some(members)
+    }
+
     /// May the head `t` of a queue of `plane` run now?
     fn eligible(&self, plane: u32, class: Class, t: u32) -> bool {
+        if self.die_write && class != Class::Read && self.txns[t as usize].kind == CmdKind::Program
+        {
+            return self.gang(self.ftl.map.die_of_plane(plane), class).is_some();
+        }
         match class {
             Class::Read => true,
             Class::Write => {
@@ -1147,6 +1460,14 @@ impl Simulator {
         };
         let lt = self.queues.head(lead_plane, class).expect("lead exists");
         let kind = self.txns[lt as usize].kind;
+        if self.die_write && kind == CmdKind::Program {
+            let members = self.gang(die, class).expect("eligible() saw the Die-Write");
+            for p in planes.clone() {
+                self.queues.pop(p, class);
+            }
+            let w = self.gang_writer(class, &members[..self.ppd as usize]);
+            return self.execute(die, kind, &members[..self.ppd as usize], Some(w));
+        }
         let mut members = [INVALID; MAX_PLANES_PER_DIE];
         let mut n = 0;
         members[n] = self.queues.pop(lead_plane, class).expect("lead exists");
@@ -1170,7 +1491,7 @@ impl Simulator {
                 }
             }
         }
-        self.execute(die, kind, &members[..n]);
+        self.execute(die, kind, &members[..n], None);
     }
 
     /// Source and destination in-plane addresses that alignment is judged on.
@@ -1211,7 +1532,9 @@ impl Simulator {
         m.channel_of_chip(m.chip_of_die(die)) as usize
     }
 
-    fn execute(&mut self, die: u32, kind: CmdKind, members: &[u32]) {
+    /// Run a command of `members` on `die`; a Die-Write gives the writer
+    /// (write stream) of all its pages.
+    fn execute(&mut self, die: u32, kind: CmdKind, members: &[u32], gang_writer: Option<Writer>) {
         let now = self.engine.now();
         let n = members.len();
         let origin = self.txns[members[0] as usize].origin;
@@ -1255,40 +1578,59 @@ impl Simulator {
             }
             CmdKind::Program => {
                 let mut array = 0;
+                let mut moves = 0u64;
+                // A Die-Write goes to one write stream on every plane, so
+                // that the die's write points stay aligned.
                 for &t in members {
                     let tx = self.txns[t as usize];
-                    let ppn = if gc {
-                        self.metrics.gc.pages_migrated += 1;
-                        self.ftl.relocate(tx.src, tx.plane, now)
+                    let w = gang_writer.unwrap_or_else(|| self.writer(t));
+                    let ppn = if tx.origin == Origin::Gc {
+                        if tx.src != INVALID && self.ftl.owner(tx.src) == Some(tx.lpn) {
+                            self.metrics.gc.pages_migrated += 1;
+                            moves += 1;
+                            self.ftl.relocate_as(tx.src, tx.plane, w, now)
+                        } else {
+                            // Padding, or a move in a Die-Write whose page
+                            // the host rewrote after it was read.
+                            self.metrics.wasted_pages += 1;
+                            self.ftl.write(tx.plane, INVALID, 0, w, now)
+                        }
                     } else {
                         self.ftl.assigned_written(tx.plane);
                         // GC time of this die the write waited through.
                         self.txns[t as usize].gc_mark = self.gc_clock(die, now) - tx.gc_mark;
                         let current = self.inflight.get(&tx.lpn) == Some(&t);
                         let lpn = if current { tx.lpn } else { INVALID };
-                        self.ftl
-                            .write(tx.plane, lpn, tx.version, Writer::Host { hot: tx.hot }, now)
+                        self.metrics.host_program_pages[0] += 1;
+                        self.metrics.host_program_pages[1] += (n > 1) as u64;
+                        if w == (Writer::Host { hot: true }) {
+                            self.metrics.hot_pages += 1;
+                        }
+                        self.ftl.write(tx.plane, lpn, tx.version, w, now)
                     }
                     .expect("eligible() checked that the plane has a free page");
                     self.txns[t as usize].src = ppn;
                     let page = self.ftl.map.page_of(ppn);
-                    if !gc && tx.hot {
-                        self.metrics.hot_pages += 1;
-                    }
-                    self.metrics.programmed_types[origin as usize]
+                    self.metrics.programmed_types[tx.origin as usize]
                         [self.timing.page_type[page as usize] as usize] += 1;
                     array = array.max(self.timing.program_time(page));
                     self.maybe_start_gc(tx.plane);
+                }
+                if self.die_write && self.cfg.check.enabled {
+                    if let Err(e) = self.ftl.die_alignment(die) {
+                        self.error = Some(Error::Consistency(format!(
+                            "after a Die-Write at {now} ns: {e}"
+                        )));
+                    }
                 }
                 let ch = self.channel_of_die(die);
                 let start = t0.max(self.channel_free[ch]);
                 let xfer = self.timing.xfer_ns;
                 let xfer_end = start + n as Time * xfer;
                 self.channel_free[ch] = xfer_end;
-                if gc {
-                    self.metrics.gc.transfer_ns += xfer as u128 * n as u128;
-                    self.metrics.gc.write_ns += array as u128 * n as u128;
-                } else if self.cfg.host.write_completion == WriteCompletion::Transfer {
+                self.metrics.gc.transfer_ns += xfer as u128 * moves as u128;
+                self.metrics.gc.write_ns += array as u128 * moves as u128;
+                if self.cfg.host.write_completion == WriteCompletion::Transfer {
                     for (i, &t) in members.iter().enumerate() {
                         if self.txns[t as usize].req != INVALID {
                             let at = start + (i as Time + 1) * xfer;
@@ -1406,9 +1748,14 @@ impl Simulator {
             (CmdKind::Read, Origin::Host) => {
                 if self.ftl.unpin(tx.src) == 0 {
                     let gb = self.ftl.map.gblock_of(tx.src);
-                    let plane = self.ftl.map.plane_of(tx.src);
-                    if self.gc[plane as usize].victim == gb {
-                        self.try_erase(plane);
+                    let u = self.gc_unit(self.ftl.map.plane_of(tx.src));
+                    let v = if self.groups {
+                        self.ftl.group_of(gb)
+                    } else {
+                        gb
+                    };
+                    if self.gc[u].victim == v {
+                        self.try_erase(u);
                     }
                 }
                 if tx.rmw {
@@ -1433,25 +1780,30 @@ impl Simulator {
                     self.sub_done(tx.req);
                 }
             }
+            (CmdKind::Read, Origin::Gc) if self.groups => self.gc_read_done(t),
             (CmdKind::Read, Origin::Gc) => {
                 // Through the controller: the data comes back as a GC program.
                 let p = self.new_txn(CmdKind::Program, Origin::Gc, tx.plane, tx.lpn, tx.src);
                 self.enqueue(tx.plane, Class::Gc, p);
             }
+            // Padding belongs to no GC.
+            (CmdKind::Program, Origin::Gc) if tx.lpn == INVALID => {}
             (CmdKind::Program, Origin::Gc) | (CmdKind::Copyback, Origin::Gc) => {
-                self.gc_progress(tx.plane)
+                self.gc_progress(self.gc_unit(tx.plane))
             }
             (CmdKind::Erase, _) => {
-                let p = tx.plane as usize;
-                let victim = self.gc[p].victim;
-                self.ftl.erase(victim);
-                self.metrics.gc.count += 1;
-                self.metrics.series_gc(now);
+                let u = self.gc_unit(tx.plane);
+                self.ftl.erase(self.ftl.map.gblock_of(tx.src));
                 self.metrics.gc.erases += 1;
-                self.metrics.gc.duration_ns += (now - self.gc[p].start) as u128;
-                self.gc[p].victim = INVALID;
-                self.die_gc_change(self.ftl.map.die_of_plane(tx.plane), -1);
-                self.maybe_start_gc(tx.plane);
+                self.gc[u].erases_left = self.gc[u].erases_left.saturating_sub(1);
+                if self.gc[u].erases_left == 0 {
+                    self.metrics.gc.count += 1;
+                    self.metrics.series_gc(now);
+                    self.metrics.gc.duration_ns += (now - self.gc[u].start) as u128;
+                    self.gc[u].victim = INVALID;
+                    self.die_gc_change(self.ftl.map.die_of_plane(tx.plane), -1);
+                    self.maybe_start_gc(tx.plane);
+                }
             }
             (CmdKind::Copyback, Origin::Host) => unreachable!("the host never issues copybacks"),
         }
