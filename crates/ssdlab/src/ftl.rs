@@ -90,7 +90,8 @@ pub struct Ftl {
     opened: Vec<u64>,
     /// Group mode, per group: blocks of it that are closed.
     group_closed: Vec<u8>,
-    /// Die-round-robin allocation: the next plane (within the die) per die.
+    /// Die-round-robin allocation: the next plane (within the die) per die
+    /// and write stream.
     die_rr: Vec<u32>,
     victims: VictimIndex,
     /// Static allocation: plane of `lpn % planes`.
@@ -197,7 +198,7 @@ impl Ftl {
                 }
             ],
             group_closed: vec![0; if groups { nblocks } else { 0 }],
-            die_rr: vec![0; dies as usize],
+            die_rr: vec![0; (dies * streams) as usize],
             victims,
             plane_of_residue: static_table(cfg),
             allocation: cfg.ftl.plane_allocation,
@@ -270,11 +271,13 @@ impl Ftl {
         self.map.die_of_plane(self.static_plane(lpn))
     }
 
-    /// Die-round-robin allocation: the next plane of `die` in turn.
+    /// Die-round-robin allocation: the next plane of `die` in turn for
+    /// `w`'s write stream (each stream keeps its planes level).
     #[inline]
-    pub fn next_plane_in_die(&mut self, die: u32) -> u32 {
-        let i = self.die_rr[die as usize];
-        self.die_rr[die as usize] = (i + 1) % self.ppd;
+    pub fn next_plane_in_die(&mut self, die: u32, w: Writer) -> u32 {
+        let k = self.stream(die, w);
+        let i = self.die_rr[k];
+        self.die_rr[k] = (i + 1) % self.ppd;
         die * self.ppd + i
     }
 
@@ -285,12 +288,13 @@ impl Ftl {
 
     /// Choose the plane for a new write of `lpn` by the configured policy.
     /// `die_load` gives the queued work of a die (for least-busy).
-    pub fn choose_plane(&mut self, lpn: Lpn, die_load: impl Fn(u32) -> u32) -> u32 {
+    /// `w` is who writes it (die-round-robin keeps a turn per write stream).
+    pub fn choose_plane(&mut self, lpn: Lpn, w: Writer, die_load: impl Fn(u32) -> u32) -> u32 {
         match self.allocation {
             PlaneAllocation::Static => self.static_plane(lpn),
             PlaneAllocation::DieRoundRobin => {
                 let die = self.static_die(lpn);
-                self.next_plane_in_die(die)
+                self.next_plane_in_die(die, w)
             }
             PlaneAllocation::RoundRobin => {
                 // The next plane in turn that has room for more data.
@@ -399,9 +403,31 @@ impl Ftl {
             .sum();
         free + rest
     }
+    /// Free pages of a plane that writer `w` may take (group mode): free
+    /// groups, groups its stream has reserved and the rest of its active block.
+    pub fn free_pages_for(&self, plane: u32, w: Writer) -> u64 {
+        let s = self.stream(plane, w);
+        let mut blocks = self.free[self.free_list(plane)].len();
+        if self.groups {
+            blocks += self.reserved[s].len();
+        }
+        let a = self.active[s];
+        let rest = if a == INVALID {
+            0
+        } else {
+            (self.ppb - self.wp[a as usize] as u32) as u64
+        };
+        blocks as u64 * self.ppb as u64 + rest
+    }
+
+    /// Should `plane` collect garbage? Below the threshold; in group mode
+    /// also when only the GC's reserve group is left (free pages reserved
+    /// for another write stream may keep a plane above the threshold while
+    /// this one cannot open a block).
     #[inline]
     pub fn needs_gc(&self, plane: u32) -> bool {
         self.free_pages(plane) < self.threshold_pages
+            || (self.groups && self.free[self.free_list(plane)].len() <= self.reserve_blocks)
     }
 
     /// In-plane (block, page) the next write of `w` to `plane` would take,
@@ -875,7 +901,7 @@ impl Ftl {
             if self.l2p[lpn as usize] != INVALID {
                 continue;
             }
-            let plane = self.choose_plane(lpn, |_| 0);
+            let plane = self.choose_plane(lpn, Writer::Host { hot: false }, |_| 0);
             self.make_room(plane, rng, report)?;
             self.write(plane, lpn, 0, Writer::Host { hot: false }, 0)
                 .expect("make_room left free pages");
@@ -902,7 +928,7 @@ impl Ftl {
             let (mut writes, mut moves) = (0u64, 0u64);
             let gcs_before = report.functional_gc;
             for lpn in sequence() {
-                let plane = self.choose_plane(lpn, |_| 0);
+                let plane = self.choose_plane(lpn, Writer::Host { hot: false }, |_| 0);
                 moves += self.make_room(plane, rng, report)?;
                 self.write(plane, lpn, 0, Writer::Host { hot: false }, 0)
                     .expect("make_room left free pages");
@@ -986,7 +1012,7 @@ impl Ftl {
             for &b in &blocks {
                 let pages: Vec<Ppn> = self.valid_pages(b).map(|(p, _)| p).collect();
                 for src in pages {
-                    let dst = self.next_plane_in_die(die);
+                    let dst = self.next_plane_in_die(die, Writer::Gc);
                     self.relocate(src, dst, 0)
                         .expect("a victim group always fits in the GC reserve");
                     moved += 1;
@@ -1173,15 +1199,34 @@ impl Ftl {
                 }
                 for b in 0..self.bpp {
                     let gb = (plane * self.bpp + b) as usize;
-                    let free = self.state[gb] == BlockState::Free;
-                    if free {
+                    // A group whose erases are under way has free and
+                    // victim blocks; it is listed once all are erased.
+                    let erasing = self
+                        .group_blocks(die * self.bpp + b)
+                        .any(|x| self.state[x as usize] == BlockState::Victim);
+                    if self.state[gb] == BlockState::Free && !erasing {
                         listed[b as usize] = listed[b as usize].wrapping_sub(1);
                     }
                 }
             }
             if let Some(g) = listed.iter().position(|&c| c != 0) {
+                let id = die * self.bpp + g as u32;
+                let states: Vec<BlockState> = self
+                    .group_blocks(id)
+                    .map(|b| self.state[b as usize])
+                    .collect();
+                let reserved: Vec<usize> = (die * self.ppd..(die + 1) * self.ppd)
+                    .map(|p| {
+                        let first = (p * self.streams) as usize;
+                        self.reserved[first..first + self.streams as usize]
+                            .iter()
+                            .map(|r| r.iter().filter(|&&x| x == g as u32).count())
+                            .sum()
+                    })
+                    .collect();
                 return Err(format!(
-                    "die {die} group {g}: its free blocks and the free list / reservations disagree"
+                    "die {die} group {g}: its free blocks and the free list / reservations disagree (blocks {states:?}, on the free list: {}, reserved per plane {reserved:?})",
+                    self.free[die as usize].contains(&(g as u32))
                 ));
             }
             for g in 0..self.bpp {

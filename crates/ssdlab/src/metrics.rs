@@ -86,6 +86,12 @@ pub struct GcTotals {
     /// Migrations that could not use copyback (odd/even rule) and went
     /// through the controller.
     pub copyback_fallbacks: u64,
+    /// GCs started early because a sibling plane of the die started one
+    /// (ParaGC's early threshold).
+    pub joined: u64,
+    /// Host pages programmed within a GC's Die-Writes (SPD+ combining, and
+    /// the last short Die-Write of a Die-GC completed from the buffer).
+    pub host_pages_combined: u64,
     pub erases: u64,
     /// Sum over GC invocations of (erase completion − trigger).
     pub duration_ns: u128,
@@ -339,6 +345,8 @@ impl Metrics {
                 pages_migrated: gc.pages_migrated,
                 moves_dropped: gc.moves_dropped,
                 copyback_fallbacks: gc.copyback_fallbacks,
+                joined: gc.joined,
+                host_pages_combined: gc.host_pages_combined,
                 erases: gc.erases,
                 time_us: GcTime {
                     total: us(gc.duration_ns),
@@ -597,6 +605,8 @@ pub struct GcReport {
     pub pages_migrated: u64,
     pub moves_dropped: u64,
     pub copyback_fallbacks: u64,
+    pub joined: u64,
+    pub host_pages_combined: u64,
     pub erases: u64,
     pub time_us: GcTime,
 }

@@ -218,6 +218,9 @@ pub struct Simulator {
     /// Die-Writes: program transactions per die (GC moves, and under SPD+
     /// host pages) waiting to fill a Die-Write.
     staging: Vec<Vec<u32>>,
+    /// Die-Writes: host pages given to the die's GC Die-Writes and not yet
+    /// programmed (they spend the GC's free space).
+    combined_pending: Vec<u32>,
     waiting: VecDeque<(u32, Lpn)>,
     evict_out: Vec<u32>,
     source: Source,
@@ -475,6 +478,7 @@ impl Simulator {
             combine: cfg.gc.combine_host_writes,
             join_pages: cfg.gc_join_pages(),
             staging: vec![Vec::new(); dies as usize],
+            combined_pending: vec![0; dies as usize],
             die_gc: vec![(0, 0, 0); dies as usize],
             waiting: VecDeque::new(),
             evict_out: Vec::new(),
@@ -572,16 +576,52 @@ impl Simulator {
         }
         if self.outstanding > 0 || !self.waiting.is_empty() {
             return Err(Error::Consistency(format!(
-                "simulation stalled at {} ns with {} requests outstanding and {} writes waiting for buffer space",
+                "simulation stalled at {} ns with {} requests outstanding and {} writes waiting for buffer space{}",
                 self.engine.now(),
                 self.outstanding,
-                self.waiting.len()
+                self.waiting.len(),
+                self.stall_detail()
             )));
         }
         if self.cfg.check.enabled {
             self.check().map_err(Error::Consistency)?;
         }
         Ok(())
+    }
+
+    /// What the first die with queued work is waiting for (stall reports).
+    fn stall_detail(&self) -> String {
+        for die in 0..self.dies.len() as u32 {
+            let first = die * self.ppd;
+            let mut heads = vec![];
+            for p in first..first + self.ppd {
+                for class in [Class::Read, Class::Gc, Class::Write] {
+                    if let Some(t) = self.queues.head(p, class) {
+                        let tx = &self.txns[t as usize];
+                        heads.push(format!(
+                            "plane {p} {class:?}: {:?} from {:?} (lpn {}, free pages {})",
+                            tx.kind,
+                            tx.origin,
+                            tx.lpn as i64,
+                            self.ftl.free_pages(p)
+                        ));
+                    }
+                }
+            }
+            if !heads.is_empty() {
+                let g = &self.gc[self.gc_unit(first)];
+                return format!(
+                    "; die {die} queue heads: {}; its GC victim {} (cursor {}, pending {}, reading {}, staged {})",
+                    heads.join(", "),
+                    g.victim as i64,
+                    g.cursor,
+                    g.pending,
+                    g.reading,
+                    self.staging.get(die as usize).map_or(0, |s| s.len())
+                );
+            }
+        }
+        String::new()
     }
 
     fn finish(&mut self) -> Report {
@@ -857,13 +897,16 @@ impl Simulator {
             self.waiting.push_back((req, lpn));
             self.admit_waiting();
         } else {
+            let hot = self.hdi.as_ref().is_some_and(|h| h.is_hot(lpn as u64));
             let queues = &self.queues;
-            let plane = self.ftl.choose_plane(lpn, |d| queues.die_load(d));
+            let plane = self
+                .ftl
+                .choose_plane(lpn, Writer::Host { hot }, |d| queues.die_load(d));
             self.ftl.assign(plane);
             let version = self.next_version(lpn);
             let t = self.new_txn(CmdKind::Program, Origin::Host, plane, lpn, INVALID);
-            self.txns[t as usize].hot = self.hdi.as_ref().is_some_and(|h| h.is_hot(lpn as u64));
             let tx = &mut self.txns[t as usize];
+            tx.hot = hot;
             tx.req = req;
             tx.version = version;
             self.inflight.insert(lpn, t);
@@ -894,7 +937,9 @@ impl Simulator {
                 (self.ftl.static_die(lpn), INVALID)
             } else {
                 let queues = &self.queues;
-                let plane = self.ftl.choose_plane(lpn, |d| queues.die_load(d));
+                // (Dynamic policies ignore the write stream.)
+                let w = Writer::Host { hot: false };
+                let plane = self.ftl.choose_plane(lpn, w, |d| queues.die_load(d));
                 (self.ftl.map.die_of_plane(plane), plane)
             };
             let buf = self.buf.as_mut().expect("buffered mode");
@@ -936,7 +981,8 @@ impl Simulator {
                 let mut plane = self.txns[t as usize].plane;
                 if plane == INVALID {
                     let die = self.buf.as_ref().expect("buffered mode").slot_die(slot);
-                    plane = self.ftl.next_plane_in_die(die);
+                    let hot = self.txns[t as usize].hot;
+                    plane = self.ftl.next_plane_in_die(die, Writer::Host { hot });
                     self.ftl.assign(plane);
                     self.txns[t as usize].plane = plane;
                 }
@@ -969,6 +1015,7 @@ impl Simulator {
     /// queued as whole Die-Writes, padded to a multiple of the planes.
     fn die_write_host(&mut self, die: u32, mut txns: Vec<u32>) {
         if self.combine && self.gc_staging_open(die) && self.gc_has_room_for(die, txns.len()) {
+            self.combined_pending[die as usize] += txns.len() as u32;
             self.staging[die as usize].extend(txns);
             self.flush_staging(die);
             return;
@@ -1032,6 +1079,7 @@ impl Simulator {
         for &slot in &out {
             let t = self.evicted_txn(slot);
             self.staging[die as usize].push(t);
+            self.combined_pending[die as usize] += 1;
         }
         while !self.staging[die as usize].len().is_multiple_of(n) {
             let t = self.pad_txn();
@@ -1045,16 +1093,14 @@ impl Simulator {
     /// (the GC reserve is sized for the victim, not for host data)?
     fn gc_has_room_for(&self, die: u32, extra: usize) -> bool {
         let victim = self.gc[die as usize].victim;
-        let staged_host = self.staging[die as usize]
-            .iter()
-            .filter(|&&t| self.txns[t as usize].origin == Origin::Host)
-            .count();
         // Pages still to program: the victim's valid ones (read or not) and
-        // the staged host pages, spread evenly over the planes.
-        let pages = self.ftl.group_valid(victim) as u64 + (staged_host + extra) as u64;
+        // the host pages already combined, spread evenly over the planes.
+        let pages = self.ftl.group_valid(victim) as u64
+            + self.combined_pending[die as usize] as u64
+            + extra as u64;
         let per_plane = pages.div_ceil(self.ppd as u64) + 1;
         let first = die * self.ppd;
-        (first..first + self.ppd).all(|p| self.ftl.free_pages(p) >= per_plane)
+        (first..first + self.ppd).all(|p| self.ftl.free_pages_for(p, Writer::Gc) >= per_plane)
     }
 
     /// Is the die's GC still producing page moves for Die-Writes?
@@ -1165,8 +1211,9 @@ impl Simulator {
                 if q != plane
                     && self.gc[q as usize].victim == INVALID
                     && self.ftl.free_pages(q) < self.join_pages
+                    && self.start_gc(q)
                 {
-                    self.start_gc(q);
+                    self.metrics.gc.joined += 1;
                 }
             }
         }
@@ -1279,7 +1326,7 @@ impl Simulator {
             self.staging[u].push(p);
             self.flush_staging(die);
         } else {
-            let dst = self.ftl.next_plane_in_die(die);
+            let dst = self.ftl.next_plane_in_die(die, Writer::Gc);
             self.txns[p as usize].plane = dst;
             self.enqueue(dst, Class::Gc, p);
         }
@@ -1387,12 +1434,13 @@ impl Simulator {
     }
 
     /// Die-Writes: the heads of `class` on every plane of `die` if they form
-    /// a Die-Write that may run now (host Die-Writes wait for GC traffic
-    /// of the die, and, unless SPD+ combines them, for the die's GC).
+    /// a Die-Write that may run now. Host Die-Writes wait for the die's GC
+    /// to finish (under SPD+ too: there host pages get through only by
+    /// joining the GC's Die-Writes, within the space the GC can spare).
     fn gang(&self, die: u32, class: Class) -> Option<[u32; MAX_PLANES_PER_DIE]> {
         let first = die * self.ppd;
         let mut members = [INVALID; MAX_PLANES_PER_DIE];
-        if class == Class::Write && !self.combine && self.gc[die as usize].victim != INVALID {
+        if class == Class::Write && self.gc[die as usize].victim != INVALID {
             return None;
         }
         for i in 0..self.ppd {
@@ -1421,8 +1469,11 @@ impl Simulator {
         match class {
             Class::Read => true,
             Class::Write => {
-                // GC has priority over host writes in its plane.
+                // GC has priority over host writes in its plane; with
+                // aligned block groups GC holds the die (it moves pages over
+                // all its planes, into groups reserved for them all).
                 self.queues.head(plane, Class::Gc).is_none()
+                    && (!self.groups || self.gc[self.gc_unit(plane)].victim == INVALID)
                     && self.ftl.peek_write(plane, self.writer(t)).is_some()
             }
             Class::Gc => match self.txns[t as usize].kind {
@@ -1482,6 +1533,12 @@ impl Simulator {
                     continue;
                 };
                 if self.txns[t as usize].kind != kind || !self.eligible(p, class, t) {
+                    continue;
+                }
+                // Aligned block groups: sibling planes open the die's free
+                // groups in one order per write stream, so only programs of
+                // one stream can share the group their addresses show.
+                if self.groups && kind == CmdKind::Program && self.writer(t) != self.writer(lt) {
                     continue;
                 }
                 let addr = self.cmd_addr(t, kind, p);
@@ -1602,6 +1659,10 @@ impl Simulator {
                         let current = self.inflight.get(&tx.lpn) == Some(&t);
                         let lpn = if current { tx.lpn } else { INVALID };
                         self.metrics.host_program_pages[0] += 1;
+                        if gang_writer == Some(Writer::Gc) {
+                            self.metrics.gc.host_pages_combined += 1;
+                            self.combined_pending[die as usize] -= 1;
+                        }
                         self.metrics.host_program_pages[1] += (n > 1) as u64;
                         if w == (Writer::Host { hot: true }) {
                             self.metrics.hot_pages += 1;

@@ -8,6 +8,7 @@ use ssdlab::config::{
     Alignment, BufferCapacity, Eviction, GcThreshold, HostMode, Migration, PlaneAllocation,
     SchedPolicy, VictimPolicy, WriteCompletion,
 };
+use ssdlab::scheme;
 use ssdlab::workload::synthetic::{Address, Arrival, Profile, SizeDist};
 use ssdlab::workload::Source;
 use ssdlab::{Config, Precondition, Simulator};
@@ -30,6 +31,8 @@ struct Case {
     rmw: bool,
     read_share: f64,
     seed: u64,
+    /// A named scheme (ssdlab::scheme) applied on top, or None.
+    scheme: Option<&'static str>,
 }
 
 fn case() -> impl Strategy<Value = Case> {
@@ -49,13 +52,14 @@ fn case() -> impl Strategy<Value = Case> {
             any::<bool>(),
             0.0f64..0.6,
             0u64..1000,
+            0usize..=scheme::SCHEMES.len() * 2,
         ),
     )
         .prop_map(
             |(
                 (planes, dies, page_only, pairs, alloc),
                 (buffer, victim, controller, odd_even, transfer),
-                (fcfs, closed, hot, rmw, read_share, seed),
+                (fcfs, closed, hot, rmw, read_share, seed, sch),
             )| Case {
                 planes,
                 dies,
@@ -108,6 +112,8 @@ fn case() -> impl Strategy<Value = Case> {
                 rmw,
                 read_share,
                 seed,
+                // Half the cases keep the switches above as they are.
+                scheme: scheme::SCHEMES.get(sch).map(|s| s.name),
             },
         )
 }
@@ -146,6 +152,15 @@ fn config(k: &Case) -> Config {
     }
     c.check.enabled = true;
     c.check.interval_requests = 1_000;
+    if let Some(name) = k.scheme {
+        if name.starts_with("spd") {
+            // Die-Writes need a buffer and multi-plane over the whole die.
+            c.buffer.capacity = BufferCapacity::Pages(k.buffer.map_or(64, |b| b.0));
+            c.flash.multiplane_alignment = Alignment::BlockAndPage;
+            c.flash.plane_pairs_only = false;
+        }
+        c = scheme::by_name(name).unwrap().apply(&c).unwrap();
+    }
     c
 }
 
