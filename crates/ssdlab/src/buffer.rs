@@ -140,6 +140,36 @@ impl EvictionPolicy for DieWrite {
     }
 }
 
+/// SuperPage: the least recently used page of the next die in turn with a
+/// dirty page, and the dirty pages of its logical super page (LPN / N).
+pub struct SuperPage {
+    next: u32,
+    planes_per_die: u32,
+}
+
+impl EvictionPolicy for SuperPage {
+    fn select(&mut self, buf: &WriteBuffer, out: &mut Vec<u32>) {
+        let dies = buf.dies();
+        let n = self.planes_per_die;
+        for i in 0..dies {
+            let die = (self.next + i) % dies;
+            let Some(first) = buf.lru_of_die(die).next() else {
+                continue;
+            };
+            let lpn = buf.slot_lpn(first);
+            out.push(first);
+            let base = lpn - lpn % n;
+            for l in base..base.saturating_add(n) {
+                if l != lpn {
+                    out.extend(buf.dirty_slot(l));
+                }
+            }
+            self.next = (die + 1) % dies;
+            return;
+        }
+    }
+}
+
 /// Up to `pages` least recently used dirty pages of one die (a Die-GC
 /// completing its last Die-Write with buffered pages).
 pub struct FromDie {
@@ -207,6 +237,10 @@ impl WriteBuffer {
                 next: 0,
                 planes_per_die,
             }),
+            Eviction::SuperPage => Box::new(SuperPage {
+                next: 0,
+                planes_per_die,
+            }),
             Eviction::DieWrite => Box::new(DieWrite {
                 next: 0,
                 pages: cfg.evict_pages.max(planes_per_die) / planes_per_die * planes_per_die,
@@ -268,6 +302,13 @@ impl WriteBuffer {
         self.index
             .get(&lpn)
             .is_some_and(|&s| self.state[s as usize] == SlotState::Dirty)
+    }
+    /// The slot of an LPN if it is dirty in the buffer.
+    pub fn dirty_slot(&self, lpn: Lpn) -> Option<u32> {
+        self.index
+            .get(&lpn)
+            .copied()
+            .filter(|&s| self.state[s as usize] == SlotState::Dirty)
     }
     /// Is a slot free for a new page?
     #[inline]

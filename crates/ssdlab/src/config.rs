@@ -173,6 +173,12 @@ pub enum WriteUnit {
     /// (SPD). Short Die-Writes are completed with buffered pages of the die,
     /// else padded (wasted pages).
     Die,
+    /// SuperPage: the unit of writing is a super page, the page of every
+    /// plane of a die at the same in-plane address, holding the N logical
+    /// pages of one logical super page (LPN / N, its die from the static
+    /// order). An update rewrites the whole super page: its other pages are
+    /// taken from the buffer if dirty, else read from flash first.
+    SuperPage,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -276,6 +282,9 @@ pub enum Eviction {
     /// pages of one die, dies in round-robin, skipping dies with fewer dirty
     /// pages than planes (if every die has fewer, the die with the most).
     DieWrite,
+    /// SuperPage: the least recently used page of the next die in turn with
+    /// the dirty pages of its logical super page.
+    SuperPage,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -878,7 +887,12 @@ impl Config {
     fn validate_schemes(&self, origin: &str) -> Result<()> {
         let err = |f: &str, m: &str| Err(Error::config(origin, f, m.to_string()));
         let groups = self.ftl.block_groups == BlockGroups::Die;
-        let die_write = self.ftl.write_unit == WriteUnit::Die;
+        let die_write = self.ftl.write_unit != WriteUnit::Page;
+        let want_eviction = match self.ftl.write_unit {
+            WriteUnit::Die => Some(Eviction::DieWrite),
+            WriteUnit::SuperPage => Some(Eviction::SuperPage),
+            WriteUnit::Page => None,
+        };
         if groups && self.ftl.plane_allocation != PlaneAllocation::DieRoundRobin {
             return err(
                 "ftl.plane_allocation",
@@ -901,10 +915,10 @@ impl Config {
             if self.buffer.capacity == BufferCapacity::None {
                 return err("buffer.capacity", "write_unit = \"die\" needs a write buffer (Die-Writes are built from buffered pages)");
             }
-            if self.buffer.eviction != Eviction::DieWrite {
+            if Some(self.buffer.eviction) != want_eviction {
                 return err(
                     "buffer.eviction",
-                    "write_unit = \"die\" needs eviction = \"die-write\"",
+                    "write_unit = \"die\" needs eviction = \"die-write\", write_unit = \"super-page\" eviction = \"super-page\"",
                 );
             }
             if !self.flash.multiplane || self.flash.plane_pairs_only {
@@ -916,13 +930,16 @@ impl Config {
                     "write_unit = \"die\" keeps block and page aligned: use \"block-and-page\"",
                 );
             }
-        } else if self.buffer.eviction == Eviction::DieWrite {
+        } else if matches!(
+            self.buffer.eviction,
+            Eviction::DieWrite | Eviction::SuperPage
+        ) {
             return err(
                 "buffer.eviction",
-                "eviction = \"die-write\" needs ftl.write_unit = \"die\"",
+                "eviction = \"die-write\" needs ftl.write_unit = \"die\" (\"super-page\": \"super-page\")",
             );
         }
-        if self.gc.combine_host_writes && !die_write {
+        if self.gc.combine_host_writes && self.ftl.write_unit != WriteUnit::Die {
             return err(
                 "gc.combine_host_writes",
                 "SPD+ combines host pages into Die-Writes: needs ftl.write_unit = \"die\"",

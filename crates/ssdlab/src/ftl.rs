@@ -182,7 +182,7 @@ impl Ftl {
             streams,
             free,
             groups,
-            aligned: cfg.ftl.write_unit == WriteUnit::Die,
+            aligned: cfg.ftl.write_unit != WriteUnit::Page,
             ppd,
             reserved: if groups {
                 (0..planes * streams).map(|_| VecDeque::new()).collect()

@@ -29,6 +29,9 @@ pub struct Metrics {
     /// Host pages programmed to the hot write stream.
     pub hot_pages: u64,
     pub wasted_pages: u64,
+    /// SuperPage: pages an update rewrote unchanged, and the reads of them.
+    pub copied_pages: u64,
+    pub superpage_reads: u64,
     /// Host pages programmed, and of them those in multi-plane programs
     /// (counted per page: a Die-Write may mix host pages and GC moves).
     pub host_program_pages: [u64; 2],
@@ -139,6 +142,8 @@ impl Metrics {
             hot_pages: 0,
             wasted_pages: 0,
             host_program_pages: [0; 2],
+            copied_pages: 0,
+            superpage_reads: 0,
             gc: GcTotals::default(),
             planes_total,
             busy_planes: 0,
@@ -318,6 +323,8 @@ impl Metrics {
                     c.pages(CmdKind::Read, Origin::Host) + c.pages(CmdKind::Read, Origin::Gc),
                 ),
                 wasted_pages: self.wasted_pages,
+                copied_pages: self.copied_pages,
+                superpage_reads: self.superpage_reads,
                 page_types: PageTypeReport {
                     host: PageTypes::from(self.programmed_types[0]),
                     gc: PageTypes::from(self.programmed_types[1]),
@@ -364,7 +371,8 @@ impl Metrics {
             write_amplification: if host_programs == 0 {
                 0.0
             } else {
-                (host_programs + gc_programs + self.wasted_pages) as f64 / host_programs as f64
+                (host_programs + gc_programs + self.wasted_pages + self.copied_pages) as f64
+                    / host_programs as f64
             },
             buffer: BufferReport {
                 capacity_pages: ctx.buffer_pages,
@@ -548,6 +556,10 @@ pub struct FlashReport {
     pub host_hot_share: f64,
     pub multiplane_read_share: f64,
     pub wasted_pages: u64,
+    /// SuperPage: pages an update rewrote unchanged (read from flash first),
+    /// and the flash reads that took.
+    pub copied_pages: u64,
+    pub superpage_reads: u64,
     /// Programmed pages by page type: the fast (LSB), medium (CSB) and slow
     /// (MSB) write shares of MLC/TLC drives.
     pub page_types: PageTypeReport,

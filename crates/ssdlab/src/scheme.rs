@@ -88,6 +88,15 @@ pub const SCHEMES: &[Scheme] = &[
         },
     },
     Scheme {
+        name: "superpage",
+        description: "SuperPage: a die's aligned pages form a super page, the unit of writing; an update rewrites its whole logical super page (clean pages read first); GC on super blocks",
+        overrides: |_| {
+            let mut o = die_groups();
+            o.extend(v(&["ftl.write_unit=super-page", "buffer.eviction=super-page"]));
+            o
+        },
+    },
+    Scheme {
         name: "paragc",
         description: "ParaGC (Shahidi et al., SC'16): a plane below 5% free starts GC, sibling planes below 6% join; aligned moves go multi-plane",
         overrides: |_| {

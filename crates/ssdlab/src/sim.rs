@@ -137,6 +137,11 @@ struct Txn {
     rmw: bool,
     /// Host program: judged hot (goes to the hot write stream).
     hot: bool,
+    /// SuperPage: a program copying page `src` of the same LPN unchanged
+    /// (read-before-update), or a read for one; the super page being
+    /// assembled (index into `assemblies`), or INVALID.
+    copy: bool,
+    assembly: u32,
     /// Host program: when it was queued, and the die's GC-active clock then
     /// (replaced, once dispatched, by the GC time it waited through).
     queued_at: Time,
@@ -183,6 +188,15 @@ struct GcJob {
     fruitless: u32,
 }
 
+/// SuperPage: a super page being assembled for a Die-Write: one program per
+/// plane (member k holds LPN `base + k`), reads of its clean pages under way.
+#[derive(Clone, Copy)]
+struct Assembly {
+    die: u32,
+    members: [u32; MAX_PLANES_PER_DIE],
+    reads_left: u32,
+}
+
 pub struct Simulator {
     cfg: Config,
     workload: String,
@@ -221,6 +235,10 @@ pub struct Simulator {
     /// Die-Writes: host pages given to the die's GC Die-Writes and not yet
     /// programmed (they spend the GC's free space).
     combined_pending: Vec<u32>,
+    /// SuperPage: super pages waiting for reads of their clean pages.
+    superpage: bool,
+    assemblies: Vec<Assembly>,
+    free_assemblies: Vec<u32>,
     waiting: VecDeque<(u32, Lpn)>,
     evict_out: Vec<u32>,
     source: Source,
@@ -474,11 +492,14 @@ impl Simulator {
             inflight: FxHashMap::default(),
             hdi: ssdlab_hdi::presets::by_name(&cfg.ftl.hot_data),
             groups: cfg.ftl.block_groups == crate::config::BlockGroups::Die,
-            die_write: cfg.ftl.write_unit == WriteUnit::Die,
+            die_write: cfg.ftl.write_unit != WriteUnit::Page,
             combine: cfg.gc.combine_host_writes,
             join_pages: cfg.gc_join_pages(),
             staging: vec![Vec::new(); dies as usize],
             combined_pending: vec![0; dies as usize],
+            superpage: cfg.ftl.write_unit == WriteUnit::SuperPage,
+            assemblies: Vec::new(),
+            free_assemblies: Vec::new(),
             die_gc: vec![(0, 0, 0); dies as usize],
             waiting: VecDeque::new(),
             evict_out: Vec::new(),
@@ -845,7 +866,7 @@ impl Simulator {
         let every = self.cfg.check.interval_requests;
         if self.cfg.check.enabled && every > 0 && self.completed.is_multiple_of(every) {
             if let Err(e) = self.check() {
-                self.error = Some(Error::Consistency(format!(
+                self.error.get_or_insert(Error::Consistency(format!(
                     "after {} requests: {e}",
                     self.completed
                 )));
@@ -933,8 +954,10 @@ impl Simulator {
             let (die, plane) = if dirty {
                 (0, INVALID)
             } else if self.cfg.ftl.plane_allocation == PlaneAllocation::DieRoundRobin {
-                // The plane within the die is chosen when the page leaves.
-                (self.ftl.static_die(lpn), INVALID)
+                // The plane within the die is chosen when the page leaves;
+                // SuperPage: the die of its logical super page.
+                let key = if self.superpage { lpn / self.ppd } else { lpn };
+                (self.ftl.static_die(key), INVALID)
             } else {
                 let queues = &self.queues;
                 // (Dynamic policies ignore the write stream.)
@@ -1014,6 +1037,9 @@ impl Simulator {
     /// still moving pages, they join its Die-Writes; otherwise they are
     /// queued as whole Die-Writes, padded to a multiple of the planes.
     fn die_write_host(&mut self, die: u32, mut txns: Vec<u32>) {
+        if self.superpage {
+            return self.superpage_write(die, &txns);
+        }
         if self.combine && self.gc_staging_open(die) && self.gc_has_room_for(die, txns.len()) {
             self.combined_pending[die as usize] += txns.len() as u32;
             self.staging[die as usize].extend(txns);
@@ -1025,6 +1051,70 @@ impl Simulator {
         }
         for (i, t) in txns.into_iter().enumerate() {
             let plane = die * self.ppd + i as u32 % self.ppd;
+            self.place(t, plane);
+            self.enqueue(plane, Class::Write, t);
+        }
+    }
+
+    /// SuperPage: write the logical super page of the evicted pages `txns`
+    /// (dirty pages of one super page): its other pages are read from flash
+    /// and copied (or padded if never written), then all go as one Die-Write.
+    fn superpage_write(&mut self, die: u32, txns: &[u32]) {
+        let n = self.ppd;
+        let base = self.txns[txns[0] as usize].lpn / n * n;
+        let mut a = Assembly {
+            die,
+            members: [INVALID; MAX_PLANES_PER_DIE],
+            reads_left: 0,
+        };
+        for &t in txns {
+            a.members[(self.txns[t as usize].lpn - base) as usize] = t;
+        }
+        let id = match self.free_assemblies.pop() {
+            Some(i) => i,
+            None => {
+                self.assemblies.push(a);
+                (self.assemblies.len() - 1) as u32
+            }
+        };
+        for k in 0..n {
+            if a.members[k as usize] != INVALID {
+                continue;
+            }
+            let lpn = base + k;
+            let mapped = if (lpn as u64) < self.ftl.logical_pages {
+                self.ftl.lookup(lpn)
+            } else {
+                None
+            };
+            let Some(ppn) = mapped else {
+                // Never written: its page of the super page is padding.
+                a.members[k as usize] = self.pad_txn();
+                continue;
+            };
+            self.ftl.pin(ppn);
+            let plane = self.ftl.map.plane_of(ppn);
+            let t = self.new_txn(CmdKind::Read, Origin::Host, plane, lpn, ppn);
+            self.txns[t as usize].copy = true;
+            self.txns[t as usize].assembly = id;
+            self.metrics.superpage_reads += 1;
+            a.reads_left += 1;
+            self.enqueue(plane, Class::Read, t);
+        }
+        self.assemblies[id as usize] = a;
+        self.assembly_progress(id);
+    }
+
+    /// A super page got a member: queue its Die-Write once it is complete.
+    fn assembly_progress(&mut self, id: u32) {
+        let a = self.assemblies[id as usize];
+        if a.reads_left > 0 {
+            return;
+        }
+        self.free_assemblies.push(id);
+        for k in 0..self.ppd {
+            let plane = a.die * self.ppd + k;
+            let t = a.members[k as usize];
             self.place(t, plane);
             self.enqueue(plane, Class::Write, t);
         }
@@ -1234,7 +1324,7 @@ impl Simulator {
         if valid == self.victim_pages() {
             self.gc[u].fruitless += 1;
             if self.gc[u].fruitless > self.ftl.blocks_per_plane() {
-                self.error = Some(Error::Invalid(format!(
+                self.error.get_or_insert(Error::Invalid(format!(
                     "plane {plane} holds only valid data ({} valid pages of {}, {} free): garbage collection \
                      cannot free space (is the logical capacity larger than the plane?)",
                     self.ftl.plane_valid(plane),
@@ -1652,6 +1742,16 @@ impl Simulator {
                             self.metrics.wasted_pages += 1;
                             self.ftl.write(tx.plane, INVALID, 0, w, now)
                         }
+                    } else if tx.copy {
+                        self.ftl.assigned_written(tx.plane);
+                        if self.ftl.owner(tx.src) == Some(tx.lpn) {
+                            self.metrics.copied_pages += 1;
+                            self.ftl.relocate_as(tx.src, tx.plane, w, now)
+                        } else {
+                            // Rewritten or moved since it was read.
+                            self.metrics.wasted_pages += 1;
+                            self.ftl.write(tx.plane, INVALID, 0, w, now)
+                        }
                     } else {
                         self.ftl.assigned_written(tx.plane);
                         // GC time of this die the write waited through.
@@ -1679,7 +1779,7 @@ impl Simulator {
                 }
                 if self.die_write && self.cfg.check.enabled {
                     if let Err(e) = self.ftl.die_alignment(die) {
-                        self.error = Some(Error::Consistency(format!(
+                        self.error.get_or_insert(Error::Consistency(format!(
                             "after a Die-Write at {now} ns: {e}"
                         )));
                     }
@@ -1819,12 +1919,21 @@ impl Simulator {
                         self.try_erase(u);
                     }
                 }
-                if tx.rmw {
+                if tx.assembly != INVALID {
+                    // SuperPage: the page read goes back unchanged.
+                    let p = self.new_txn(CmdKind::Program, Origin::Host, INVALID, tx.lpn, tx.src);
+                    self.txns[p as usize].copy = true;
+                    let a = &mut self.assemblies[tx.assembly as usize];
+                    a.members[(tx.lpn % self.ppd) as usize] = p;
+                    a.reads_left -= 1;
+                    self.assembly_progress(tx.assembly);
+                } else if tx.rmw {
                     self.host_write_page(tx.req, tx.lpn);
                 } else {
                     self.sub_done(tx.req);
                 }
             }
+            (CmdKind::Program, Origin::Host) if tx.copy => {}
             (CmdKind::Program, Origin::Host) => {
                 let g = &mut self.metrics.gc;
                 g.host_write_ns += (now - tx.queued_at) as u128;
@@ -1896,6 +2005,8 @@ fn new_txn_in(
         version: 0,
         rmw: false,
         hot: false,
+        copy: false,
+        assembly: INVALID,
         queued_at: 0,
         gc_mark: 0,
         seq: 0,

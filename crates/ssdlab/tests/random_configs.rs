@@ -153,7 +153,7 @@ fn config(k: &Case) -> Config {
     c.check.enabled = true;
     c.check.interval_requests = 1_000;
     if let Some(name) = k.scheme {
-        if name.starts_with("spd") {
+        if name.starts_with("spd") || name == "superpage" {
             // Die-Writes need a buffer and multi-plane over the whole die.
             c.buffer.capacity = BufferCapacity::Pages(k.buffer.map_or(64, |b| b.0));
             c.flash.multiplane_alignment = Alignment::BlockAndPage;
