@@ -17,6 +17,7 @@ mod bench;
 mod hdi_cmd;
 mod input;
 mod reproduce;
+mod reproduce_spd;
 mod svg;
 mod sweep;
 mod trace_cmd;
@@ -36,7 +37,7 @@ struct Cli {
 enum Cmd {
     /// Replay a trace or a synthetic workload on a drive and report what happened.
     Run(RunArgs),
-    /// List the built-in drive presets, or print one as editable TOML.
+    /// List the built-in drive presets and schemes, or print one drive as editable TOML.
     Presets {
         #[command(subcommand)]
         what: Option<PresetCmd>,
@@ -86,7 +87,12 @@ enum WorkloadCmd {
 #[derive(Subcommand)]
 enum PresetCmd {
     /// Print a preset as a complete TOML configuration.
-    Show { name: String },
+    Show {
+        name: String,
+        /// Apply this scheme's policies (see `ssdlab presets`) before printing.
+        #[arg(long)]
+        scheme: Option<String>,
+    },
 }
 
 #[derive(Args)]
@@ -97,6 +103,10 @@ struct RunArgs {
     /// Drive configuration file (TOML; `ssdlab presets show NAME` prints a complete one).
     #[arg(long)]
     config: Option<PathBuf>,
+    /// Apply a named scheme's policies (see `ssdlab presets`) to the drive,
+    /// before any `--set`.
+    #[arg(long)]
+    scheme: Option<String>,
     /// Override one configuration key, e.g. `--set gc.victim=fifo`. Repeatable.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     sets: Vec<String>,
@@ -143,9 +153,12 @@ fn main() -> ExitCode {
     }
 }
 
+/// The drive of a run: a configuration file or a preset (default `small`),
+/// then a scheme's policies, then `--set` overrides, then the seed.
 fn load_config(
     preset: Option<&str>,
     config: Option<&Path>,
+    scheme: Option<&str>,
     sets: &[String],
     seed: Option<u64>,
 ) -> Result<Config> {
@@ -158,11 +171,24 @@ fn load_config(
         (Some(name), None) => Config::preset(name)?,
         (None, None) => Config::preset("small")?,
     };
+    let base = with_scheme(base, scheme)?;
     let mut cfg = base.with_overrides(sets)?;
     if let Some(s) = seed {
         cfg.seed = s;
     }
     Ok(cfg)
+}
+
+/// `cfg` with the policies of the scheme named `scheme`, if any.
+fn with_scheme(cfg: Config, scheme: Option<&str>) -> Result<Config> {
+    match scheme {
+        None => Ok(cfg),
+        Some(name) => {
+            let s = ssdlab::scheme::by_name(name)?;
+            s.apply(&cfg)
+                .with_context(|| format!("applying scheme `{name}` to drive `{}`", cfg.name))
+        }
+    }
 }
 
 /// Run with a progress bar on stderr when it is a terminal.
@@ -217,7 +243,13 @@ fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<()> {
 }
 
 fn cmd_run(a: RunArgs) -> Result<ExitCode> {
-    let mut cfg = load_config(a.preset.as_deref(), a.config.as_deref(), &a.sets, a.seed)?;
+    let mut cfg = load_config(
+        a.preset.as_deref(),
+        a.config.as_deref(),
+        a.scheme.as_deref(),
+        &a.sets,
+        a.seed,
+    )?;
     if a.check {
         cfg.check.enabled = true;
     }
@@ -244,8 +276,15 @@ fn cmd_presets(what: Option<PresetCmd>) -> Result<ExitCode> {
                     / (1u64 << 30) as f64;
                 println!("{name:<10} {gib:>7.1} GiB  {about}");
             }
+            println!("\nSchemes (--scheme NAME on `run` and `presets show`; `name` in a sweep's [[scheme]]):");
+            for s in ssdlab::scheme::SCHEMES {
+                println!("{:<10} {}", s.name, s.description);
+            }
         }
-        Some(PresetCmd::Show { name }) => print!("{}", Config::preset(&name)?.to_toml()),
+        Some(PresetCmd::Show { name, scheme }) => {
+            let cfg = with_scheme(Config::preset(&name)?, scheme.as_deref())?;
+            print!("{}", cfg.to_toml());
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -17,6 +17,10 @@ pub enum ReproduceCmd {
     /// DVPFTL (Luo, Cheung, Sun, IEEE Access 2018) §IV-A: hot-data
     /// identification on Financial1, MSR, Distilled and MillSSD.
     Hdi(HdiReproArgs),
+    /// SPD (Gao et al., IEEE TPDS 2020): the evaluation on the eleven MSR
+    /// Cambridge workloads, with and without GC, SPD+, buffer size, four
+    /// planes per die, hot/cold separation.
+    Spd(crate::reproduce_spd::SpdArgs),
 }
 
 #[derive(Args)]
@@ -42,6 +46,7 @@ const DVP_WORKLOADS: [(&str, f64); 4] = [
 pub fn cmd_reproduce(cmd: ReproduceCmd) -> Result<ExitCode> {
     match cmd {
         ReproduceCmd::Hdi(a) => reproduce_hdi(a),
+        ReproduceCmd::Spd(a) => crate::reproduce_spd::reproduce_spd(a),
     }
 }
 

@@ -9,6 +9,7 @@
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
+use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -61,12 +62,59 @@ fn no_precondition() -> String {
     "none".into()
 }
 
+/// A `[[scheme]]` entry. `scheme` names a registered scheme to start from
+/// (`ssdlab::scheme`); without `scheme` and `set`, `name` must be a
+/// registered scheme and its overrides are used; `set` alone is applied to
+/// the drive as configured (`set = []`: the drive unchanged).
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
 struct SchemeSpec {
     name: String,
-    #[serde(default)]
+    scheme: Option<String>,
+    set: Option<Vec<String>>,
+}
+
+/// A `[[scheme]]` entry resolved: the registered scheme it starts from, if
+/// any, and the overrides applied on top.
+struct SchemeRun {
+    name: String,
+    registered: Option<&'static ssdlab::scheme::Scheme>,
     set: Vec<String>,
+}
+
+impl SchemeRun {
+    fn resolve(origin: &str, spec: SchemeSpec) -> Result<SchemeRun> {
+        let registered = match (&spec.scheme, &spec.set) {
+            (Some(base), _) => Some(
+                ssdlab::scheme::by_name(base)
+                    .with_context(|| format!("{origin}: scheme `{}`: `scheme`", spec.name))?,
+            ),
+            (None, None) => Some(ssdlab::scheme::by_name(&spec.name).with_context(|| {
+                format!(
+                    "{origin}: scheme `{}` has no `set` and is not a registered scheme \
+                     (give `set = [...]`, `set = []` for the drive as configured, or `scheme = NAME`)",
+                    spec.name
+                )
+            })?),
+            (None, Some(_)) => None,
+        };
+        Ok(SchemeRun {
+            name: spec.name,
+            registered,
+            set: spec.set.unwrap_or_default(),
+        })
+    }
+
+    /// `drive` with this scheme's policies and overrides.
+    fn config(&self, drive: &Config, extra: &[String]) -> ssdlab::Result<Config> {
+        let base = match self.registered {
+            Some(s) => s.apply(drive)?,
+            None => drive.clone(),
+        };
+        let mut sets = self.set.clone();
+        sets.extend_from_slice(extra);
+        base.with_overrides(&sets)
+    }
 }
 
 #[derive(Deserialize, Debug)]
@@ -102,7 +150,7 @@ struct Run {
 }
 
 /// Replace everything but letters, digits and `-_.=+` with `_`.
-fn sanitise(s: &str) -> String {
+pub(crate) fn sanitise(s: &str) -> String {
     s.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || "-_.=+".contains(c) {
@@ -257,26 +305,17 @@ fn plan(path: &Path) -> Result<Plan> {
         drives.iter().map(|d| d.label.as_str()),
     )?;
 
+    let scheme_runs = spec
+        .scheme
+        .into_iter()
+        .map(|s| SchemeRun::resolve(&origin, s))
+        .collect::<Result<Vec<_>>>()?;
+
     // Workloads: a .toml profile, an existing trace file, or a built-in name.
     let mut workloads = Vec::new();
     for w in &spec.workloads {
         let full = resolve(dir, Path::new(w));
-        let mut args = WorkloadArgs {
-            trace: None,
-            read: ReadArgs {
-                trace_format: "auto".into(),
-                device: None,
-                device_stride: None,
-                skip_bad_lines: false,
-                sort: None,
-                skip_records: 0,
-                start_s: 0.0,
-                blkparse_action: "D".into(),
-            },
-            synthetic: None,
-            workload: None,
-            limit: spec.limit,
-        };
+        let mut args = workload_args(spec.limit);
         let label = if w.ends_with(".toml") {
             args.synthetic = Some(full.clone());
             stem(&full)
@@ -319,9 +358,9 @@ fn plan(path: &Path) -> Result<Plan> {
     let mut files = BTreeSet::new();
     for (d, drive) in drives.iter().enumerate() {
         for (w, workload) in workloads.iter().enumerate() {
-            for (s, scheme) in spec.scheme.iter().enumerate() {
+            for (s, scheme) in scheme_runs.iter().enumerate() {
                 for values in &combos {
-                    let mut sets = scheme.set.clone();
+                    let mut sets = Vec::new();
                     let mut label = format!("{} {} {}", drive.label, workload.label, scheme.name);
                     let mut file = format!(
                         "{}__{}__{}__{}",
@@ -336,15 +375,18 @@ fn plan(path: &Path) -> Result<Plan> {
                         let _ = write!(label, " {}={}", p.key, value);
                         let _ = write!(file, "__{}={}", sanitise(&p.key), sanitise(value));
                     }
-                    let config = drive.config.with_overrides(&sets).with_context(|| {
+                    let config = scheme.config(&drive.config, &sets).with_context(|| {
                         format!(
-                            "{origin}: scheme `{}` (set = {:?}){} on drive `{}`",
+                            "{origin}: scheme `{}` ({}set = {:?}){} on drive `{}`",
                             scheme.name,
+                            scheme
+                                .registered
+                                .map_or(String::new(), |r| format!("registered `{}`, ", r.name)),
                             scheme.set,
                             if spec.param.is_empty() {
                                 String::new()
                             } else {
-                                format!(" with params {:?}", &sets[scheme.set.len()..])
+                                format!(" with params {sets:?}")
                             },
                             drive.label
                         )
@@ -369,7 +411,7 @@ fn plan(path: &Path) -> Result<Plan> {
         experiment: spec.experiment,
         drives,
         workloads,
-        schemes: spec.scheme.into_iter().map(|s| s.name).collect(),
+        schemes: scheme_runs.into_iter().map(|s| s.name).collect(),
         baseline,
         params: spec.param,
         precondition,
@@ -377,10 +419,50 @@ fn plan(path: &Path) -> Result<Plan> {
     })
 }
 
-/// Run every plan entry on `jobs` threads; reports in plan order. The first
-/// failure (lowest index among those that failed) stops the sweep.
-fn execute(plan: &Plan, jobs: usize) -> Result<Vec<Report>> {
-    let n = plan.runs.len();
+/// The workload options of a sweep entry: every trace-reading option at its
+/// default (format detected), at most `limit` requests.
+pub(crate) fn workload_args(limit: Option<u64>) -> WorkloadArgs {
+    WorkloadArgs {
+        trace: None,
+        read: ReadArgs {
+            trace_format: "auto".into(),
+            device: None,
+            device_stride: None,
+            skip_bad_lines: false,
+            sort: None,
+            skip_records: 0,
+            start_s: 0.0,
+            blkparse_action: "D".into(),
+        },
+        synthetic: None,
+        workload: None,
+        limit,
+    }
+}
+
+/// `--jobs`: the given count (at least 1) or the number of available cores.
+pub(crate) fn job_count(jobs: Option<usize>) -> Result<usize> {
+    match jobs {
+        Some(0) => bail!("--jobs must be at least 1"),
+        Some(n) => Ok(n),
+        None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
+    }
+}
+
+/// One simulation: a drive, a workload and its preconditioning.
+pub(crate) struct Task<'a> {
+    /// Human-readable name (progress lines, errors).
+    pub label: String,
+    pub config: &'a Config,
+    pub source: &'a Source,
+    pub precondition: &'a Precondition,
+}
+
+/// Run every task on `jobs` threads; reports in task order, whatever order
+/// they finish in. The first failure (lowest index among those that failed)
+/// stops the batch; `what` names it in the error ("sweep").
+pub(crate) fn execute(tasks: &[Task], jobs: usize, what: &str) -> Result<Vec<Report>> {
+    let n = tasks.len();
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
@@ -395,22 +477,27 @@ fn execute(plan: &Plan, jobs: usize) -> Result<Vec<Report>> {
                 if i >= n {
                     break;
                 }
-                let run = &plan.runs[i];
+                let task = &tasks[i];
                 let started = Instant::now();
-                let result = Simulator::new(
-                    &run.config,
-                    &plan.workloads[run.workload].source,
-                    &plan.precondition,
-                )
-                .and_then(|sim| sim.run(&mut |_| {}))
-                .map_err(anyhow::Error::from);
+                // A panic in the model (a bug) stops the batch with an error
+                // naming the run instead of tearing down every thread.
+                let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                    Simulator::new(task.config, task.source, task.precondition)
+                        .and_then(|sim| sim.run(&mut |_| {}))
+                        .map_err(anyhow::Error::from)
+                }))
+                .unwrap_or_else(|_| {
+                    Err(anyhow::anyhow!(
+                        "the simulator panicked (a bug; message above)"
+                    ))
+                });
                 if result.is_err() {
                     stop.store(true, Ordering::Relaxed);
                 } else {
                     let k = done.fetch_add(1, Ordering::Relaxed) + 1;
                     eprintln!(
                         "[{k}/{n}] {}: {:.2} s",
-                        run.label,
+                        task.label,
                         started.elapsed().as_secs_f64()
                     );
                 }
@@ -425,23 +512,23 @@ fn execute(plan: &Plan, jobs: usize) -> Result<Vec<Report>> {
             Some(Ok(report)) => reports.push(report),
             Some(Err(e)) => {
                 return Err(e.context(format!(
-                    "run {} of {n} ({}) failed; sweep stopped",
+                    "run {} of {n} ({}) failed; {what} stopped",
                     i + 1,
-                    plan.runs[i].label
+                    tasks[i].label
                 )))
             }
             None => {}
         }
     }
     if reports.len() != n {
-        bail!("sweep stopped before all runs finished");
+        bail!("{what} stopped before all runs finished");
     }
     Ok(reports)
 }
 
 /// The metrics of the summary tables and charts: file name, title, value.
-type MetricFn = fn(&Report) -> f64;
-const METRICS: [(&str, &str, MetricFn); 8] = [
+pub(crate) type MetricFn = fn(&Report) -> f64;
+pub(crate) const METRICS: [(&str, &str, MetricFn); 8] = [
     ("write_latency_mean", "Write latency, mean (us)", |r| {
         r.write.latency_us.mean
     }),
@@ -464,7 +551,8 @@ const METRICS: [(&str, &str, MetricFn); 8] = [
     }),
 ];
 
-fn buffer_hit_ratio(r: &Report) -> f64 {
+/// (read + write buffer hits) / (read + write pages).
+pub(crate) fn buffer_hit_ratio(r: &Report) -> f64 {
     let pages = r.read.pages + r.write.pages;
     if pages == 0 {
         0.0
@@ -481,61 +569,53 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-fn csv(plan: &Plan, reports: &[Report]) -> Result<String> {
+/// One line of results.csv: what identifies the run, and its result.
+pub(crate) struct CsvRow<'a> {
+    pub experiment: &'a str,
+    pub preset: &'a str,
+    pub workload: &'a str,
+    pub scheme: &'a str,
+    /// One value per parameter column (empty where a run has none).
+    pub params: Vec<&'a str>,
+    pub report: &'a Report,
+}
+
+/// The combined CSV: identifying columns, one column per parameter key,
+/// then the metrics.
+pub(crate) fn results_csv(param_keys: &[&str], rows: &[CsvRow]) -> Result<String> {
     let mut out = String::new();
-    let mut header: Vec<String> = ["experiment", "preset", "workload", "scheme"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    header.extend(plan.params.iter().map(|p| p.key.clone()));
-    header.extend(
-        [
-            "requests",
-            "write_latency_us_mean",
-            "write_latency_us_p99",
-            "read_latency_us_mean",
-            "read_latency_us_p99",
-            "gc_count",
-            "gc_time_us_total",
-            "erases",
-            "write_amplification",
-            "multiplane_program_share",
-            "plane_utilization_mean",
-            "buffer_hit_ratio",
-            "blocked_by_gc_share",
-        ]
-        .iter()
-        .map(|s| s.to_string()),
-    );
-    let line = |fields: Vec<String>| {
-        fields
-            .iter()
-            .map(|f| csv_field(f))
-            .collect::<Vec<_>>()
-            .join(",")
+    let mut header: Vec<&str> = vec!["experiment", "preset", "workload", "scheme"];
+    header.extend_from_slice(param_keys);
+    header.extend([
+        "requests",
+        "write_latency_us_mean",
+        "write_latency_us_p99",
+        "read_latency_us_mean",
+        "read_latency_us_p99",
+        "gc_count",
+        "gc_time_us_total",
+        "erases",
+        "write_amplification",
+        "multiplane_program_share",
+        "plane_utilization_mean",
+        "buffer_hit_ratio",
+        "blocked_by_gc_share",
+    ]);
+    let mut line = |fields: &[&str]| {
+        let f: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
+        out.push_str(&f.join(","));
+        out.push('\n');
     };
-    out.push_str(&line(header));
-    out.push('\n');
-    for (run, r) in plan.runs.iter().zip(reports) {
+    line(&header);
+    for row in rows {
+        let r = row.report;
         let value = serde_json::to_value(r)?;
         // Read by path so this works whether or not the report has the field.
         let blocked = match value.pointer("/gc/blocked_share") {
             Some(serde_json::Value::Null) | None => String::new(),
             Some(v) => v.as_f64().map_or_else(|| v.to_string(), |x| x.to_string()),
         };
-        let mut f = vec![
-            plan.experiment.clone(),
-            plan.drives[run.drive].label.clone(),
-            plan.workloads[run.workload].label.clone(),
-            plan.schemes[run.scheme].clone(),
-        ];
-        f.extend(
-            plan.params
-                .iter()
-                .zip(&run.values)
-                .map(|(p, &v)| p.values[v].clone()),
-        );
-        f.extend([
+        let metrics = [
             r.requests.to_string(),
             r.write.latency_us.mean.to_string(),
             r.write.latency_us.p99.to_string(),
@@ -549,18 +629,43 @@ fn csv(plan: &Plan, reports: &[Report]) -> Result<String> {
             r.plane_utilization.mean.to_string(),
             buffer_hit_ratio(r).to_string(),
             blocked,
-        ]);
-        out.push_str(&line(f));
-        out.push('\n');
+        ];
+        let mut f = vec![row.experiment, row.preset, row.workload, row.scheme];
+        f.extend_from_slice(&row.params);
+        f.extend(metrics.iter().map(|m| m.as_str()));
+        line(&f);
     }
     Ok(out)
 }
 
+fn csv(plan: &Plan, reports: &[Report]) -> Result<String> {
+    let keys: Vec<&str> = plan.params.iter().map(|p| p.key.as_str()).collect();
+    let rows: Vec<CsvRow> = plan
+        .runs
+        .iter()
+        .zip(reports)
+        .map(|(run, report)| CsvRow {
+            experiment: &plan.experiment,
+            preset: &plan.drives[run.drive].label,
+            workload: &plan.workloads[run.workload].label,
+            scheme: &plan.schemes[run.scheme],
+            params: plan
+                .params
+                .iter()
+                .zip(&run.values)
+                .map(|(p, &v)| p.values[v].as_str())
+                .collect(),
+            report,
+        })
+        .collect();
+    results_csv(&keys, &rows)
+}
+
 /// Rows of the normalised tables: one per (drive, workload, param values),
 /// with the run index of each scheme.
-struct Row {
-    label: String,
-    runs: Vec<usize>,
+pub(crate) struct Row {
+    pub label: String,
+    pub runs: Vec<usize>,
 }
 
 fn rows(plan: &Plan) -> Vec<Row> {
@@ -589,7 +694,7 @@ fn rows(plan: &Plan) -> Vec<Row> {
 }
 
 /// `value / base`; 1 when both are 0; undefined (None) when only the base is.
-fn ratio(value: f64, base: f64) -> Option<f64> {
+pub(crate) fn ratio(value: f64, base: f64) -> Option<f64> {
     if base == 0.0 {
         (value == 0.0).then_some(1.0)
     } else {
@@ -597,7 +702,7 @@ fn ratio(value: f64, base: f64) -> Option<f64> {
     }
 }
 
-fn fmt_value(v: f64) -> String {
+pub(crate) fn fmt_value(v: f64) -> String {
     if v == 0.0 {
         "0".into()
     } else if v.abs() >= 1000.0 || (v - v.round()).abs() < 1e-9 {
@@ -616,84 +721,96 @@ fn fmt_ratio(r: Option<f64>) -> String {
     }
 }
 
-fn summary(plan: &Plan, reports: &[Report], rows: &[Row]) -> String {
-    let base = plan.baseline;
-    let bname = &plan.schemes[base];
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "# Sweep `{}`: {} runs\n\nValues are normalised to the baseline scheme `{bname}`: ratio (percent change). \
-         The `{bname}` column gives its absolute value; \"average\" is the mean ratio over the rows.",
-        plan.experiment,
-        plan.runs.len()
-    );
-    for (_, title, metric) in METRICS {
-        let _ = writeln!(s, "\n## {title}\n");
-        let mut head = format!("| workload | {bname} (absolute) |");
-        let mut rule = String::from("|---|---:|");
-        for name in &plan.schemes {
-            let _ = write!(head, " {name} |");
-            rule.push_str("---:|");
-        }
-        let _ = writeln!(s, "{head}\n{rule}");
-        let mut sums = vec![(0.0, 0usize); plan.schemes.len()];
-        for row in rows {
-            let b = metric(&reports[row.runs[base]]);
-            let _ = write!(s, "| {} | {} |", row.label, fmt_value(b));
-            for (k, &i) in row.runs.iter().enumerate() {
-                let r = ratio(metric(&reports[i]), b);
-                if let Some(r) = r {
-                    sums[k].0 += r;
-                    sums[k].1 += 1;
+/// Results laid out for comparison: rows (workloads, parameter values) ×
+/// schemes, each cell the index of its report, normalised to one scheme.
+pub(crate) struct Grid<'a> {
+    pub schemes: &'a [String],
+    pub baseline: usize,
+    pub rows: Vec<Row>,
+    pub reports: &'a [Report],
+}
+
+impl Grid<'_> {
+    /// One markdown table per metric of `METRICS`, under a heading of
+    /// `level` (`"##"`): the baseline's absolute value, every scheme's ratio
+    /// to it (percent change), and the mean ratio.
+    pub fn tables(&self, s: &mut String, level: &str) {
+        let bname = &self.schemes[self.baseline];
+        for (_, title, metric) in METRICS {
+            let _ = writeln!(s, "\n{level} {title}\n");
+            let mut head = format!("| workload | {bname} (absolute) |");
+            let mut rule = String::from("|---|---:|");
+            for name in self.schemes {
+                let _ = write!(head, " {name} |");
+                rule.push_str("---:|");
+            }
+            let _ = writeln!(s, "{head}\n{rule}");
+            let mut sums = vec![(0.0, 0usize); self.schemes.len()];
+            for row in &self.rows {
+                let b = metric(&self.reports[row.runs[self.baseline]]);
+                let _ = write!(s, "| {} | {} |", row.label, fmt_value(b));
+                for (k, &i) in row.runs.iter().enumerate() {
+                    let r = ratio(metric(&self.reports[i]), b);
+                    if let Some(r) = r {
+                        sums[k].0 += r;
+                        sums[k].1 += 1;
+                    }
+                    let _ = write!(s, " {} |", fmt_ratio(r));
                 }
-                let _ = write!(s, " {} |", fmt_ratio(r));
+                s.push('\n');
+            }
+            let _ = write!(s, "| **average** | |");
+            for &(sum, n) in &sums {
+                let _ = write!(s, " {} |", fmt_ratio((n > 0).then(|| sum / n as f64)));
             }
             s.push('\n');
         }
-        let _ = write!(s, "| **average** | |");
-        for &(sum, n) in &sums {
-            let _ = write!(s, " {} |", fmt_ratio((n > 0).then(|| sum / n as f64)));
-        }
-        s.push('\n');
     }
-    s
+
+    fn chart(&self, title: &str, metric: MetricFn) -> String {
+        let categories: Vec<&str> = self.rows.iter().map(|r| r.label.as_str()).collect();
+        let base = &self.schemes[self.baseline];
+        let series: Vec<(&str, Vec<f64>)> = self
+            .schemes
+            .iter()
+            .enumerate()
+            .map(|(k, name)| {
+                let values = self
+                    .rows
+                    .iter()
+                    .map(|row| {
+                        let b = metric(&self.reports[row.runs[self.baseline]]);
+                        ratio(metric(&self.reports[row.runs[k]]), b).unwrap_or(0.0)
+                    })
+                    .collect();
+                (name.as_str(), values)
+            })
+            .collect();
+        crate::svg::bar_chart(
+            &format!("{title}, relative to {base}"),
+            &format!("ratio to {base}"),
+            &categories,
+            &series,
+        )
+    }
+
+    /// One bar chart per metric of `METRICS`: `dir/<metric>.svg`.
+    pub fn write_charts(&self, dir: &Path) -> Result<()> {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        for (file, title, metric) in METRICS {
+            let svg = self.chart(title, metric);
+            write(&dir.join(format!("{file}.svg")), &svg)?;
+        }
+        Ok(())
+    }
 }
 
-fn chart(plan: &Plan, reports: &[Report], rows: &[Row], title: &str, metric: MetricFn) -> String {
-    let categories: Vec<&str> = rows.iter().map(|r| r.label.as_str()).collect();
-    let series: Vec<(&str, Vec<f64>)> = plan
-        .schemes
-        .iter()
-        .enumerate()
-        .map(|(k, name)| {
-            let values = rows
-                .iter()
-                .map(|row| {
-                    let b = metric(&reports[row.runs[plan.baseline]]);
-                    ratio(metric(&reports[row.runs[k]]), b).unwrap_or(0.0)
-                })
-                .collect();
-            (name.as_str(), values)
-        })
-        .collect();
-    crate::svg::bar_chart(
-        &format!("{title}, relative to {}", plan.schemes[plan.baseline]),
-        &format!("ratio to {}", plan.schemes[plan.baseline]),
-        &categories,
-        &series,
-    )
-}
-
-fn write(path: &Path, text: &str) -> Result<()> {
+pub(crate) fn write(path: &Path, text: &str) -> Result<()> {
     std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
 }
 
 pub fn cmd_sweep(a: SweepArgs) -> Result<ExitCode> {
-    let jobs = match a.jobs {
-        Some(0) => bail!("--jobs must be at least 1"),
-        Some(n) => n,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
+    let jobs = job_count(a.jobs)?;
     let plan = plan(&a.spec)?;
     let runs_dir = a.out.join("runs");
     let charts_dir = a.out.join("charts");
@@ -707,18 +824,39 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<ExitCode> {
         jobs.min(plan.runs.len())
     );
     let started = Instant::now();
-    let reports = execute(&plan, jobs)?;
+    let tasks: Vec<Task> = plan
+        .runs
+        .iter()
+        .map(|run| Task {
+            label: run.label.clone(),
+            config: &run.config,
+            source: &plan.workloads[run.workload].source,
+            precondition: &plan.precondition,
+        })
+        .collect();
+    let reports = execute(&tasks, jobs, "sweep")?;
     for (run, report) in plan.runs.iter().zip(&reports) {
         crate::write_json(&runs_dir.join(format!("{}.json", run.file)), report)?;
     }
     write(&a.out.join("results.csv"), &csv(&plan, &reports)?)?;
-    let rows = rows(&plan);
-    let text = summary(&plan, &reports, &rows);
+    let grid = Grid {
+        schemes: &plan.schemes,
+        baseline: plan.baseline,
+        rows: rows(&plan),
+        reports: &reports,
+    };
+    let bname = &plan.schemes[plan.baseline];
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
+        "# Sweep `{}`: {} runs\n\nValues are normalised to the baseline scheme `{bname}`: ratio (percent change). \
+         The `{bname}` column gives its absolute value; \"average\" is the mean ratio over the rows.",
+        plan.experiment,
+        plan.runs.len()
+    );
+    grid.tables(&mut text, "##");
     write(&a.out.join("summary.md"), &text)?;
-    for (file, title, metric) in METRICS {
-        let svg = chart(&plan, &reports, &rows, title, metric);
-        write(&charts_dir.join(format!("{file}.svg")), &svg)?;
-    }
+    grid.write_charts(&charts_dir)?;
     print!("{text}");
     eprintln!(
         "{} runs in {:.1} s; results in {}",

@@ -1,0 +1,1158 @@
+//! `ssdlab reproduce spd`: the evaluation of Gao, Shi, Liu, Xue, Yang,
+//! Zhang, "Boosting the Performance of SSDs via Fully Exploiting the Plane
+//! Level Parallelism", IEEE TPDS 31(9), 2020 (SPD), on the paper's eleven MSR
+//! Cambridge workloads, with our figures printed beside the paper's.
+//!
+//! The experiments are data: which schemes (registry names from
+//! `ssdlab::scheme`, plus overrides), whether the drive is aged, which
+//! workloads and drive variants. A scheme the registry does not have yet is
+//! skipped with a note, so it appears once it is registered. The paper's
+//! numbers are in one table, `CLAIMS`. Runs execute in parallel through the
+//! sweep's machinery and write the sweep's outputs (per-run JSON, one CSV,
+//! markdown tables, SVG charts); identical runs (same drive, workload and
+//! preconditioning in two experiments) are simulated once.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+
+use ssdlab::workload::Source;
+use ssdlab::{Config, Precondition, Report};
+
+use crate::sweep::{
+    buffer_hit_ratio, execute, fmt_value, job_count, ratio, results_csv, sanitise, workload_args,
+    write, CsvRow, Grid, Row, Task,
+};
+
+#[derive(Args)]
+pub struct SpdArgs {
+    /// Output directory (runs/, results.csv, summary.md, charts/).
+    #[arg(long, default_value = "reproduce-spd")]
+    out: PathBuf,
+    /// Directory of the real MSR Cambridge traces (hm_0.csv, prn_0.csv, …;
+    /// .csv.gz and .csv.zst too). A workload whose trace is missing uses its
+    /// built-in look-alike profile (spd/hm_0, …).
+    #[arg(long)]
+    trace_dir: Option<PathBuf>,
+    /// Only the first 20 000 requests of each workload.
+    #[arg(long)]
+    quick: bool,
+    /// Runs at once (default: the number of available cores).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Experiments to run, comma-separated (default: all): no-gc, gc,
+    /// spd-plus, buffer-size, four-plane, mapping, hot-cold.
+    #[arg(long, value_delimiter = ',')]
+    experiments: Vec<String>,
+    /// Workloads, comma-separated (default: all eleven).
+    #[arg(long, value_delimiter = ',')]
+    workloads: Vec<String>,
+    /// The drive (default: the paper's 512 GB drive).
+    #[arg(long, default_value = "spd-512g")]
+    preset: String,
+    /// At most this many requests per workload (overrides --quick).
+    #[arg(long)]
+    limit: Option<u64>,
+}
+
+/// The paper's workloads, in its order.
+const WORKLOADS: [&str; 11] = [
+    "hm_0", "prn_0", "prn_1", "proj_0", "proj_3", "prxy_0", "rsrch_0", "src2_0", "stg_0", "ts_0",
+    "wdev_0",
+];
+
+/// Requests per workload with `--quick`.
+const QUICK_REQUESTS: u64 = 20_000;
+
+/// "Without GC": reads find data, the drive is otherwise empty, GC never runs.
+const NOT_AGED: &str = "trace-reads";
+/// "With GC": the paper's aged drive, 94 % of every plane used, 80 % of it valid.
+const AGED: &str = "fill:0.94:0.8+trace-reads";
+
+/// Buffer sizes of the buffer-size experiment (Fig. 21), KiB.
+const BUFFER_KIB: [u64; 7] = [256, 512, 1024, 2048, 4096, 8192, 16384];
+
+/// A column of an experiment: a registered scheme plus overrides.
+struct Variant {
+    /// Name in the results (the CSV's `scheme` column).
+    label: &'static str,
+    /// The registered scheme (`ssdlab::scheme::SCHEMES`) it starts from.
+    scheme: &'static str,
+    /// `--set` overrides applied on top.
+    set: &'static [&'static str],
+}
+
+const fn v(label: &'static str) -> Variant {
+    Variant {
+        label,
+        scheme: label,
+        set: &[],
+    }
+}
+
+/// How an experiment changes the drive before any scheme applies.
+#[derive(Clone, Copy, PartialEq)]
+enum DriveVariant {
+    AsIs,
+    /// Four planes per die, blocks per plane scaled so that capacity stays.
+    FourPlanes,
+}
+
+struct Experiment {
+    /// The CSV's `experiment` column and the `--experiments` name.
+    name: &'static str,
+    title: &'static str,
+    aged: bool,
+    drive: DriveVariant,
+    variants: &'static [Variant],
+    /// The variant relative figures in the tables and charts are taken to.
+    baseline: &'static str,
+    /// Only these workloads (if selected); None: every selected workload.
+    only: Option<&'static [&'static str]>,
+    /// Sweep the buffer size over `BUFFER_KIB`.
+    buffer_sizes: bool,
+    /// Why the experiment cannot run in this version.
+    unavailable: Option<&'static str>,
+}
+
+/// An experiment on the aged drive, every selected workload, the drive as
+/// it is; the others change what differs with struct update syntax.
+const fn aged(
+    name: &'static str,
+    title: &'static str,
+    variants: &'static [Variant],
+    baseline: &'static str,
+) -> Experiment {
+    Experiment {
+        name,
+        title,
+        aged: true,
+        drive: DriveVariant::AsIs,
+        variants,
+        baseline,
+        only: None,
+        buffer_sizes: false,
+        unavailable: None,
+    }
+}
+
+const EXPERIMENTS: [Experiment; 7] = [
+    Experiment {
+        aged: false,
+        ..aged(
+            "no-gc",
+            "without GC (Figs. 9-12, Table 3)",
+            &[
+                v("baseline-d"),
+                v("baseline-p"),
+                v("twinblk"),
+                v("superpage"),
+                v("spd"),
+            ],
+            "baseline-d",
+        )
+    },
+    aged(
+        "gc",
+        "with GC (Figs. 13-17, Table 4)",
+        &[
+            v("baseline-d"),
+            v("baseline-p"),
+            v("twinblk"),
+            v("superpage"),
+            v("paragc"),
+            v("spd"),
+        ],
+        "baseline-d",
+    ),
+    aged(
+        "spd-plus",
+        "SPD+ against SPD (Figs. 18-20)",
+        &[v("spd"), v("spd-plus")],
+        "spd",
+    ),
+    Experiment {
+        only: Some(&["rsrch_0"]),
+        buffer_sizes: true,
+        ..aged(
+            "buffer-size",
+            "buffer size, rsrch_0 (Fig. 21)",
+            &[v("baseline-d"), v("spd")],
+            "baseline-d",
+        )
+    },
+    Experiment {
+        drive: DriveVariant::FourPlanes,
+        ..aged(
+            "four-plane",
+            "four planes per die (Fig. 22)",
+            &[
+                v("baseline-d"),
+                Variant {
+                    label: "baseline-p",
+                    scheme: "baseline-p",
+                    set: &["flash.plane_pairs_only=true"],
+                },
+                v("spd"),
+            ],
+            "baseline-d",
+        )
+    },
+    Experiment {
+        unavailable: Some(
+            "the model has page-level mapping only (no DFTL or FAST mapping yet), so this experiment is not available in this version; nothing was run",
+        ),
+        ..aged("mapping", "DFTL and FAST mapping (Fig. 23)", &[], "spd")
+    },
+    aged(
+        "hot-cold",
+        "hot/cold separation (Fig. 24)",
+        &[
+            v("baseline-d"),
+            Variant {
+                label: "baseline-d+hot-cold",
+                scheme: "baseline-d",
+                set: &["ftl.hot_data=wdac"],
+            },
+            v("spd-plus"),
+            Variant {
+                label: "spd-plus+hot-cold",
+                scheme: "spd-plus",
+                set: &["ftl.hot_data=wdac"],
+            },
+        ],
+        "baseline-d",
+    ),
+];
+
+/// A quantity the paper reports.
+#[derive(Clone, Copy)]
+enum Metric {
+    WriteLatency,
+    ReadLatency,
+    /// Share of host page programs served by multi-plane commands.
+    HostMultiplane,
+    /// SPD's definition: planes busy together, sampled at each buffer eviction.
+    PlaneUtilisation,
+    BufferHitRatio,
+    GcTimeTotal,
+    GcMeanRead,
+    GcMeanWrite,
+    GcMeanTransfer,
+    GcMeanErase,
+    GcCount,
+    Erases,
+    BlockedShare,
+    MeanBlocked,
+}
+
+impl Metric {
+    fn title(self) -> &'static str {
+        match self {
+            Metric::WriteLatency => "write latency (mean)",
+            Metric::ReadLatency => "read latency (mean)",
+            Metric::HostMultiplane => "multi-plane share of host page writes",
+            Metric::PlaneUtilisation => "plane utilisation (sampled at each buffer eviction)",
+            Metric::BufferHitRatio => "buffer hit ratio",
+            Metric::GcTimeTotal => "total GC time",
+            Metric::GcMeanRead => "mean GC time: read part",
+            Metric::GcMeanWrite => "mean GC time: write part",
+            Metric::GcMeanTransfer => "mean GC time: transfer part",
+            Metric::GcMeanErase => "mean GC time: erase part",
+            Metric::GcCount => "GC count",
+            Metric::Erases => "erases",
+            Metric::BlockedShare => "share of host-write time blocked by GC",
+            Metric::MeanBlocked => "mean time a host write is blocked by GC",
+        }
+    }
+
+    fn value(self, r: &Report) -> f64 {
+        match self {
+            Metric::WriteLatency => r.write.latency_us.mean,
+            Metric::ReadLatency => r.read.latency_us.mean,
+            Metric::HostMultiplane => r.flash.host_multiplane_program_share,
+            Metric::PlaneUtilisation => r.plane_utilization.at_eviction.mean,
+            Metric::BufferHitRatio => buffer_hit_ratio(r),
+            Metric::GcTimeTotal => r.gc.time_us.total,
+            Metric::GcMeanRead => r.gc.time_us.mean_read,
+            Metric::GcMeanWrite => r.gc.time_us.mean_write,
+            Metric::GcMeanTransfer => r.gc.time_us.mean_transfer,
+            Metric::GcMeanErase => r.gc.time_us.mean_erase,
+            Metric::GcCount => r.gc.count as f64,
+            Metric::Erases => r.flash.erases as f64,
+            Metric::BlockedShare => r.gc.blocked_share,
+            Metric::MeanBlocked => r.gc.mean_blocked_us,
+        }
+    }
+
+    /// An absolute value with its unit.
+    fn show(self, v: f64) -> String {
+        match self {
+            Metric::HostMultiplane
+            | Metric::PlaneUtilisation
+            | Metric::BufferHitRatio
+            | Metric::BlockedShare => format!("{:.1}%", v * 100.0),
+            Metric::GcCount | Metric::Erases => fmt_value(v),
+            _ => format!("{} us", fmt_value(v)),
+        }
+    }
+}
+
+/// One figure of the paper: a metric of an experiment, absolute or relative
+/// to one variant, and what the paper reports for some variants.
+struct Claim {
+    experiment: &'static str,
+    figure: &'static str,
+    metric: Metric,
+    /// Relative change against this variant (percent), or absolute if None.
+    vs: Option<&'static str>,
+    /// The paper's figure per variant label, in the same sign convention as
+    /// ours. `"*"` stands for every other variant of the experiment; a
+    /// variant matched by neither is not printed for this claim. An empty
+    /// text means the paper gives no number we could use.
+    paper: &'static [(&'static str, &'static str)],
+}
+
+/// The paper's reported results: Gao et al., "Boosting the Performance of
+/// SSDs via Fully Exploiting the Plane Level Parallelism", IEEE TPDS 31(9),
+/// 2020, Section 5 (evaluation), by figure and table. Relative figures are
+/// (scheme − reference) / reference, averaged over the workloads ("avg")
+/// unless the text says otherwise.
+const CLAIMS: &[Claim] = &[
+    // --- Without GC (drive not aged) ---
+    Claim {
+        experiment: "no-gc",
+        figure: "Fig. 9",
+        metric: Metric::WriteLatency,
+        vs: Some("baseline-d"),
+        paper: &[
+            ("baseline-p", "at most 1.4% lower"),
+            ("twinblk", "-7.8% avg"),
+            ("superpage", "-10.4% avg"),
+            ("spd", "below -15% on hm_0, prn_0, proj_3, src2_0, prxy_0"),
+        ],
+    },
+    Claim {
+        experiment: "no-gc",
+        figure: "Fig. 10",
+        metric: Metric::HostMultiplane,
+        vs: None,
+        paper: &[("spd", "100%"), ("*", "")],
+    },
+    Claim {
+        experiment: "no-gc",
+        figure: "Fig. 11",
+        metric: Metric::PlaneUtilisation,
+        vs: Some("baseline-d"),
+        paper: &[
+            ("superpage", "+32.9% avg"),
+            ("spd", "+34.5% avg"),
+            ("*", ""),
+        ],
+    },
+    Claim {
+        experiment: "no-gc",
+        figure: "Fig. 12",
+        metric: Metric::BufferHitRatio,
+        vs: Some("baseline-d"),
+        paper: &[("spd", "-1.92% avg"), ("*", "")],
+    },
+    Claim {
+        experiment: "no-gc",
+        figure: "Table 3",
+        metric: Metric::ReadLatency,
+        vs: Some("baseline-d"),
+        paper: &[("*", "within 0.5%")],
+    },
+    // --- With GC (aged drive) ---
+    Claim {
+        experiment: "gc",
+        figure: "Fig. 13",
+        metric: Metric::WriteLatency,
+        vs: Some("baseline-d"),
+        paper: &[("spd", "-48.61% avg"), ("*", "")],
+    },
+    Claim {
+        experiment: "gc",
+        figure: "Fig. 13",
+        metric: Metric::WriteLatency,
+        vs: Some("baseline-p"),
+        paper: &[("spd", "-47.65% avg")],
+    },
+    Claim {
+        experiment: "gc",
+        figure: "Fig. 13",
+        metric: Metric::WriteLatency,
+        vs: Some("twinblk"),
+        paper: &[("spd", "-42.05% avg")],
+    },
+    Claim {
+        experiment: "gc",
+        figure: "Fig. 13",
+        metric: Metric::WriteLatency,
+        vs: Some("superpage"),
+        paper: &[("spd", "-28.19% avg")],
+    },
+    Claim {
+        experiment: "gc",
+        figure: "Fig. 13",
+        metric: Metric::WriteLatency,
+        vs: Some("paragc"),
+        paper: &[("spd", "-28.58% avg")],
+    },
+    Claim {
+        experiment: "gc",
+        figure: "Fig. 14",
+        metric: Metric::GcTimeTotal,
+        vs: Some("baseline-d"),
+        paper: &[
+            ("twinblk", "-6.9% avg"),
+            ("superpage", "-22.4% avg"),
+            ("paragc", "-30.8% avg"),
+            ("spd", "-36.4% avg"),
+            ("*", ""),
+        ],
+    },
+    Claim {
+        experiment: "gc",
+        figure: "Fig. 15",
+        metric: Metric::GcMeanRead,
+        vs: None,
+        paper: &[("*", "")],
+    },
+    Claim {
+        experiment: "gc",
+        figure: "Fig. 15",
+        metric: Metric::GcMeanWrite,
+        vs: None,
+        paper: &[("*", "")],
+    },
+    Claim {
+        experiment: "gc",
+        figure: "Fig. 15",
+        metric: Metric::GcMeanTransfer,
+        vs: None,
+        paper: &[("*", "")],
+    },
+    Claim {
+        experiment: "gc",
+        figure: "Fig. 15",
+        metric: Metric::GcMeanErase,
+        vs: None,
+        paper: &[("*", "")],
+    },
+    Claim {
+        experiment: "gc",
+        figure: "Fig. 16",
+        metric: Metric::GcCount,
+        vs: Some("baseline-d"),
+        paper: &[("spd", "-32.9% to -50.1%"), ("*", "")],
+    },
+    Claim {
+        experiment: "gc",
+        figure: "Fig. 17",
+        metric: Metric::Erases,
+        vs: Some("twinblk"),
+        paper: &[("spd", "-13.43% avg")],
+    },
+    Claim {
+        experiment: "gc",
+        figure: "Fig. 17",
+        metric: Metric::Erases,
+        vs: Some("superpage"),
+        paper: &[("spd", "-34.23% avg")],
+    },
+    Claim {
+        experiment: "gc",
+        figure: "Fig. 17",
+        metric: Metric::Erases,
+        vs: Some("paragc"),
+        paper: &[("spd", "-10.04% avg")],
+    },
+    Claim {
+        experiment: "gc",
+        figure: "Table 4",
+        metric: Metric::ReadLatency,
+        vs: Some("baseline-d"),
+        paper: &[("*", "")],
+    },
+    // --- SPD+ ---
+    Claim {
+        experiment: "spd-plus",
+        figure: "Fig. 18",
+        metric: Metric::BlockedShare,
+        vs: None,
+        paper: &[("spd", "18.2% avg"), ("*", "")],
+    },
+    Claim {
+        experiment: "spd-plus",
+        figure: "Fig. 19",
+        metric: Metric::WriteLatency,
+        vs: Some("spd"),
+        paper: &[(
+            "spd-plus",
+            "-23.2% avg; -28.7% on proj_3; above -6% on prn_0, prn_1, ts_0",
+        )],
+    },
+    Claim {
+        experiment: "spd-plus",
+        figure: "Fig. 20",
+        metric: Metric::MeanBlocked,
+        vs: Some("spd"),
+        paper: &[("spd-plus", "-27.1% avg")],
+    },
+    // --- Sensitivity ---
+    Claim {
+        experiment: "buffer-size",
+        figure: "Fig. 21",
+        metric: Metric::WriteLatency,
+        vs: None,
+        paper: &[("*", "")],
+    },
+    Claim {
+        experiment: "buffer-size",
+        figure: "Fig. 21",
+        metric: Metric::WriteLatency,
+        vs: Some("baseline-d"),
+        paper: &[("spd", "")],
+    },
+    Claim {
+        experiment: "four-plane",
+        figure: "Fig. 22",
+        metric: Metric::WriteLatency,
+        vs: Some("baseline-d"),
+        paper: &[("spd", "-43.9% avg"), ("*", "")],
+    },
+    Claim {
+        experiment: "mapping",
+        figure: "Fig. 23",
+        metric: Metric::WriteLatency,
+        vs: Some("page-mapped spd"),
+        paper: &[("dftl-spd", "+22.47% avg")],
+    },
+    Claim {
+        experiment: "mapping",
+        figure: "Fig. 23",
+        metric: Metric::WriteLatency,
+        vs: Some("fast-baseline-d"),
+        paper: &[("fast-spd", "-23.43% avg")],
+    },
+    Claim {
+        experiment: "hot-cold",
+        figure: "Fig. 24",
+        metric: Metric::WriteLatency,
+        vs: Some("baseline-d"),
+        paper: &[
+            ("baseline-d+hot-cold", "-23.83% avg"),
+            ("spd-plus", "-57.64% avg"),
+            ("*", ""),
+        ],
+    },
+];
+
+/// The paper's text for `variant` under `claim`, if the claim covers it.
+fn paper_text(claim: &Claim, variant: &str) -> Option<&'static str> {
+    let find = |k: &str| claim.paper.iter().find(|(v, _)| *v == k).map(|p| p.1);
+    find(variant).or_else(|| find("*"))
+}
+
+/// One value of a swept parameter (the buffer size).
+struct Point {
+    /// Shown in tables ("256 KiB").
+    label: String,
+    /// The CSV column's value (`{pages=64}`), empty if the experiment has none.
+    value: String,
+}
+
+/// An experiment as it will run.
+struct ExpPlan {
+    def: &'static Experiment,
+    drive_label: String,
+    /// Variants that run (their scheme is registered).
+    variants: Vec<&'static Variant>,
+    /// Variants whose scheme is not registered yet.
+    skipped: Vec<&'static Variant>,
+    /// Indexes into the workloads.
+    workloads: Vec<usize>,
+    points: Vec<Point>,
+    /// Indexes into `Plan::runs`, in (workload, point, variant) order.
+    runs: Vec<usize>,
+    precondition: Precondition,
+}
+
+impl ExpPlan {
+    fn baseline(&self) -> Option<usize> {
+        self.variants
+            .iter()
+            .position(|v| v.label == self.def.baseline)
+    }
+
+    fn rows(&self, workloads: &[Workload]) -> Vec<Row> {
+        let nv = self.variants.len();
+        let mut rows = Vec::new();
+        for (k, chunk) in self.runs.chunks(nv.max(1)).enumerate() {
+            let w = &workloads[self.workloads[k / self.points.len()]].name;
+            let p = &self.points[k % self.points.len()];
+            let label = match (self.workloads.len(), p.label.is_empty()) {
+                (_, true) => w.to_string(),
+                (1, false) => p.label.clone(),
+                _ => format!("{w} {}", p.label),
+            };
+            rows.push(Row {
+                label,
+                runs: chunk.to_vec(),
+            });
+        }
+        rows
+    }
+}
+
+struct Workload {
+    name: &'static str,
+    /// "trace DIR/hm_0.csv" or "built-in spd/hm_0".
+    from: String,
+    source: Source,
+}
+
+/// One run: an experiment's variant on a workload (at a parameter point).
+struct Run {
+    exp: usize,
+    workload: usize,
+    variant: usize,
+    point: usize,
+    /// Index of the simulation that produces its report (shared by
+    /// identical runs).
+    task: usize,
+    file: String,
+}
+
+struct Plan {
+    exps: Vec<ExpPlan>,
+    workloads: Vec<Workload>,
+    runs: Vec<Run>,
+    /// Unique simulations.
+    sims: Vec<Sim>,
+}
+
+/// A simulation: a configuration on a workload, preconditioned as the
+/// experiment (the first that needs it) says.
+struct Sim {
+    config: Config,
+    workload: usize,
+    exp: usize,
+    label: String,
+}
+
+/// Comma-separated selections, checked against the known names; empty = all.
+fn select<'a>(what: &str, given: &[String], known: &[&'a str]) -> Result<Vec<&'a str>> {
+    for g in given {
+        if !known.contains(&g.as_str()) {
+            bail!("unknown {what} `{g}`; known {what}s: {}", known.join(", "));
+        }
+    }
+    Ok(known
+        .iter()
+        .copied()
+        .filter(|k| given.is_empty() || given.iter().any(|g| g == k))
+        .collect())
+}
+
+/// The workload `name`: its trace in `trace_dir` if there, else the
+/// built-in look-alike; at most `limit` requests.
+fn load_workload(
+    name: &'static str,
+    trace_dir: Option<&Path>,
+    limit: Option<u64>,
+) -> Result<Workload> {
+    let trace = trace_dir.and_then(|d| {
+        ["csv", "csv.gz", "csv.zst"]
+            .iter()
+            .map(|ext| d.join(format!("{name}.{ext}")))
+            .find(|p| p.is_file())
+    });
+    let mut args = workload_args(limit);
+    let from = match trace {
+        Some(path) => {
+            args.read.trace_format = "msr".into();
+            let from = format!("trace {}", path.display());
+            args.trace = Some(path);
+            from
+        }
+        None => {
+            let builtin = format!("spd/{name}");
+            let from = format!("built-in {builtin}");
+            args.workload = Some(builtin);
+            from
+        }
+    };
+    let loaded = args
+        .load(None)
+        .with_context(|| format!("workload {name} ({from})"))?;
+    Ok(Workload {
+        name,
+        from,
+        source: loaded.source,
+    })
+}
+
+/// `cfg` with four planes per die and the same capacity.
+fn four_planes(cfg: &Config) -> Result<Config> {
+    let g = &cfg.geometry;
+    let blocks = g.blocks_per_plane as u64 * g.planes_per_die as u64 / 4;
+    if blocks == 0 {
+        bail!("drive `{}` is too small for four planes per die", cfg.name);
+    }
+    Ok(cfg.with_overrides(&[
+        "geometry.planes_per_die=4".to_string(),
+        format!("geometry.blocks_per_plane={blocks}"),
+    ])?)
+}
+
+fn plan(a: &SpdArgs) -> Result<Plan> {
+    let names: Vec<&str> = EXPERIMENTS.iter().map(|e| e.name).collect();
+    let chosen = select("experiment", &a.experiments, &names)?;
+    let chosen_workloads = select("workload", &a.workloads, &WORKLOADS)?;
+    if a.limit == Some(0) {
+        bail!("--limit must be at least 1");
+    }
+    let limit = a.limit.or(a.quick.then_some(QUICK_REQUESTS));
+    if let Some(d) = &a.trace_dir {
+        if !d.is_dir() {
+            bail!("--trace-dir {}: not a directory", d.display());
+        }
+    }
+    let base = Config::preset(&a.preset)?;
+    let mut workloads = Vec::new();
+    for name in &chosen_workloads {
+        workloads.push(load_workload(name, a.trace_dir.as_deref(), limit)?);
+    }
+
+    let mut plan = Plan {
+        exps: Vec::new(),
+        workloads,
+        runs: Vec::new(),
+        sims: Vec::new(),
+    };
+    let mut sim_of: HashMap<(String, usize, &str), usize> = HashMap::new();
+    for def in EXPERIMENTS.iter().filter(|e| chosen.contains(&e.name)) {
+        let (drive, drive_label) = match def.drive {
+            DriveVariant::AsIs => (base.clone(), a.preset.clone()),
+            DriveVariant::FourPlanes => (four_planes(&base)?, format!("{}-4plane", a.preset)),
+        };
+        let (variants, skipped): (Vec<&Variant>, Vec<&Variant>) = def
+            .variants
+            .iter()
+            .partition(|v| ssdlab::scheme::by_name(v.scheme).is_ok());
+        let points = if def.buffer_sizes {
+            let page = drive.geometry.page_size_bytes as u64;
+            BUFFER_KIB
+                .iter()
+                .map(|kib| Point {
+                    label: if *kib >= 1024 {
+                        format!("{} MiB", kib / 1024)
+                    } else {
+                        format!("{kib} KiB")
+                    },
+                    value: format!("{{pages={}}}", (kib * 1024 / page).max(1)),
+                })
+                .collect()
+        } else {
+            vec![Point {
+                label: String::new(),
+                value: String::new(),
+            }]
+        };
+        let wl: Vec<usize> = if def.unavailable.is_some() {
+            Vec::new()
+        } else {
+            (0..plan.workloads.len())
+                .filter(|&w| def.only.is_none_or(|o| o.contains(&plan.workloads[w].name)))
+                .collect()
+        };
+        let pre_text = if def.aged { AGED } else { NOT_AGED };
+        let mut exp = ExpPlan {
+            def,
+            drive_label,
+            variants,
+            skipped,
+            workloads: wl,
+            points,
+            runs: Vec::new(),
+            precondition: Precondition::parse(pre_text)?,
+        };
+        let e = plan.exps.len();
+        for &w in &exp.workloads {
+            for (p, point) in exp.points.iter().enumerate() {
+                for (k, var) in exp.variants.iter().enumerate() {
+                    let scheme = ssdlab::scheme::by_name(var.scheme)?;
+                    let mut sets: Vec<String> = var.set.iter().map(|s| s.to_string()).collect();
+                    if !point.value.is_empty() {
+                        sets.push(format!("buffer.capacity={}", point.value));
+                    }
+                    let config = scheme
+                        .apply(&drive)
+                        .and_then(|c| c.with_overrides(&sets))
+                        .with_context(|| {
+                            format!(
+                                "experiment {}: scheme `{}` on drive `{}`",
+                                def.name, var.label, exp.drive_label
+                            )
+                        })?;
+                    let wname = plan.workloads[w].name;
+                    let mut label = format!("{} {} {}", def.name, wname, var.label);
+                    let mut file = format!(
+                        "{}__{}__{}__{}",
+                        def.name,
+                        sanitise(&exp.drive_label),
+                        wname,
+                        sanitise(var.label)
+                    );
+                    if !point.value.is_empty() {
+                        let _ = write!(label, " {}", point.label);
+                        let _ = write!(file, "__buffer.capacity={}", sanitise(&point.value));
+                    }
+                    let key = (config.to_toml(), w, pre_text);
+                    let task = *sim_of.entry(key).or_insert_with(|| {
+                        plan.sims.push(Sim {
+                            config,
+                            workload: w,
+                            exp: e,
+                            label,
+                        });
+                        plan.sims.len() - 1
+                    });
+                    exp.runs.push(plan.runs.len());
+                    plan.runs.push(Run {
+                        exp: e,
+                        workload: w,
+                        variant: k,
+                        point: p,
+                        task,
+                        file,
+                    });
+                }
+            }
+        }
+        plan.exps.push(exp);
+    }
+    Ok(plan)
+}
+
+/// Per-row values of `claim` for `variant` (relative change in percent, or
+/// absolute), and their mean over the rows where defined.
+fn claim_values(
+    claim: &Claim,
+    exp: &ExpPlan,
+    rows: &[Row],
+    reports: &[Report],
+    variant: usize,
+) -> Option<(Vec<Option<f64>>, Option<f64>)> {
+    let value = |run: usize| claim.metric.value(&reports[run]);
+    let cells: Vec<Option<f64>> = match claim.vs {
+        None => rows.iter().map(|r| Some(value(r.runs[variant]))).collect(),
+        Some(vs) => {
+            let b = exp.variants.iter().position(|v| v.label == vs)?;
+            rows.iter()
+                .map(|r| ratio(value(r.runs[variant]), value(r.runs[b])).map(|q| (q - 1.0) * 100.0))
+                .collect()
+        }
+    };
+    let defined: Vec<f64> = cells.iter().flatten().copied().collect();
+    let mean = (!defined.is_empty()).then(|| defined.iter().sum::<f64>() / defined.len() as f64);
+    Some((cells, mean))
+}
+
+/// The comparison with the paper for one experiment, as text.
+fn compare(exp: &ExpPlan, workloads: &[Workload], reports: &[Report]) -> String {
+    let mut s = String::new();
+    let def = exp.def;
+    let _ = writeln!(s, "== {}: {} ==", def.name, def.title);
+    if let Some(why) = def.unavailable {
+        let _ = writeln!(s, "{}: {why}.", def.name);
+        for c in CLAIMS.iter().filter(|c| c.experiment == def.name) {
+            for (v, text) in c.paper {
+                let _ = writeln!(
+                    s,
+                    "  paper, {}: {} vs {}: {v} {text}",
+                    c.figure,
+                    c.metric.title(),
+                    c.vs.unwrap_or("-")
+                );
+            }
+        }
+        return s;
+    }
+    let _ = writeln!(
+        s,
+        "drive {}, precondition {} ({}); schemes {}",
+        exp.drive_label,
+        if def.aged { AGED } else { NOT_AGED },
+        if def.aged {
+            "aged, GC runs"
+        } else {
+            "not aged"
+        },
+        exp.variants
+            .iter()
+            .map(|v| v.label)
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    for v in &exp.skipped {
+        let _ = writeln!(
+            s,
+            "note: scheme `{}` is not implemented yet (not in the scheme registry); its runs are skipped",
+            v.scheme
+        );
+    }
+    if exp.workloads.is_empty() {
+        let _ = writeln!(
+            s,
+            "skipped: needs workload {}, which is not selected",
+            def.only.unwrap_or(&[]).join(", ")
+        );
+        return s;
+    }
+    let rows = exp.rows(workloads);
+    let _ = writeln!(
+        s,
+        "Relative change = (scheme - reference) / reference x 100 per workload; \"average\" is its mean over the {}.",
+        if exp.points.len() > 1 { "rows" } else { "workloads" }
+    );
+    let cw = rows.iter().map(|r| r.label.len()).max().unwrap_or(0).max(8);
+    let vw = def
+        .variants
+        .iter()
+        .map(|v| v.label.len())
+        .max()
+        .unwrap_or(0)
+        .max(8);
+    for claim in CLAIMS.iter().filter(|c| c.experiment == def.name) {
+        let _ = writeln!(
+            s,
+            "\n{}{} ({})",
+            claim.metric.title(),
+            claim
+                .vs
+                .map_or(String::new(), |b| format!(" vs {b}, relative change")),
+            claim.figure
+        );
+        let mut head = format!("  {:<vw$}", "scheme");
+        for r in &rows {
+            let _ = write!(head, " {:>cw$}", r.label);
+        }
+        let _ = write!(head, " {:>cw$}  paper", "average");
+        let _ = writeln!(s, "{head}");
+        let fmt = |x: Option<f64>| match (x, claim.vs) {
+            (None, _) => "n/a".to_string(),
+            // No "-0.0%": a change that rounds to zero shows as +0.0%.
+            (Some(x), Some(_)) => format!("{:+.1}%", if x.abs() < 0.05 { 0.0 } else { x }),
+            (Some(x), None) => claim.metric.show(x),
+        };
+        for var in def.variants {
+            if claim.vs == Some(var.label) {
+                continue;
+            }
+            let Some(paper) = paper_text(claim, var.label) else {
+                continue;
+            };
+            let paper = if paper.is_empty() { "-" } else { paper };
+            let _ = write!(s, "  {:<vw$}", var.label);
+            let k = exp.variants.iter().position(|v| v.label == var.label);
+            match k.and_then(|k| claim_values(claim, exp, &rows, reports, k)) {
+                Some((cells, mean)) => {
+                    for c in cells {
+                        let _ = write!(s, " {:>cw$}", fmt(c));
+                    }
+                    let _ = writeln!(s, " {:>cw$}  {paper}", fmt(mean));
+                }
+                None => {
+                    let why = match k {
+                        None => "not implemented yet".to_string(),
+                        Some(_) => format!("{} not implemented yet", claim.vs.unwrap_or("")),
+                    };
+                    let _ = writeln!(
+                        s,
+                        " {why:<w$}  {paper}",
+                        w = (cw + 1) * (rows.len() + 1) - 1
+                    );
+                }
+            }
+        }
+    }
+    s
+}
+
+pub fn reproduce_spd(a: SpdArgs) -> Result<ExitCode> {
+    let started = Instant::now();
+    let jobs = job_count(a.jobs)?;
+    let plan = plan(&a)?;
+    let runs_dir = a.out.join("runs");
+    std::fs::create_dir_all(&runs_dir)
+        .with_context(|| format!("creating {}", runs_dir.display()))?;
+
+    let mut head = String::new();
+    let _ = writeln!(
+        head,
+        "Reproducing Gao et al., \"Boosting the Performance of SSDs via Fully Exploiting the Plane Level Parallelism\", IEEE TPDS 2020"
+    );
+    let _ = writeln!(
+        head,
+        "drive {}; {}",
+        a.preset,
+        match a.limit.or(a.quick.then_some(QUICK_REQUESTS)) {
+            Some(n) => format!("first {n} requests of each workload"),
+            None => "whole workloads".to_string(),
+        }
+    );
+    for w in &plan.workloads {
+        let _ = writeln!(head, "  {:<8} {}", w.name, w.from);
+    }
+    print!("{head}");
+    eprintln!(
+        "{} runs ({} simulations) on {} threads",
+        plan.runs.len(),
+        plan.sims.len(),
+        jobs.min(plan.sims.len()).max(1)
+    );
+    let tasks: Vec<Task> = plan
+        .sims
+        .iter()
+        .map(|sim| Task {
+            label: sim.label.clone(),
+            config: &sim.config,
+            source: &plan.workloads[sim.workload].source,
+            precondition: &plan.exps[sim.exp].precondition,
+        })
+        .collect();
+    let results = execute(&tasks, jobs, "reproduction")?;
+    let reports: Vec<Report> = plan.runs.iter().map(|r| results[r.task].clone()).collect();
+
+    for (run, report) in plan.runs.iter().zip(&reports) {
+        crate::write_json(&runs_dir.join(format!("{}.json", run.file)), report)?;
+    }
+    // The buffer-size column is always there (empty for other experiments),
+    // so the header does not depend on --experiments.
+    let rows: Vec<CsvRow> = plan
+        .runs
+        .iter()
+        .zip(&reports)
+        .map(|(run, report)| {
+            let exp = &plan.exps[run.exp];
+            CsvRow {
+                experiment: exp.def.name,
+                preset: &exp.drive_label,
+                workload: plan.workloads[run.workload].name,
+                scheme: exp.variants[run.variant].label,
+                params: vec![exp.points[run.point].value.as_str()],
+                report,
+            }
+        })
+        .collect();
+    write(
+        &a.out.join("results.csv"),
+        &results_csv(&["buffer.capacity"], &rows)?,
+    )?;
+
+    let mut summary = format!("# SPD reproduction\n\n```text\n{head}```\n");
+    for exp in &plan.exps {
+        let text = compare(exp, &plan.workloads, &reports);
+        println!("\n{text}");
+        let _ = write!(
+            summary,
+            "\n## {}: {}\n\n```text\n{text}```\n",
+            exp.def.name, exp.def.title
+        );
+        let Some(baseline) = exp.baseline() else {
+            continue;
+        };
+        if exp.runs.is_empty() {
+            continue;
+        }
+        let names: Vec<String> = exp.variants.iter().map(|v| v.label.to_string()).collect();
+        let grid = Grid {
+            schemes: &names,
+            baseline,
+            rows: exp.rows(&plan.workloads),
+            reports: &reports,
+        };
+        let _ = writeln!(
+            summary,
+            "\nAll metrics of `{}`, normalised to `{}`: ratio (percent change); \"average\" is the mean ratio.",
+            exp.def.name, exp.def.baseline
+        );
+        grid.tables(&mut summary, "###");
+        grid.write_charts(&a.out.join("charts").join(exp.def.name))?;
+    }
+    write(&a.out.join("summary.md"), &summary)?;
+    println!(
+        "\nwall time {:.1} s; results in {} (results.csv, summary.md, runs/, charts/)",
+        started.elapsed().as_secs_f64(),
+        a.out.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every figure of the paper belongs to a known experiment and names
+    /// variants that experiment defines (or the other-variants wildcard).
+    #[test]
+    fn claims_refer_to_defined_experiments_and_variants() {
+        for c in CLAIMS {
+            let e = EXPERIMENTS
+                .iter()
+                .find(|e| e.name == c.experiment)
+                .unwrap_or_else(|| panic!("{}: unknown experiment", c.figure));
+            if e.unavailable.is_some() {
+                continue;
+            }
+            let known = |l: &str| e.variants.iter().any(|v| v.label == l);
+            if let Some(vs) = c.vs {
+                assert!(known(vs), "{} {}: vs `{vs}`", c.experiment, c.figure);
+            }
+            for (v, _) in c.paper {
+                assert!(
+                    *v == "*" || known(v),
+                    "{} {}: `{v}`",
+                    c.experiment,
+                    c.figure
+                );
+            }
+        }
+        for e in &EXPERIMENTS {
+            assert!(
+                e.unavailable.is_some() || e.variants.iter().any(|v| v.label == e.baseline),
+                "{}: baseline",
+                e.name
+            );
+        }
+    }
+
+    #[test]
+    fn paper_text_prefers_the_variant_over_the_wildcard() {
+        let c = &CLAIMS[1];
+        assert_eq!(paper_text(c, "spd"), Some("100%"));
+        assert_eq!(paper_text(c, "twinblk"), Some(""));
+        let fig13_vs_p = CLAIMS
+            .iter()
+            .find(|c| c.vs == Some("baseline-p") && c.experiment == "gc")
+            .unwrap();
+        assert_eq!(paper_text(fig13_vs_p, "twinblk"), None);
+    }
+
+    #[test]
+    fn four_planes_keep_the_capacity() {
+        let c = Config::preset("spd-512g").unwrap();
+        let f = four_planes(&c).unwrap();
+        assert_eq!(f.geometry.planes_per_die, 4);
+        assert_eq!(f.physical_pages(), c.physical_pages());
+    }
+}
