@@ -3,7 +3,7 @@
 //! never forks the simulator; it only sets keys, so `ssdlab presets show`
 //! with `--scheme` prints exactly what a scheme is.
 
-use crate::config::Config;
+use crate::config::{Config, GcThreshold};
 use crate::error::{Error, Result};
 
 /// A named scheme.
@@ -11,15 +11,14 @@ use crate::error::{Error, Result};
 pub struct Scheme {
     pub name: &'static str,
     pub description: &'static str,
-    /// Overrides (`key=value`, as for `--set`) for a drive with this many
-    /// planes per die.
-    overrides: fn(u32) -> Vec<String>,
+    /// Overrides (`key=value`, as for `--set`) for a drive.
+    overrides: fn(&Config) -> Vec<String>,
 }
 
 impl Scheme {
     /// The `--set` overrides this scheme applies to `cfg`.
     pub fn overrides(&self, cfg: &Config) -> Vec<String> {
-        (self.overrides)(cfg.geometry.planes_per_die)
+        (self.overrides)(cfg)
     }
     /// `cfg` with this scheme's policies.
     pub fn apply(&self, cfg: &Config) -> Result<Config> {
@@ -43,7 +42,8 @@ fn die_groups() -> Vec<String> {
     ])
 }
 
-fn spd(n: u32) -> Vec<String> {
+fn spd(c: &Config) -> Vec<String> {
+    let n = c.geometry.planes_per_die;
     let mut o = die_groups();
     o.extend(v(&["ftl.write_unit=die", "buffer.eviction=die-write"]));
     o.push(format!("buffer.evict_pages={n}"));
@@ -80,10 +80,10 @@ pub const SCHEMES: &[Scheme] = &[
     Scheme {
         name: "twinblk",
         description: "TwinBlk (Tavakkol et al., IEEE CAL 2016): planes of a die share the active block index, writes round-robin over them, GC on twin blocks",
-        overrides: |n| {
+        overrides: |c| {
             let mut o = die_groups();
             o.extend(v(&["ftl.write_unit=page", "buffer.eviction=die-round-robin"]));
-            o.push(format!("buffer.evict_pages={n}"));
+            o.push(format!("buffer.evict_pages={}", c.geometry.planes_per_die));
             o
         },
     },
@@ -98,16 +98,25 @@ pub const SCHEMES: &[Scheme] = &[
     },
     Scheme {
         name: "paragc",
-        description: "ParaGC (Shahidi et al., SC'16): a plane below 5% free starts GC, sibling planes below 6% join; aligned moves go multi-plane",
-        overrides: |_| {
-            v(&[
+        description: "ParaGC (Shahidi et al., SC'16): a plane below the GC threshold (ParaGC's urgent one, 5% in its paper) starts GC, sibling planes below one point more (its early 6%) join; aligned moves go multi-plane",
+        overrides: |c| {
+            // The drive's own threshold is the urgent one (the SPD paper runs
+            // every scheme at 7%); ParaGC's early threshold is one point above.
+            let urgent = match c.gc.threshold {
+                GcThreshold::Percent(p) => p,
+                GcThreshold::Blocks(b) => {
+                    100.0 * b as f64 / c.geometry.blocks_per_plane as f64
+                }
+            };
+            let mut o = v(&[
                 "ftl.block_groups=plane",
                 "ftl.write_unit=page",
                 "ftl.plane_allocation=static",
                 "buffer.eviction=die-multi-plane",
-                "gc.threshold={percent=5.0}",
-                "gc.join_percent=6.0",
-            ])
+            ]);
+            o.push(format!("gc.threshold={{percent={urgent:?}}}"));
+            o.push(format!("gc.join_percent={:?}", urgent + 1.0));
+            o
         },
     },
     Scheme {
@@ -118,8 +127,8 @@ pub const SCHEMES: &[Scheme] = &[
     Scheme {
         name: "spd-plus",
         description: "SPD+: SPD, and pages evicted to a die under Die-GC join the GC's Die-Writes",
-        overrides: |n| {
-            let mut o = spd(n);
+        overrides: |c| {
+            let mut o = spd(c);
             o.push("gc.combine_host_writes=true".into());
             o
         },
