@@ -540,12 +540,16 @@ pub(crate) const METRICS: [(&str, &str, MetricFn); 8] = [
         r.gc.time_us.total
     }),
     ("erases", "Erases", |r| r.flash.erases as f64),
-    ("multiplane_share", "Multi-plane program share", |r| {
-        r.flash.multiplane_program_share
-    }),
-    ("plane_utilization", "Plane utilisation, mean", |r| {
-        r.plane_utilization.mean
-    }),
+    (
+        "multiplane_share",
+        "Multi-plane share of host programs",
+        |r| r.flash.host_multiplane_program_share,
+    ),
+    (
+        "plane_utilization",
+        "Plane utilisation at evictions, mean",
+        |r| r.plane_utilization.at_eviction.mean,
+    ),
     ("write_amplification", "Write amplification", |r| {
         r.write_amplification
     }),
@@ -625,8 +629,8 @@ pub(crate) fn results_csv(param_keys: &[&str], rows: &[CsvRow]) -> Result<String
             r.gc.time_us.total.to_string(),
             r.flash.erases.to_string(),
             r.write_amplification.to_string(),
-            r.flash.multiplane_program_share.to_string(),
-            r.plane_utilization.mean.to_string(),
+            r.flash.host_multiplane_program_share.to_string(),
+            r.plane_utilization.at_eviction.mean.to_string(),
             buffer_hit_ratio(r).to_string(),
             blocked,
         ];
