@@ -223,30 +223,3 @@ fn die_level_schemes_are_refused_in_impossible_combinations() {
         .to_string();
     assert!(e.contains("join_percent"), "{e}");
 }
-
-#[test]
-#[ignore]
-fn print_comparison() {
-    for pre in ["trace-reads", "fill:0.9:0.8+trace-reads"] {
-        for s in scheme::SCHEMES {
-            let mut c = s.apply(&drive(2)).unwrap();
-            c.check.enabled = false;
-            let r = run(&c, pre, 20000);
-            eprintln!(
-                "{pre:28} {:12} wlat {:8.1} rlat {:7.1} gc {:5} gcms {:8.1} erases {:5} hostmp {:.3} util {:.3} hit {:.3} blocked {:.3} wasted {} wa {:.2}",
-                s.name,
-                r.write.latency_us.mean,
-                r.read.latency_us.mean,
-                r.gc.count,
-                r.gc.time_us.total / 1000.0,
-                r.flash.erases,
-                r.flash.host_multiplane_program_share,
-                r.plane_utilization.at_eviction.mean,
-                (r.buffer.read_hits + r.buffer.write_hits) as f64 / (r.read.pages + r.write.pages).max(1) as f64,
-                r.gc.blocked_share,
-                r.flash.wasted_pages,
-                r.write_amplification
-            );
-        }
-    }
-}
