@@ -1086,33 +1086,32 @@ impl Ftl {
         if self.groups {
             self.check_groups()?;
         }
-        for (plane, free) in self.free.iter().enumerate() {
-            if self.groups {
-                break;
-            }
-            for &gb in free {
-                if gb / self.bpp != plane as u32 || self.state[gb as usize] != BlockState::Free {
+        for plane in 0..self.planes as usize {
+            let blocks = plane * self.bpp as usize..(plane + 1) * self.bpp as usize;
+            // Group mode keeps free lists per die (check_groups).
+            if !self.groups {
+                let free = &self.free[plane];
+                for &gb in free {
+                    if gb / self.bpp != plane as u32 || self.state[gb as usize] != BlockState::Free
+                    {
+                        return Err(format!(
+                            "free list of plane {plane} holds block {gb} in state {:?}",
+                            self.state[gb as usize]
+                        ));
+                    }
+                }
+                let nfree = self.state[blocks.clone()]
+                    .iter()
+                    .filter(|&&s| s == BlockState::Free)
+                    .count();
+                if nfree != free.len() {
                     return Err(format!(
-                        "free list of plane {plane} holds block {gb} in state {:?}",
-                        self.state[gb as usize]
+                        "plane {plane}: {nfree} free blocks but {} on the free list",
+                        free.len()
                     ));
                 }
             }
-            let nfree = self.state[plane * self.bpp as usize..(plane + 1) * self.bpp as usize]
-                .iter()
-                .filter(|&&s| s == BlockState::Free)
-                .count();
-            if nfree != free.len() {
-                return Err(format!(
-                    "plane {plane}: {nfree} free blocks but {} on the free list",
-                    free.len()
-                ));
-            }
-            let counted: u32 = self.valid
-                [plane * self.bpp as usize..(plane + 1) * self.bpp as usize]
-                .iter()
-                .map(|&c| c as u32)
-                .sum();
+            let counted: u32 = self.valid[blocks].iter().map(|&c| c as u32).sum();
             if counted != self.plane_valid[plane] {
                 return Err(format!(
                     "plane {plane}: {counted} valid pages in its blocks but {} counted",
@@ -1125,21 +1124,6 @@ impl Ftl {
                     return Err(format!(
                         "plane {plane}: active block {a} is {:?}",
                         self.state[a as usize]
-                    ));
-                }
-            }
-        }
-        if self.groups {
-            for plane in 0..self.planes as usize {
-                let counted: u32 = self.valid
-                    [plane * self.bpp as usize..(plane + 1) * self.bpp as usize]
-                    .iter()
-                    .map(|&c| c as u32)
-                    .sum();
-                if counted != self.plane_valid[plane] {
-                    return Err(format!(
-                        "plane {plane}: {counted} valid pages in its blocks but {} counted",
-                        self.plane_valid[plane]
                     ));
                 }
             }

@@ -1049,11 +1049,7 @@ impl Simulator {
         while !txns.len().is_multiple_of(self.ppd as usize) {
             txns.push(self.pad_txn());
         }
-        for (i, t) in txns.into_iter().enumerate() {
-            let plane = die * self.ppd + i as u32 % self.ppd;
-            self.place(t, plane);
-            self.enqueue(plane, Class::Write, t);
-        }
+        self.enqueue_die_writes(die, &txns, Class::Write);
     }
 
     /// SuperPage: write the logical super page of the evicted pages `txns`
@@ -1112,12 +1108,7 @@ impl Simulator {
             return;
         }
         self.free_assemblies.push(id);
-        for k in 0..self.ppd {
-            let plane = a.die * self.ppd + k;
-            let t = a.members[k as usize];
-            self.place(t, plane);
-            self.enqueue(plane, Class::Write, t);
-        }
+        self.enqueue_die_writes(a.die, &a.members[..self.ppd as usize], Class::Write);
     }
 
     /// A padding page: programmed without data to complete a Die-Write.
@@ -1125,11 +1116,18 @@ impl Simulator {
         self.new_txn(CmdKind::Program, Origin::Gc, INVALID, INVALID, INVALID)
     }
 
-    /// Bind a program transaction to the plane a Die-Write gives it.
-    fn place(&mut self, t: u32, plane: u32) {
-        self.txns[t as usize].plane = plane;
-        if self.txns[t as usize].origin == Origin::Host {
-            self.ftl.assign(plane);
+    /// Queue whole Die-Writes of `die` in `class`: program `i` of `txns` (a
+    /// multiple of the planes per die) goes to plane `i mod N`, so every
+    /// plane's queue gets one page of each Die-Write, in the same order.
+    fn enqueue_die_writes(&mut self, die: u32, txns: &[u32], class: Class) {
+        debug_assert!(txns.len().is_multiple_of(self.ppd as usize));
+        for (i, &t) in txns.iter().enumerate() {
+            let plane = die * self.ppd + i as u32 % self.ppd;
+            self.txns[t as usize].plane = plane;
+            if self.txns[t as usize].origin == Origin::Host {
+                self.ftl.assign(plane);
+            }
+            self.enqueue(plane, class, t);
         }
     }
 
@@ -1139,11 +1137,7 @@ impl Simulator {
         let n = self.ppd as usize;
         while self.staging[die as usize].len() >= n {
             let gang: Vec<u32> = self.staging[die as usize].drain(..n).collect();
-            for (i, t) in gang.into_iter().enumerate() {
-                let plane = die * self.ppd + i as u32;
-                self.place(t, plane);
-                self.enqueue(plane, Class::Gc, t);
-            }
+            self.enqueue_die_writes(die, &gang, Class::Gc);
         }
     }
 
