@@ -200,6 +200,40 @@ pub struct Ftl {
     pub block_groups: BlockGroups,
     #[serde(default)]
     pub write_unit: WriteUnit,
+    /// Where the logical-to-physical map lives: all in DRAM (`page`), or in
+    /// translation pages on flash with a cached mapping table (`dftl`).
+    #[serde(default)]
+    pub mapping: Mapping,
+    /// DFTL: entries the cached mapping table holds.
+    #[serde(default = "default_mapping_cache_entries")]
+    pub mapping_cache_entries: u64,
+    /// DFTL: bytes per entry in a translation page (entries per translation
+    /// page = page size / this).
+    #[serde(default = "default_mapping_entry_bytes")]
+    pub mapping_entry_bytes: u32,
+}
+
+fn default_mapping_cache_entries() -> u64 {
+    262_144
+}
+fn default_mapping_entry_bytes() -> u32 {
+    4
+}
+
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mapping {
+    /// Page-level map held whole in controller DRAM: lookups cost nothing.
+    #[default]
+    Page,
+    /// DFTL (Gupta et al., ASPLOS'09): the page-level map is stored in
+    /// translation pages on flash; an LRU cached mapping table (CMT) holds
+    /// `mapping_cache_entries` entries. A miss reads the entry's translation
+    /// page (a mapping read) before the host read it serves; evicting a dirty
+    /// entry writes its translation page back (read, then program), cleaning
+    /// every cached entry of that page; GC moves of pages whose entries are
+    /// not cached update their translation pages once per GC.
+    Dftl,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
@@ -414,6 +448,9 @@ impl Config {
                 hot_data: "none".to_string(),
                 block_groups: BlockGroups::Plane,
                 write_unit: WriteUnit::Page,
+                mapping: Mapping::Page,
+                mapping_cache_entries: default_mapping_cache_entries(),
+                mapping_entry_bytes: default_mapping_entry_bytes(),
             },
             gc: Gc {
                 threshold: GcThreshold::Percent(5.0),
@@ -667,6 +704,19 @@ impl Config {
         }
     }
     /// Active blocks per plane: 2 with hot/cold separation, else 1.
+    /// Translation pages holding the page map on flash (DFTL), else 0.
+    pub fn translation_pages(&self) -> u64 {
+        match self.ftl.mapping {
+            Mapping::Page => 0,
+            Mapping::Dftl => self
+                .logical_pages()
+                .div_ceil(self.mapping_entries_per_page()),
+        }
+    }
+    /// Map entries one translation page holds.
+    pub fn mapping_entries_per_page(&self) -> u64 {
+        (self.geometry.page_size_bytes / self.ftl.mapping_entry_bytes.max(1)).max(1) as u64
+    }
     pub fn write_streams(&self) -> u32 {
         if self.ftl.hot_data == "none" {
             1
@@ -938,6 +988,33 @@ impl Config {
                 "buffer.eviction",
                 "eviction = \"die-write\" needs ftl.write_unit = \"die\" (\"super-page\": \"super-page\")",
             );
+        }
+        if self.ftl.mapping == Mapping::Dftl {
+            if self.ftl.mapping_cache_entries == 0 {
+                return err(
+                    "ftl.mapping_cache_entries",
+                    "DFTL needs a cached mapping table of at least one entry",
+                );
+            }
+            let e = self.ftl.mapping_entry_bytes;
+            if e == 0 || e > self.geometry.page_size_bytes {
+                return err(
+                    "ftl.mapping_entry_bytes",
+                    "must be at least 1 and at most the page size",
+                );
+            }
+            if self.ftl.write_unit == WriteUnit::SuperPage {
+                return err(
+                    "ftl.mapping",
+                    "mapping = \"dftl\" is not supported with write_unit = \"super-page\" (a translation page has no logical super page to rewrite)",
+                );
+            }
+            if self.logical_pages() + self.translation_pages() > u32::MAX as u64 - 1 {
+                return err(
+                    "ftl.mapping",
+                    "logical pages plus translation pages exceed the 32-bit LPN space",
+                );
+            }
         }
         if self.gc.combine_host_writes && self.ftl.write_unit != WriteUnit::Die {
             return err(

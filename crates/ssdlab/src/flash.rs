@@ -42,14 +42,17 @@ impl CmdKind {
 pub enum Origin {
     Host = 0,
     Gc = 1,
+    /// DFTL translation pages: reads of missed map entries, write-backs.
+    Mapping = 2,
 }
 
 impl Origin {
-    pub const ALL: [Origin; 2] = [Origin::Host, Origin::Gc];
+    pub const ALL: [Origin; 3] = [Origin::Host, Origin::Gc, Origin::Mapping];
     pub fn name(self) -> &'static str {
         match self {
             Origin::Host => "host",
             Origin::Gc => "gc",
+            Origin::Mapping => "mapping",
         }
     }
 }
@@ -162,16 +165,18 @@ impl CmdCounters {
         let planes = planes_per_die as usize;
         CmdCounters {
             planes,
-            counts: vec![0; 4 * 2 * planes],
+            counts: vec![0; 4 * Origin::ALL.len() * planes],
         }
     }
     #[inline]
     pub fn add(&mut self, kind: CmdKind, origin: Origin, planes: usize) {
-        self.counts[(kind as usize * 2 + origin as usize) * self.planes + planes - 1] += 1;
+        self.counts
+            [(kind as usize * Origin::ALL.len() + origin as usize) * self.planes + planes - 1] += 1;
     }
     /// Commands of this kind and origin that used exactly `planes` planes.
     pub fn get(&self, kind: CmdKind, origin: Origin, planes: usize) -> u64 {
-        self.counts[(kind as usize * 2 + origin as usize) * self.planes + planes - 1]
+        self.counts
+            [(kind as usize * Origin::ALL.len() + origin as usize) * self.planes + planes - 1]
     }
     /// Page operations (planes summed) of a kind and origin.
     pub fn pages(&self, kind: CmdKind, origin: Origin) -> u64 {

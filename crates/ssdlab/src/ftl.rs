@@ -119,6 +119,8 @@ pub struct PreconditionReport {
     /// Valid pages the fill asked for but the logical capacity could not hold.
     pub valid_pages_capped: u64,
     pub trace_read_pages_mapped: u64,
+    /// DFTL: translation pages written for the preconditioned data.
+    pub translation_pages_written: u64,
     /// age:X: pages written.
     pub age_pages_written: u64,
     /// trace-sequence: pages written over all passes.
@@ -147,6 +149,8 @@ impl Ftl {
         let nblocks = (planes * bpp) as usize;
         let phys = cfg.physical_pages() as usize;
         let logical = cfg.logical_pages();
+        // DFTL's translation pages are logical pages after the host's.
+        let mapped = logical + cfg.translation_pages();
         let groups = cfg.ftl.block_groups == BlockGroups::Die;
         let ppd = g.planes_per_die;
         let dies = planes / ppd;
@@ -171,7 +175,7 @@ impl Ftl {
             ppb,
             bpp,
             logical_pages: logical,
-            l2p: crate::mem::page_map(logical as usize, INVALID),
+            l2p: crate::mem::page_map(mapped as usize, INVALID),
             p2l: crate::mem::page_map(phys, INVALID),
             valid: vec![0; nblocks],
             wp: vec![0; nblocks],
@@ -210,7 +214,7 @@ impl Ftl {
                 .saturating_sub(cfg.gc_threshold_pages() + 2 * ppb as u64),
             reserve_blocks: 1,
             versions: check.then(|| Versions {
-                latest: vec![0; logical as usize],
+                latest: vec![0; mapped as usize],
                 page: vec![0; phys],
             }),
         }
@@ -911,6 +915,28 @@ impl Ftl {
         report.pages_written += written;
         report.valid_pages += written;
         Ok(written)
+    }
+
+    /// DFTL: write (untimed) every translation page that holds the entry of
+    /// a mapped host page: translation page `i` is LPN `logical + i` and
+    /// covers host pages `i * per_page ..`. Returns the pages written.
+    pub fn precondition_translation(
+        &mut self,
+        per_page: u64,
+        rng: &mut Xoshiro256PlusPlus,
+        report: &mut PreconditionReport,
+    ) -> Result<u64> {
+        let logical = self.logical_pages;
+        let pages = (self.l2p.len() as u64).saturating_sub(logical);
+        let needed: Vec<Lpn> = (0..pages)
+            .filter(|&i| {
+                let lo = (i * per_page) as usize;
+                let hi = ((i + 1) * per_page).min(logical) as usize;
+                self.l2p[lo..hi].iter().any(|&p| p != INVALID)
+            })
+            .map(|i| (logical + i) as Lpn)
+            .collect();
+        self.precondition_map(needed.into_iter(), rng, report)
     }
 
     /// Write `sequence()` over and over (untimed, with untimed GC) until a

@@ -24,8 +24,8 @@ pub struct Metrics {
     pub unmapped_read_pages: u64,
     pub cmds: CmdCounters,
     /// Pages programmed (programs and copyback destinations) by origin
-    /// (host, GC) and page type (LSB, CSB, MSB).
-    pub programmed_types: [[u64; 3]; 2],
+    /// (host, GC, mapping) and page type (LSB, CSB, MSB).
+    pub programmed_types: [[u64; 3]; 3],
     /// Host pages programmed to the hot write stream.
     pub hot_pages: u64,
     pub wasted_pages: u64,
@@ -36,6 +36,7 @@ pub struct Metrics {
     /// (counted per page: a Die-Write may mix host pages and GC moves).
     pub host_program_pages: [u64; 2],
     pub gc: GcTotals,
+    pub mapping: MappingTotals,
     planes_total: u32,
     busy_planes: u32,
     busy_max: u32,
@@ -110,6 +111,25 @@ pub struct GcTotals {
     pub blocked_writes: u64,
 }
 
+/// DFTL's cached mapping table and translation-page traffic.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct MappingTotals {
+    /// Map lookups (host reads from flash, host and mapping-page updates)
+    /// the cached mapping table served, and those that missed.
+    pub cache_hits: u64,
+    pub cache_misses: u64,
+    /// Translation pages read from flash (misses of one page in flight share
+    /// one read) and written back.
+    pub translation_reads: u64,
+    pub translation_writes: u64,
+    /// Translation-page write-backs caused by GC moving pages whose map
+    /// entries were not cached (batched per finished GC).
+    pub gc_translation_updates: u64,
+    /// Write-backs that joined a write-back of the same translation page
+    /// still queued.
+    pub writes_coalesced: u64,
+}
+
 /// Latency histogram: 1 ns to 2^50 ns (13 days), 3 significant digits;
 /// longer latencies are clamped to the top (a request that slow is a bug or a
 /// stalled drive, and the max still shows it).
@@ -138,13 +158,14 @@ impl Metrics {
             write_hits: 0,
             unmapped_read_pages: 0,
             cmds: CmdCounters::new(planes_per_die),
-            programmed_types: [[0; 3]; 2],
+            programmed_types: [[0; 3]; 3],
             hot_pages: 0,
             wasted_pages: 0,
             host_program_pages: [0; 2],
             copied_pages: 0,
             superpage_reads: 0,
             gc: GcTotals::default(),
+            mapping: MappingTotals::default(),
             planes_total,
             busy_planes: 0,
             busy_max: 0,
@@ -246,10 +267,16 @@ impl Metrics {
         let host_programs = self.host_program_pages[0];
         // Per page, not per command: a Die-Write may mix origins.
         let gc_programs = self.gc.pages_migrated;
-        let all_programs =
-            c.pages(CmdKind::Program, Origin::Host) + c.pages(CmdKind::Program, Origin::Gc);
-        let mp_programs = c.multiplane_pages(CmdKind::Program, Origin::Host)
-            + c.multiplane_pages(CmdKind::Program, Origin::Gc);
+        let all = |kind: CmdKind| -> u64 { Origin::ALL.iter().map(|&o| c.pages(kind, o)).sum() };
+        let all_mp = |kind: CmdKind| -> u64 {
+            Origin::ALL
+                .iter()
+                .map(|&o| c.multiplane_pages(kind, o))
+                .sum()
+        };
+        let all_programs = all(CmdKind::Program);
+        let mp_programs = all_mp(CmdKind::Program);
+        let mapping_programs = c.pages(CmdKind::Program, Origin::Mapping);
         let host_mp = self.host_program_pages[1];
         let requests = self.read_lat.len() + self.write_lat.len();
         let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
@@ -308,20 +335,16 @@ impl Metrics {
                 self.write_pages,
             ),
             flash: FlashReport {
-                reads: c.pages(CmdKind::Read, Origin::Host) + c.pages(CmdKind::Read, Origin::Gc),
+                reads: all(CmdKind::Read),
                 programs: all_programs,
-                erases: c.pages(CmdKind::Erase, Origin::Gc) + c.pages(CmdKind::Erase, Origin::Host),
+                erases: all(CmdKind::Erase),
                 copybacks: c.pages(CmdKind::Copyback, Origin::Gc),
                 host_programs,
                 gc_programs,
                 multiplane_program_share: ratio(mp_programs, all_programs),
                 host_multiplane_program_share: ratio(host_mp, host_programs),
                 host_hot_share: ratio(self.hot_pages, host_programs),
-                multiplane_read_share: ratio(
-                    c.multiplane_pages(CmdKind::Read, Origin::Host)
-                        + c.multiplane_pages(CmdKind::Read, Origin::Gc),
-                    c.pages(CmdKind::Read, Origin::Host) + c.pages(CmdKind::Read, Origin::Gc),
-                ),
+                multiplane_read_share: ratio(all_mp(CmdKind::Read), all(CmdKind::Read)),
                 wasted_pages: self.wasted_pages,
                 copied_pages: self.copied_pages,
                 superpage_reads: self.superpage_reads,
@@ -371,8 +394,19 @@ impl Metrics {
             write_amplification: if host_programs == 0 {
                 0.0
             } else {
-                (host_programs + gc_programs + self.wasted_pages + self.copied_pages) as f64
+                (host_programs
+                    + gc_programs
+                    + self.wasted_pages
+                    + self.copied_pages
+                    + mapping_programs) as f64
                     / host_programs as f64
+            },
+            mapping: MappingReport {
+                cache_hit_ratio: ratio(
+                    self.mapping.cache_hits,
+                    self.mapping.cache_hits + self.mapping.cache_misses,
+                ),
+                totals: self.mapping.clone(),
             },
             buffer: BufferReport {
                 capacity_pages: ctx.buffer_pages,
@@ -462,6 +496,13 @@ fn op_report(h: &Histogram<u64>, sum: u128, max: u64, bytes: u64, pages: u64) ->
     }
 }
 
+#[derive(Clone, Debug, Serialize)]
+pub struct MappingReport {
+    pub cache_hit_ratio: f64,
+    #[serde(flatten)]
+    pub totals: MappingTotals,
+}
+
 /// Inputs to the report that the metrics do not own.
 pub struct ReportContext<'a> {
     pub config_name: String,
@@ -506,6 +547,8 @@ pub struct Report {
     pub flash: FlashReport,
     pub gc: GcReport,
     pub write_amplification: f64,
+    /// DFTL mapping-cache figures (all zero with a page map in DRAM).
+    pub mapping: MappingReport,
     pub buffer: BufferReport,
     pub plane_utilization: PlaneUtil,
     pub queue_depth: QueueDepth,

@@ -23,13 +23,14 @@ use rustc_hash::FxHashMap;
 use crate::addr::{Lpn, Ppn, INVALID};
 use crate::buffer::{EvictionPolicy, WriteBuffer, WriteOutcome};
 use crate::config::{
-    AddressMode, BufferCapacity, Config, HostMode, Migration, PlaneAllocation, SchedPolicy,
-    WriteCompletion, WriteUnit,
+    AddressMode, BufferCapacity, Config, HostMode, Mapping, Migration, PlaneAllocation,
+    SchedPolicy, WriteCompletion, WriteUnit,
 };
 use crate::engine::{Engine, EventKind, Time};
 use crate::error::{Error, Result};
 use crate::flash::{CmdKind, FlashTiming, Origin, PlaneRules};
 use crate::ftl::{Ftl, PreconditionReport, Writer};
+use crate::mapping::MappingCache;
 use crate::metrics::{Metrics, Report, ReportContext};
 use crate::sched::{Class, Queues};
 use crate::workload::{IoRecord, Op, RecordStream, Source};
@@ -157,6 +158,17 @@ struct Req {
 
 const MAX_PLANES_PER_DIE: usize = 16;
 
+/// DFTL: what waits for a translation page to arrive from flash.
+#[derive(Clone, Copy)]
+enum MapWaiter {
+    /// A host read (or a read-modify-write's read) of a page whose entry missed.
+    Read { req: u32, lpn: Lpn, rmw: bool },
+    /// A programmed host page whose entry missed: load it, dirty.
+    Update(Lpn),
+    /// The page is written back (read, modified, programmed).
+    WriteBack,
+}
+
 #[derive(Clone, Copy)]
 struct Die {
     busy: bool,
@@ -239,6 +251,13 @@ pub struct Simulator {
     superpage: bool,
     assemblies: Vec<Assembly>,
     free_assemblies: Vec<u32>,
+    /// DFTL: the cached mapping table (None: the map is all in DRAM), the
+    /// translation-page reads under way with what waits for each, and the
+    /// translation pages GC moves changed for entries not cached (written
+    /// back when a GC finishes).
+    cmt: Option<MappingCache>,
+    map_waiters: FxHashMap<Lpn, Vec<MapWaiter>>,
+    gc_translation: Vec<Lpn>,
     waiting: VecDeque<(u32, Lpn)>,
     evict_out: Vec<u32>,
     source: Source,
@@ -416,6 +435,10 @@ impl Simulator {
             pre.trace_read_pages_mapped =
                 ftl.precondition_map(bits(&s.read), &mut rng, &mut pre)?;
         }
+        if cfg.ftl.mapping == Mapping::Dftl {
+            pre.translation_pages_written =
+                ftl.precondition_translation(cfg.mapping_entries_per_page(), &mut rng, &mut pre)?;
+        }
         let dies = cfg.total_dies();
         let buffer_pages = match cfg.buffer.capacity {
             BufferCapacity::None => 0,
@@ -500,6 +523,16 @@ impl Simulator {
             superpage: cfg.ftl.write_unit == WriteUnit::SuperPage,
             assemblies: Vec::new(),
             free_assemblies: Vec::new(),
+            cmt: (cfg.ftl.mapping == Mapping::Dftl).then(|| {
+                MappingCache::new(
+                    logical as Lpn,
+                    logical,
+                    cfg.mapping_entries_per_page(),
+                    cfg.ftl.mapping_cache_entries,
+                )
+            }),
+            map_waiters: FxHashMap::default(),
+            gc_translation: Vec::new(),
             die_gc: vec![(0, 0, 0); dies as usize],
             waiting: VecDeque::new(),
             evict_out: Vec::new(),
@@ -883,6 +916,23 @@ impl Simulator {
                 return;
             }
         }
+        if let Some(c) = self.cmt.as_mut() {
+            // (An unmapped page is never read from flash: no entry needed.)
+            if self.ftl.lookup(lpn).is_some() {
+                if c.hit(lpn) {
+                    self.metrics.mapping.cache_hits += 1;
+                } else {
+                    self.metrics.mapping.cache_misses += 1;
+                    let tp = c.translation_page(lpn);
+                    return self.map_fetch(tp, MapWaiter::Read { req, lpn, rmw });
+                }
+            }
+        }
+        self.host_read_flash(req, lpn, rmw);
+    }
+
+    /// Read `lpn` from flash for host request `req` (its map entry is known).
+    fn host_read_flash(&mut self, req: u32, lpn: Lpn, rmw: bool) {
         match self.ftl.lookup(lpn) {
             Some(ppn) => {
                 self.ftl.pin(ppn);
@@ -1124,7 +1174,7 @@ impl Simulator {
         for (i, &t) in txns.iter().enumerate() {
             let plane = die * self.ppd + i as u32 % self.ppd;
             self.txns[t as usize].plane = plane;
-            if self.txns[t as usize].origin == Origin::Host {
+            if self.txns[t as usize].origin != Origin::Gc {
                 self.ftl.assign(plane);
             }
             self.enqueue(plane, class, t);
@@ -1150,18 +1200,7 @@ impl Simulator {
         if short == 0 {
             return;
         }
-        let mut out = Vec::new();
-        if let Some(buf) = self.buf.as_mut() {
-            buf.evict(
-                &mut crate::buffer::FromDie {
-                    die,
-                    pages: short as u32,
-                },
-                &mut out,
-            );
-        }
-        for &slot in &out {
-            let t = self.evicted_txn(slot);
+        for t in self.evict_from_die(die, short) {
             self.staging[die as usize].push(t);
             self.combined_pending[die as usize] += 1;
         }
@@ -1170,6 +1209,22 @@ impl Simulator {
             self.staging[die as usize].push(t);
         }
         self.flush_staging(die);
+    }
+
+    /// Program transactions of up to `pages` of the die's least recently used
+    /// dirty buffer pages, evicted to complete a Die-Write.
+    fn evict_from_die(&mut self, die: u32, pages: usize) -> Vec<u32> {
+        let mut out = Vec::new();
+        if let Some(buf) = self.buf.as_mut() {
+            buf.evict(
+                &mut crate::buffer::FromDie {
+                    die,
+                    pages: pages as u32,
+                },
+                &mut out,
+            );
+        }
+        out.into_iter().map(|slot| self.evicted_txn(slot)).collect()
     }
 
     /// SPD+: can the die's GC take `extra` host pages into its Die-Writes and
@@ -1499,7 +1554,7 @@ impl Simulator {
         let tx = &self.txns[t as usize];
         match tx.origin {
             Origin::Gc => Writer::Gc,
-            Origin::Host => Writer::Host { hot: tx.hot },
+            Origin::Host | Origin::Mapping => Writer::Host { hot: tx.hot },
         }
     }
 
@@ -1512,9 +1567,8 @@ impl Simulator {
         }
         members
             .iter()
-            .map(|&t| &self.txns[t as usize])
-            .find(|tx| tx.origin == Origin::Host)
-            .map_or(Writer::Gc, |tx| Writer::Host { hot: tx.hot })
+            .find(|&&t| self.txns[t as usize].origin != Origin::Gc)
+            .map_or(Writer::Gc, |&t| self.writer(t))
     }
 
     /// Die-Writes: the heads of `class` on every plane of `die` if they form
@@ -1686,6 +1740,14 @@ impl Simulator {
         d.txns[..n].copy_from_slice(members);
         self.metrics.planes_busy(now, n as i32);
         self.metrics.cmds.add(kind, origin, n);
+        for &t in members {
+            if self.txns[t as usize].origin == Origin::Mapping {
+                match kind {
+                    CmdKind::Read => self.metrics.mapping.translation_reads += 1,
+                    _ => self.metrics.mapping.translation_writes += 1,
+                }
+            }
+        }
         if matches!(kind, CmdKind::Program | CmdKind::Copyback) {
             self.metrics
                 .series_pages(now, origin == Origin::Gc, n as u64);
@@ -1729,6 +1791,7 @@ impl Simulator {
                         if tx.src != INVALID && self.ftl.owner(tx.src) == Some(tx.lpn) {
                             self.metrics.gc.pages_migrated += 1;
                             moves += 1;
+                            self.map_moved(tx.lpn);
                             self.ftl.relocate_as(tx.src, tx.plane, w, now)
                         } else {
                             // Padding, or a move in a Die-Write whose page
@@ -1747,19 +1810,22 @@ impl Simulator {
                             self.ftl.write(tx.plane, INVALID, 0, w, now)
                         }
                     } else {
+                        // A host page, or a DFTL translation page.
                         self.ftl.assigned_written(tx.plane);
-                        // GC time of this die the write waited through.
-                        self.txns[t as usize].gc_mark = self.gc_clock(die, now) - tx.gc_mark;
                         let current = self.inflight.get(&tx.lpn) == Some(&t);
                         let lpn = if current { tx.lpn } else { INVALID };
-                        self.metrics.host_program_pages[0] += 1;
-                        if gang_writer == Some(Writer::Gc) {
-                            self.metrics.gc.host_pages_combined += 1;
-                            self.combined_pending[die as usize] -= 1;
-                        }
-                        self.metrics.host_program_pages[1] += (n > 1) as u64;
-                        if w == (Writer::Host { hot: true }) {
-                            self.metrics.hot_pages += 1;
+                        if tx.origin == Origin::Host {
+                            // GC time of this die the write waited through.
+                            self.txns[t as usize].gc_mark = self.gc_clock(die, now) - tx.gc_mark;
+                            self.metrics.host_program_pages[0] += 1;
+                            if gang_writer == Some(Writer::Gc) {
+                                self.metrics.gc.host_pages_combined += 1;
+                                self.combined_pending[die as usize] -= 1;
+                            }
+                            self.metrics.host_program_pages[1] += (n > 1) as u64;
+                            if w == (Writer::Host { hot: true }) {
+                                self.metrics.hot_pages += 1;
+                            }
                         }
                         self.ftl.write(tx.plane, lpn, tx.version, w, now)
                     }
@@ -1817,6 +1883,7 @@ impl Simulator {
                         .relocate(tx.src, tx.plane, now)
                         .expect("eligible() checked that the plane has a free page");
                     self.metrics.gc.pages_migrated += 1;
+                    self.map_moved(tx.lpn);
                     let page = self.ftl.map.page_of(dst);
                     self.metrics.programmed_types[Origin::Gc as usize]
                         [self.timing.page_type[page as usize] as usize] += 1;
@@ -1900,19 +1967,18 @@ impl Simulator {
         let now = self.engine.now();
         let tx = self.txns[t as usize];
         match (tx.kind, tx.origin) {
-            (CmdKind::Read, Origin::Host) => {
-                if self.ftl.unpin(tx.src) == 0 {
-                    let gb = self.ftl.map.gblock_of(tx.src);
-                    let u = self.gc_unit(self.ftl.map.plane_of(tx.src));
-                    let v = if self.groups {
-                        self.ftl.group_of(gb)
-                    } else {
-                        gb
-                    };
-                    if self.gc[u].victim == v {
-                        self.try_erase(u);
-                    }
+            (CmdKind::Read, Origin::Mapping) => {
+                self.read_unpin(tx.src);
+                let waiters = self.map_waiters.remove(&tx.lpn).unwrap_or_default();
+                self.map_loaded(tx.lpn, &waiters);
+            }
+            (CmdKind::Program, Origin::Mapping) => {
+                if self.inflight.get(&tx.lpn) == Some(&t) {
+                    self.inflight.remove(&tx.lpn);
                 }
+            }
+            (CmdKind::Read, Origin::Host) => {
+                self.read_unpin(tx.src);
                 if tx.assembly != INVALID {
                     // SuperPage: the page read goes back unchanged.
                     let p = self.new_txn(CmdKind::Program, Origin::Host, INVALID, tx.lpn, tx.src);
@@ -1935,6 +2001,7 @@ impl Simulator {
                 g.blocked_writes += (tx.gc_mark > 0) as u64;
                 if self.inflight.get(&tx.lpn) == Some(&t) {
                     self.inflight.remove(&tx.lpn);
+                    self.map_update(tx.lpn);
                 }
                 if tx.slot != INVALID {
                     self.buf.as_mut().expect("buffered").flush_done(tx.slot);
@@ -1966,16 +2033,159 @@ impl Simulator {
                     self.metrics.gc.duration_ns += (now - self.gc[u].start) as u128;
                     self.gc[u].victim = INVALID;
                     self.die_gc_change(self.ftl.map.die_of_plane(tx.plane), -1);
+                    self.flush_gc_translation();
                     self.maybe_start_gc(tx.plane);
                 }
             }
-            (CmdKind::Copyback, Origin::Host) => unreachable!("the host never issues copybacks"),
+            (CmdKind::Copyback, Origin::Host | Origin::Mapping) => {
+                unreachable!("only GC copies back")
+            }
         }
         self.free_txn(t);
     }
 
     fn free_txn(&mut self, t: u32) {
         self.free_txns.push(t);
+    }
+
+    /// A read of `src` finished: unpin it; if a GC waits to erase its block,
+    /// the erase may go now.
+    fn read_unpin(&mut self, src: Ppn) {
+        if self.ftl.unpin(src) == 0 {
+            let gb = self.ftl.map.gblock_of(src);
+            let u = self.gc_unit(self.ftl.map.plane_of(src));
+            let v = if self.groups {
+                self.ftl.group_of(gb)
+            } else {
+                gb
+            };
+            if self.gc[u].victim == v {
+                self.try_erase(u);
+            }
+        }
+    }
+
+    // ----- DFTL -----
+
+    /// Get translation page `tp` for `w`: join a read of it under way, else
+    /// read it (a mapping read, queued with host reads); a page never
+    /// written holds no entries, and one being programmed is still in the
+    /// controller: no read.
+    fn map_fetch(&mut self, tp: Lpn, w: MapWaiter) {
+        if let Some(list) = self.map_waiters.get_mut(&tp) {
+            list.push(w);
+            return;
+        }
+        let ppn = match self.ftl.lookup(tp) {
+            Some(p) if !self.inflight.contains_key(&tp) => p,
+            _ => return self.map_loaded(tp, &[w]),
+        };
+        self.ftl.pin(ppn);
+        let plane = self.ftl.map.plane_of(ppn);
+        let t = self.new_txn(CmdKind::Read, Origin::Mapping, plane, tp, ppn);
+        self.map_waiters.insert(tp, vec![w]);
+        self.enqueue(plane, Class::Read, t);
+    }
+
+    /// Translation page `tp` is in the controller: serve what waited for it.
+    fn map_loaded(&mut self, tp: Lpn, waiters: &[MapWaiter]) {
+        for &w in waiters {
+            match w {
+                MapWaiter::Read { req, lpn, rmw } => {
+                    self.cmt_insert(lpn, false);
+                    self.host_read_flash(req, lpn, rmw);
+                }
+                MapWaiter::Update(lpn) => self.cmt_insert(lpn, true),
+                MapWaiter::WriteBack => self.map_program(tp),
+            }
+        }
+    }
+
+    /// Load an entry into the cached mapping table; a dirty entry it pushes
+    /// out has its translation page written back.
+    fn cmt_insert(&mut self, lpn: Lpn, dirty: bool) {
+        let c = self.cmt.as_mut().expect("DFTL");
+        if let Some(tp) = c.insert(lpn, dirty) {
+            self.map_fetch(tp, MapWaiter::WriteBack);
+        }
+    }
+
+    /// A host page was programmed: its entry changes (cached: in DRAM;
+    /// else it is loaded first, then changed).
+    fn map_update(&mut self, lpn: Lpn) {
+        let Some(c) = self.cmt.as_mut() else {
+            return;
+        };
+        if c.update(lpn, true) {
+            self.metrics.mapping.cache_hits += 1;
+        } else {
+            self.metrics.mapping.cache_misses += 1;
+            let tp = c.translation_page(lpn);
+            self.map_fetch(tp, MapWaiter::Update(lpn));
+        }
+    }
+
+    /// GC moved `lpn`: a cached entry changes in DRAM; otherwise its
+    /// translation page is written back when the GC finishes (one write per
+    /// translation page however many of its pages the GC moved). Moving a
+    /// translation page changes only the directory, which is in DRAM.
+    fn map_moved(&mut self, lpn: Lpn) {
+        if let Some(c) = self.cmt.as_mut() {
+            if !c.is_translation(lpn) && !c.update(lpn, false) {
+                self.gc_translation.push(c.translation_page(lpn));
+            }
+        }
+    }
+
+    fn flush_gc_translation(&mut self) {
+        if self.gc_translation.is_empty() {
+            return;
+        }
+        let mut pages = std::mem::take(&mut self.gc_translation);
+        pages.sort_unstable();
+        pages.dedup();
+        for &tp in &pages {
+            self.metrics.mapping.gc_translation_updates += 1;
+            self.map_fetch(tp, MapWaiter::WriteBack);
+        }
+        pages.clear();
+        self.gc_translation = pages;
+    }
+
+    /// Program translation page `tp` (its new version): like a host page,
+    /// to the hot stream if there is one; with Die-Writes, completed with
+    /// the die's least recently used dirty buffer pages, then padding. A
+    /// write-back of a page whose previous write-back is still queued joins
+    /// it (the queued program takes the newest content when it goes).
+    fn map_program(&mut self, tp: Lpn) {
+        if let Some(&t) = self.inflight.get(&tp) {
+            if self.txns[t as usize].src == INVALID {
+                self.metrics.mapping.writes_coalesced += 1;
+                return;
+            }
+        }
+        let version = self.next_version(tp);
+        let t = self.new_txn(CmdKind::Program, Origin::Mapping, INVALID, tp, INVALID);
+        self.txns[t as usize].version = version;
+        self.txns[t as usize].hot = true;
+        self.inflight.insert(tp, t);
+        if self.die_write {
+            let die = self.ftl.static_die(tp);
+            let mut txns = vec![t];
+            txns.extend(self.evict_from_die(die, self.ppd as usize - 1));
+            while !txns.len().is_multiple_of(self.ppd as usize) {
+                txns.push(self.pad_txn());
+            }
+            self.enqueue_die_writes(die, &txns, Class::Write);
+        } else {
+            let queues = &self.queues;
+            let plane = self
+                .ftl
+                .choose_plane(tp, Writer::Host { hot: true }, |d| queues.die_load(d));
+            self.ftl.assign(plane);
+            self.txns[t as usize].plane = plane;
+            self.enqueue(plane, Class::Write, t);
+        }
     }
 }
 

@@ -1,0 +1,248 @@
+//! DFTL's cached mapping table (Gupta, Kim, Urgaonkar, "DFTL: a flash
+//! translation layer employing demand-based selective caching of page-level
+//! address mappings", ASPLOS 2009).
+//!
+//! The page map itself stays whole in the FTL (it is the ground truth the
+//! simulator needs); what DFTL adds is cost: which lookups and updates need a
+//! translation page from flash, and when dirty entries must be written back.
+//! Translation pages are logical pages numbered after the host's
+//! (`base + lpn / entries_per_page`), so they are placed, moved by GC and
+//! checked like any other page; the global translation directory (where each
+//! translation page is) is the FTL's map of those LPNs, kept in DRAM.
+//!
+//! The table is a least-recently-used list of entries with a dirty mark.
+//! Writing a translation page back cleans every cached entry of it at once
+//! (DFTL's batch update): each translation page has a generation number, and
+//! an entry is dirty while its mark equals its page's current generation.
+
+use rustc_hash::FxHashMap;
+
+use crate::addr::{Lpn, INVALID};
+
+/// No dirty mark: the entry matches its translation page on flash.
+const CLEAN: u32 = u32::MAX;
+
+#[derive(Clone, Copy)]
+struct Node {
+    lpn: Lpn,
+    prev: u32,
+    next: u32,
+    /// Generation of its translation page when it became dirty, or CLEAN.
+    mark: u32,
+}
+
+pub struct MappingCache {
+    /// First translation LPN; entries per translation page.
+    pub base: Lpn,
+    per_page: u32,
+    capacity: usize,
+    index: FxHashMap<Lpn, u32>,
+    nodes: Vec<Node>,
+    /// Most and least recently used nodes (INVALID when empty).
+    head: u32,
+    tail: u32,
+    /// Per translation page: write-back generation.
+    generation: Vec<u32>,
+}
+
+impl MappingCache {
+    /// A table of `capacity` entries over `logical` host pages, translation
+    /// pages numbered from `base`, `per_page` entries each.
+    pub fn new(base: Lpn, logical: u64, per_page: u64, capacity: u64) -> Self {
+        let pages = logical.div_ceil(per_page.max(1)) as usize;
+        MappingCache {
+            base,
+            per_page: per_page.max(1) as u32,
+            capacity: capacity.max(1) as usize,
+            index: FxHashMap::default(),
+            nodes: Vec::new(),
+            head: INVALID,
+            tail: INVALID,
+            generation: vec![0; pages],
+        }
+    }
+
+    /// The translation page (its LPN) that holds the entry of `lpn`.
+    #[inline]
+    pub fn translation_page(&self, lpn: Lpn) -> Lpn {
+        self.base + lpn / self.per_page
+    }
+
+    /// Is `lpn` a translation page?
+    #[inline]
+    pub fn is_translation(&self, lpn: Lpn) -> bool {
+        lpn >= self.base
+    }
+
+    pub fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.index.is_empty()
+    }
+
+    fn unlink(&mut self, i: u32) {
+        let Node { prev, next, .. } = self.nodes[i as usize];
+        if prev == INVALID {
+            self.head = next;
+        } else {
+            self.nodes[prev as usize].next = next;
+        }
+        if next == INVALID {
+            self.tail = prev;
+        } else {
+            self.nodes[next as usize].prev = prev;
+        }
+    }
+
+    fn push_front(&mut self, i: u32) {
+        self.nodes[i as usize].prev = INVALID;
+        self.nodes[i as usize].next = self.head;
+        if self.head != INVALID {
+            self.nodes[self.head as usize].prev = i;
+        }
+        self.head = i;
+        if self.tail == INVALID {
+            self.tail = i;
+        }
+    }
+
+    fn dirty_mark(&self, lpn: Lpn) -> u32 {
+        self.generation[(lpn / self.per_page) as usize]
+    }
+
+    fn is_dirty(&self, n: &Node) -> bool {
+        n.mark != CLEAN && n.mark == self.dirty_mark(n.lpn)
+    }
+
+    /// A lookup of `lpn`: true (and now most recently used) if cached.
+    pub fn hit(&mut self, lpn: Lpn) -> bool {
+        match self.index.get(&lpn) {
+            Some(&i) => {
+                self.unlink(i);
+                self.push_front(i);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The entry of `lpn` changed: mark it dirty if cached (`touch`: and
+    /// most recently used). False if it is not cached.
+    pub fn update(&mut self, lpn: Lpn, touch: bool) -> bool {
+        let Some(&i) = self.index.get(&lpn) else {
+            return false;
+        };
+        self.nodes[i as usize].mark = self.dirty_mark(lpn);
+        if touch {
+            self.unlink(i);
+            self.push_front(i);
+        }
+        true
+    }
+
+    /// Load the entry of `lpn` (its translation page has been read), dirty
+    /// or clean, as most recently used. If the table was full, the least
+    /// recently used entry leaves; if it was dirty, its translation page must
+    /// be written back: that page is returned and all its cached entries
+    /// count as clean from now on.
+    pub fn insert(&mut self, lpn: Lpn, dirty: bool) -> Option<Lpn> {
+        let mark = if dirty { self.dirty_mark(lpn) } else { CLEAN };
+        if let Some(&i) = self.index.get(&lpn) {
+            if dirty {
+                self.nodes[i as usize].mark = mark;
+            }
+            self.unlink(i);
+            self.push_front(i);
+            return None;
+        }
+        let mut write_back = None;
+        let slot = if self.index.len() >= self.capacity {
+            let victim = self.tail;
+            let old = self.nodes[victim as usize];
+            self.unlink(victim);
+            self.index.remove(&old.lpn);
+            if self.is_dirty(&old) {
+                let page = (old.lpn / self.per_page) as usize;
+                self.generation[page] = self.generation[page].wrapping_add(1);
+                if self.generation[page] == CLEAN {
+                    self.generation[page] = 0;
+                }
+                write_back = Some(self.base + page as Lpn);
+            }
+            victim
+        } else {
+            self.nodes.push(Node {
+                lpn,
+                prev: INVALID,
+                next: INVALID,
+                mark,
+            });
+            (self.nodes.len() - 1) as u32
+        };
+        self.nodes[slot as usize] = Node {
+            lpn,
+            prev: INVALID,
+            next: INVALID,
+            mark,
+        };
+        self.push_front(slot);
+        self.index.insert(lpn, slot);
+        write_back
+    }
+
+    /// Cached entries that are dirty (for tests and the checker).
+    pub fn dirty_entries(&self) -> usize {
+        // Every node is in use: a slot is reused as soon as its entry leaves.
+        self.nodes.iter().filter(|n| self.is_dirty(n)).count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lru_order_and_capacity() {
+        let mut c = MappingCache::new(100, 100, 10, 3);
+        for l in [1, 2, 3] {
+            assert_eq!(c.insert(l, false), None);
+        }
+        assert!(c.hit(1));
+        // 2 is now least recently used.
+        assert_eq!(c.insert(4, false), None);
+        assert!(!c.hit(2));
+        assert!(c.hit(1) && c.hit(3) && c.hit(4));
+        assert_eq!(c.len(), 3);
+    }
+
+    #[test]
+    fn evicting_a_dirty_entry_writes_its_page_back_and_cleans_its_siblings() {
+        let mut c = MappingCache::new(1000, 100, 10, 3);
+        assert_eq!(c.insert(11, true), None);
+        assert_eq!(c.insert(12, true), None);
+        assert_eq!(c.insert(25, true), None);
+        assert_eq!(c.dirty_entries(), 3);
+        // 11 leaves dirty: translation page 1 goes back, 12 is clean too.
+        assert_eq!(c.insert(30, false), Some(1001));
+        assert_eq!(c.dirty_entries(), 1);
+        // 12 leaves clean: nothing to write.
+        assert_eq!(c.insert(31, false), None);
+        // 25 leaves dirty: page 2.
+        assert_eq!(c.insert(32, false), Some(1002));
+        assert_eq!(c.dirty_entries(), 0);
+    }
+
+    #[test]
+    fn updates_dirty_only_cached_entries() {
+        let mut c = MappingCache::new(1000, 100, 10, 2);
+        assert!(!c.update(5, true));
+        c.insert(5, false);
+        assert!(c.update(5, false));
+        assert_eq!(c.dirty_entries(), 1);
+        assert_eq!(c.translation_page(5), 1000);
+        assert_eq!(c.translation_page(99), 1009);
+        assert!(c.is_translation(1000) && !c.is_translation(999));
+    }
+}
