@@ -74,14 +74,6 @@ impl MappingCache {
         lpn >= self.base
     }
 
-    pub fn len(&self) -> usize {
-        self.index.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.index.is_empty()
-    }
-
     fn unlink(&mut self, i: u32) {
         let Node { prev, next, .. } = self.nodes[i as usize];
         if prev == INVALID {
@@ -116,29 +108,27 @@ impl MappingCache {
         n.mark != CLEAN && n.mark == self.dirty_mark(n.lpn)
     }
 
-    /// A lookup of `lpn`: true (and now most recently used) if cached.
-    pub fn hit(&mut self, lpn: Lpn) -> bool {
-        match self.index.get(&lpn) {
-            Some(&i) => {
-                self.unlink(i);
-                self.push_front(i);
-                true
-            }
-            None => false,
+    /// A host access to the entry of `lpn` (`dirty`: it changes): true, and
+    /// the entry is now most recently used, if it is cached.
+    pub fn access(&mut self, lpn: Lpn, dirty: bool) -> bool {
+        let Some(&i) = self.index.get(&lpn) else {
+            return false;
+        };
+        if dirty {
+            self.nodes[i as usize].mark = self.dirty_mark(lpn);
         }
+        self.unlink(i);
+        self.push_front(i);
+        true
     }
 
-    /// The entry of `lpn` changed: mark it dirty if cached (`touch`: and
-    /// most recently used). False if it is not cached.
-    pub fn update(&mut self, lpn: Lpn, touch: bool) -> bool {
+    /// GC changed the entry of `lpn`: mark it dirty if cached, without
+    /// making it more recently used. False if it is not cached.
+    pub fn mark_dirty(&mut self, lpn: Lpn) -> bool {
         let Some(&i) = self.index.get(&lpn) else {
             return false;
         };
         self.nodes[i as usize].mark = self.dirty_mark(lpn);
-        if touch {
-            self.unlink(i);
-            self.push_front(i);
-        }
         true
     }
 
@@ -148,15 +138,10 @@ impl MappingCache {
     /// be written back: that page is returned and all its cached entries
     /// count as clean from now on.
     pub fn insert(&mut self, lpn: Lpn, dirty: bool) -> Option<Lpn> {
-        let mark = if dirty { self.dirty_mark(lpn) } else { CLEAN };
-        if let Some(&i) = self.index.get(&lpn) {
-            if dirty {
-                self.nodes[i as usize].mark = mark;
-            }
-            self.unlink(i);
-            self.push_front(i);
+        if self.access(lpn, dirty) {
             return None;
         }
+        let mark = if dirty { self.dirty_mark(lpn) } else { CLEAN };
         let mut write_back = None;
         let slot = if self.index.len() >= self.capacity {
             let victim = self.tail;
@@ -173,27 +158,26 @@ impl MappingCache {
             }
             victim
         } else {
-            self.nodes.push(Node {
-                lpn,
-                prev: INVALID,
-                next: INVALID,
-                mark,
-            });
-            (self.nodes.len() - 1) as u32
+            self.nodes.len() as u32
         };
-        self.nodes[slot as usize] = Node {
+        let node = Node {
             lpn,
             prev: INVALID,
             next: INVALID,
             mark,
         };
+        match self.nodes.get_mut(slot as usize) {
+            Some(n) => *n = node,
+            None => self.nodes.push(node),
+        }
         self.push_front(slot);
         self.index.insert(lpn, slot);
         write_back
     }
 
-    /// Cached entries that are dirty (for tests and the checker).
-    pub fn dirty_entries(&self) -> usize {
+    /// Cached entries that are dirty.
+    #[cfg(test)]
+    fn dirty_entries(&self) -> usize {
         // Every node is in use: a slot is reused as soon as its entry leaves.
         self.nodes.iter().filter(|n| self.is_dirty(n)).count()
     }
@@ -209,12 +193,12 @@ mod tests {
         for l in [1, 2, 3] {
             assert_eq!(c.insert(l, false), None);
         }
-        assert!(c.hit(1));
+        assert!(c.access(1, false));
         // 2 is now least recently used.
         assert_eq!(c.insert(4, false), None);
-        assert!(!c.hit(2));
-        assert!(c.hit(1) && c.hit(3) && c.hit(4));
-        assert_eq!(c.len(), 3);
+        assert!(!c.access(2, false));
+        assert!(c.access(1, false) && c.access(3, false) && c.access(4, false));
+        assert_eq!(c.index.len(), 3);
     }
 
     #[test]
@@ -237,9 +221,10 @@ mod tests {
     #[test]
     fn updates_dirty_only_cached_entries() {
         let mut c = MappingCache::new(1000, 100, 10, 2);
-        assert!(!c.update(5, true));
+        assert!(!c.access(5, true) && !c.mark_dirty(5));
         c.insert(5, false);
-        assert!(c.update(5, false));
+        assert_eq!(c.dirty_entries(), 0);
+        assert!(c.mark_dirty(5));
         assert_eq!(c.dirty_entries(), 1);
         assert_eq!(c.translation_page(5), 1000);
         assert_eq!(c.translation_page(99), 1009);

@@ -916,17 +916,11 @@ impl Simulator {
                 return;
             }
         }
-        if let Some(c) = self.cmt.as_mut() {
-            // (An unmapped page is never read from flash: no entry needed.)
-            if self.ftl.lookup(lpn).is_some() {
-                if c.hit(lpn) {
-                    self.metrics.mapping.cache_hits += 1;
-                } else {
-                    self.metrics.mapping.cache_misses += 1;
-                    let tp = c.translation_page(lpn);
-                    return self.map_fetch(tp, MapWaiter::Read { req, lpn, rmw });
-                }
-            }
+        // (An unmapped page is never read from flash: no entry needed.)
+        if self.ftl.lookup(lpn).is_some()
+            && !self.map_access(lpn, false, MapWaiter::Read { req, lpn, rmw })
+        {
+            return;
         }
         self.host_read_flash(req, lpn, rmw);
     }
@@ -1740,11 +1734,13 @@ impl Simulator {
         d.txns[..n].copy_from_slice(members);
         self.metrics.planes_busy(now, n as i32);
         self.metrics.cmds.add(kind, origin, n);
-        for &t in members {
-            if self.txns[t as usize].origin == Origin::Mapping {
-                match kind {
-                    CmdKind::Read => self.metrics.mapping.translation_reads += 1,
-                    _ => self.metrics.mapping.translation_writes += 1,
+        if self.cmt.is_some() {
+            for &t in members {
+                if self.txns[t as usize].origin == Origin::Mapping {
+                    match kind {
+                        CmdKind::Read => self.metrics.mapping.translation_reads += 1,
+                        _ => self.metrics.mapping.translation_writes += 1,
+                    }
                 }
             }
         }
@@ -2001,7 +1997,8 @@ impl Simulator {
                 g.blocked_writes += (tx.gc_mark > 0) as u64;
                 if self.inflight.get(&tx.lpn) == Some(&t) {
                     self.inflight.remove(&tx.lpn);
-                    self.map_update(tx.lpn);
+                    // Its entry changes (a miss loads it first, then changes it).
+                    self.map_access(tx.lpn, true, MapWaiter::Update(tx.lpn));
                 }
                 if tx.slot != INVALID {
                     self.buf.as_mut().expect("buffered").flush_done(tx.slot);
@@ -2110,19 +2107,21 @@ impl Simulator {
         }
     }
 
-    /// A host page was programmed: its entry changes (cached: in DRAM;
-    /// else it is loaded first, then changed).
-    fn map_update(&mut self, lpn: Lpn) {
+    /// The host reads (`dirty` false) or changes the entry of `lpn`: true if
+    /// it may go on now (no DFTL, or the entry is cached); on a miss `w`
+    /// waits for the entry's translation page.
+    fn map_access(&mut self, lpn: Lpn, dirty: bool, w: MapWaiter) -> bool {
         let Some(c) = self.cmt.as_mut() else {
-            return;
+            return true;
         };
-        if c.update(lpn, true) {
+        if c.access(lpn, dirty) {
             self.metrics.mapping.cache_hits += 1;
-        } else {
-            self.metrics.mapping.cache_misses += 1;
-            let tp = c.translation_page(lpn);
-            self.map_fetch(tp, MapWaiter::Update(lpn));
+            return true;
         }
+        self.metrics.mapping.cache_misses += 1;
+        let tp = c.translation_page(lpn);
+        self.map_fetch(tp, w);
+        false
     }
 
     /// GC moved `lpn`: a cached entry changes in DRAM; otherwise its
@@ -2131,7 +2130,7 @@ impl Simulator {
     /// translation page changes only the directory, which is in DRAM.
     fn map_moved(&mut self, lpn: Lpn) {
         if let Some(c) = self.cmt.as_mut() {
-            if !c.is_translation(lpn) && !c.update(lpn, false) {
+            if !c.is_translation(lpn) && !c.mark_dirty(lpn) {
                 self.gc_translation.push(c.translation_page(lpn));
             }
         }
