@@ -239,16 +239,19 @@ fn reproduce_spd_every_experiment_runs_on_a_small_drive() {
             "spd"
         ])
     );
-    // The mapping experiment runs DFTL and says what it leaves out (FAST).
+    // The mapping experiment runs DFTL and FAST, each beside its paper figure.
     assert_eq!(
         schemes_of(&csv, "mapping"),
-        vec!["spd", "dftl-spd", "dftl-baseline-d"]
-    );
-    assert!(
-        stdout.contains("FAST hybrid mapping is not implemented"),
-        "{stdout}"
+        vec![
+            "spd",
+            "dftl-spd",
+            "dftl-baseline-d",
+            "fast-spd",
+            "fast-baseline-d"
+        ]
     );
     assert!(stdout.contains("+22.47% avg"), "{stdout}");
+    assert!(stdout.contains("-23.43% avg"), "{stdout}");
 }
 
 #[test]

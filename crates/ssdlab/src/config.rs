@@ -211,6 +211,14 @@ pub struct Ftl {
     /// page = page size / this).
     #[serde(default = "default_mapping_entry_bytes")]
     pub mapping_entry_bytes: u32,
+    /// FAST: log units (blocks, or aligned block groups with
+    /// `block_groups = "die"`) a GC unit may hold before the oldest is merged.
+    #[serde(default = "default_fast_log_units")]
+    pub fast_log_units: u32,
+}
+
+fn default_fast_log_units() -> u32 {
+    8
 }
 
 fn default_mapping_cache_entries() -> u64 {
@@ -234,6 +242,15 @@ pub enum Mapping {
     /// every cached entry of that page; GC moves of pages whose entries are
     /// not cached update their translation pages once per GC.
     Dftl,
+    /// FAST (Lee et al., ACM TECS 2007): hybrid log-block mapping. Data
+    /// blocks are block-mapped (a logical page at its fixed offset); host
+    /// writes go to fully associative, page-mapped log blocks, at most
+    /// `fast_log_units` per GC unit; the oldest log is reclaimed by merging
+    /// every logical block with a valid page in it into a new data block
+    /// (a switch when the log already is that block, in order). With
+    /// aligned block groups the units are groups of a die (SPD's paired log
+    /// blocks; merges write aligned multi-plane pages).
+    Fast,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
@@ -451,6 +468,7 @@ impl Config {
                 mapping: Mapping::Page,
                 mapping_cache_entries: default_mapping_cache_entries(),
                 mapping_entry_bytes: default_mapping_entry_bytes(),
+                fast_log_units: default_fast_log_units(),
             },
             gc: Gc {
                 threshold: GcThreshold::Percent(5.0),
@@ -707,7 +725,7 @@ impl Config {
     /// Translation pages holding the page map on flash (DFTL), else 0.
     pub fn translation_pages(&self) -> u64 {
         match self.ftl.mapping {
-            Mapping::Page => 0,
+            Mapping::Page | Mapping::Fast => 0,
             Mapping::Dftl => self
                 .logical_pages()
                 .div_ceil(self.mapping_entries_per_page()),
@@ -1016,6 +1034,9 @@ impl Config {
                 );
             }
         }
+        if self.ftl.mapping == Mapping::Fast {
+            self.validate_fast(origin)?;
+        }
         if self.gc.combine_host_writes && self.ftl.write_unit != WriteUnit::Die {
             return err(
                 "gc.combine_host_writes",
@@ -1039,6 +1060,51 @@ impl Config {
                     "applies to per-plane GC (block_groups = \"plane\")",
                 );
             }
+        }
+        Ok(())
+    }
+
+    /// FAST: which policies it composes with, and whether a GC unit holds a
+    /// data unit for every logical block, its log units and one to merge into.
+    fn validate_fast(&self, origin: &str) -> Result<()> {
+        let err = |f: &str, m: String| Err(Error::config(origin, f, m));
+        let groups = self.ftl.block_groups == BlockGroups::Die;
+        if self.ftl.write_unit == WriteUnit::SuperPage {
+            return err("ftl.mapping", "mapping = \"fast\" is not supported with write_unit = \"super-page\" (a super page rewrite has no log-block counterpart)".into());
+        }
+        if self.write_streams() != 1 {
+            return err("ftl.hot_data", "mapping = \"fast\" has one log stream: hot/cold separation (hot_data) must be \"none\"".into());
+        }
+        if self.gc.combine_host_writes {
+            return err("gc.combine_host_writes", "mapping = \"fast\" reclaims space by merges, which host pages cannot join (SPD+ combines them with GC moves)".into());
+        }
+        if !groups && self.ftl.plane_allocation != PlaneAllocation::Static {
+            return err("ftl.plane_allocation", "mapping = \"fast\" with block_groups = \"plane\" needs plane_allocation = \"static\" (a logical block's pages live in one plane)".into());
+        }
+        let units = self.ftl.fast_log_units;
+        if units < 2 {
+            return err(
+                "ftl.fast_log_units",
+                "must be at least 2 (one log being written while the oldest is merged)".into(),
+            );
+        }
+        let g = &self.geometry;
+        let lbns = crate::hybrid::lbns_per_domain(
+            self.logical_pages(),
+            self.total_planes(),
+            g.pages_per_block,
+        ) as u64;
+        // Data units, log units, one being merged into, and the free one the
+        // host may not take.
+        if lbns + units as u64 + 2 > g.blocks_per_plane as u64 {
+            return err(
+                "ftl.fast_log_units",
+                format!(
+                    "{units} log units do not fit: a {} holds {} units, {lbns} of them data units of its logical blocks, and needs 2 more free (lower fast_log_units or raise ftl.overprovisioning)",
+                    if groups { "die" } else { "plane" },
+                    g.blocks_per_plane
+                ),
+            );
         }
         Ok(())
     }

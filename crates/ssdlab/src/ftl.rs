@@ -16,9 +16,10 @@ use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::addr::{AddrMap, Lpn, Ppn, INVALID};
-use crate::config::{BlockGroups, Config, PlaneAllocation, WriteUnit};
+use crate::config::{BlockGroups, Config, Mapping, PlaneAllocation, WriteUnit};
 use crate::engine::Time;
 use crate::error::{Error, Result};
+use crate::hybrid::Fast;
 use crate::victim::VictimIndex;
 
 /// Who writes a page: decides the active block (write stream) it goes to and
@@ -42,6 +43,10 @@ pub enum BlockState {
     Closed = 2,
     /// Chosen by GC; being emptied, then erased.
     Victim = 3,
+    /// FAST: a data unit's block (block-mapped: a logical page at its fixed
+    /// offset), or one a merge is writing. Its write pointer is the highest
+    /// offset written; the pages skipped stay unwritten until it is erased.
+    Data = 4,
 }
 
 /// Data versions for the consistency checker: every host write of an LPN
@@ -106,6 +111,8 @@ pub struct Ftl {
     room_limit: u64,
     /// Free blocks a plane keeps for GC: host writes may not take the last one.
     reserve_blocks: usize,
+    /// FAST hybrid mapping (`ftl.mapping = "fast"`): data and log units.
+    fast: Option<Fast>,
     pub versions: Option<Versions>,
 }
 
@@ -213,6 +220,7 @@ impl Ftl {
             room_limit: (ppb as u64 * bpp as u64)
                 .saturating_sub(cfg.gc_threshold_pages() + 2 * ppb as u64),
             reserve_blocks: 1,
+            fast: (cfg.ftl.mapping == Mapping::Fast).then(|| Fast::new(cfg, static_table(cfg))),
             versions: check.then(|| Versions {
                 latest: vec![0; mapped as usize],
                 page: vec![0; phys],
@@ -430,6 +438,9 @@ impl Ftl {
     /// this one cannot open a block).
     #[inline]
     pub fn needs_gc(&self, plane: u32) -> bool {
+        if self.fast.is_some() {
+            return self.fast_merge_due(self.free_list(plane) as u32);
+        }
         self.free_pages(plane) < self.threshold_pages
             || (self.groups && self.free[self.free_list(plane)].len() <= self.reserve_blocks)
     }
@@ -446,6 +457,12 @@ impl Ftl {
         if self.groups {
             if let Some(&g) = self.reserved[self.stream(plane, w)].front() {
                 return Some((g, 0));
+            }
+        }
+        if let Some(f) = &self.fast {
+            // A new log unit only while the domain holds fewer than its limit.
+            if f.logs[self.free_list(plane)].len() >= f.limit {
+                return None;
             }
         }
         let free = &self.free[self.free_list(plane)];
@@ -479,6 +496,9 @@ impl Ftl {
                     let g = self.free[die as usize]
                         .pop_front()
                         .expect("peek_write saw a free group");
+                    if let Some(f) = &mut self.fast {
+                        f.logs[die as usize].push_back(die * self.bpp + g);
+                    }
                     let si = s as u32 % self.streams;
                     for q in die * self.ppd..(die + 1) * self.ppd {
                         if q != plane {
@@ -491,9 +511,13 @@ impl Ftl {
             self.opened[s] += 1;
             plane * self.bpp + g
         } else {
-            self.free[plane as usize]
+            let b = self.free[plane as usize]
                 .pop_front()
-                .expect("peek_write saw a free block")
+                .expect("peek_write saw a free block");
+            if let Some(f) = &mut self.fast {
+                f.logs[plane as usize].push_back(b);
+            }
+            b
         };
         self.state[a as usize] = BlockState::Active;
         self.active[s] = a;
@@ -644,10 +668,10 @@ impl Ftl {
         if self.groups {
             let g = self.group_of(gb);
             self.group_closed[g as usize] += 1;
-            if self.group_closed[g as usize] as u32 == self.ppd {
+            if self.group_closed[g as usize] as u32 == self.ppd && self.fast.is_none() {
                 self.victims.insert(g, self.group_valid(g), now);
             }
-        } else {
+        } else if self.fast.is_none() {
             self.victims.insert(gb, self.valid[gb as usize] as u32, now);
         }
     }
@@ -659,7 +683,7 @@ impl Ftl {
         self.p2l[ppn as usize] = INVALID;
         self.valid[gb as usize] -= 1;
         self.plane_valid[(gb / self.bpp) as usize] -= 1;
-        if self.state[gb as usize] == BlockState::Closed {
+        if self.state[gb as usize] == BlockState::Closed && self.fast.is_none() {
             if self.groups {
                 let g = self.group_of(gb);
                 if self.group_closed[g as usize] as u32 == self.ppd {
@@ -695,6 +719,9 @@ impl Ftl {
         now: Time,
         rng: &mut Xoshiro256PlusPlus,
     ) -> Option<u32> {
+        if self.fast.is_some() {
+            return self.fast_pick(self.free_list(plane) as u32);
+        }
         if self.groups {
             let die = plane / self.ppd;
             let (valid, bpp, ppd) = (&self.valid, self.bpp, self.ppd);
@@ -781,6 +808,7 @@ impl Ftl {
         rng: &mut Xoshiro256PlusPlus,
         report: &mut PreconditionReport,
     ) -> Result<()> {
+        self.fast_refuses("fill")?;
         if !(0.0..1.0).contains(&used) || !(0.0..=1.0).contains(&valid) {
             return Err(Error::Invalid(format!(
                 "--precondition fill:{used}:{valid}: USED must be in [0, 1) and VALID in [0, 1]"
@@ -900,6 +928,12 @@ impl Ftl {
         rng: &mut Xoshiro256PlusPlus,
         report: &mut PreconditionReport,
     ) -> Result<u64> {
+        if self.fast.is_some() {
+            let written = self.fast_precondition(lpns)?;
+            report.pages_written += written;
+            report.valid_pages += written;
+            return Ok(written);
+        }
         let mut written = 0;
         for lpn in lpns {
             if self.l2p[lpn as usize] != INVALID {
@@ -948,6 +982,7 @@ impl Ftl {
         rng: &mut Xoshiro256PlusPlus,
         report: &mut PreconditionReport,
     ) -> Result<()> {
+        self.fast_refuses("trace-sequence")?;
         const MAX_PASSES: u32 = 20;
         let mut previous: Option<f64> = None;
         for pass in 1..=MAX_PASSES {
@@ -1103,7 +1138,9 @@ impl Ftl {
                 BlockState::Closed if wp != ppb => {
                     return Err(format!("closed block {gb} has write pointer {wp}"))
                 }
-                BlockState::Closed if !self.groups && !self.victims.contains(gb as u32) => {
+                BlockState::Closed
+                    if !self.groups && self.fast.is_none() && !self.victims.contains(gb as u32) =>
+                {
                     return Err(format!("closed block {gb} missing from the victim index"))
                 }
                 _ => {}
@@ -1111,6 +1148,9 @@ impl Ftl {
         }
         if self.groups {
             self.check_groups()?;
+        }
+        if self.fast.is_some() {
+            self.check_fast()?;
         }
         for plane in 0..self.planes as usize {
             let blocks = plane * self.bpp as usize..(plane + 1) * self.bpp as usize;
@@ -1245,7 +1285,7 @@ impl Ftl {
                     .group_blocks(id)
                     .filter(|&b| self.state[b as usize] == BlockState::Closed)
                     .count() as u32;
-                if closed == self.ppd && !self.victims.contains(id) {
+                if closed == self.ppd && self.fast.is_none() && !self.victims.contains(id) {
                     return Err(format!("closed group {id} missing from the victim index"));
                 }
                 if closed != self.group_closed[id as usize] as u32
@@ -1259,6 +1299,299 @@ impl Ftl {
             }
             if self.aligned {
                 self.die_alignment(die)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// FAST hybrid mapping (`ftl.mapping = "fast"`, see `hybrid.rs`): units are
+/// blocks (plane domains) or aligned groups (die domains); the GC unit of a
+/// plane is its domain.
+impl Ftl {
+    pub fn fast(&self) -> Option<&Fast> {
+        self.fast.as_ref()
+    }
+
+    /// Blocks of a unit.
+    pub fn unit_blocks(&self, unit: u32) -> impl Iterator<Item = u32> {
+        let (groups, bpp, ppd) = (self.groups, self.bpp, self.ppd);
+        let (first, n, step) = if groups {
+            let (die, g) = (unit / bpp, unit % bpp);
+            (die * ppd * bpp + g, ppd, bpp)
+        } else {
+            (unit, 1, 1)
+        };
+        (0..n).map(move |i| first + i * step)
+    }
+
+    fn unit_closed(&self, unit: u32) -> bool {
+        self.unit_blocks(unit)
+            .all(|b| self.state[b as usize] == BlockState::Closed)
+    }
+
+    /// Preconditioning steps that age a page-mapped drive have no FAST form.
+    fn fast_refuses(&self, step: &str) -> Result<()> {
+        if self.fast.is_some() {
+            return Err(Error::Invalid(format!(
+                "--precondition {step}: not supported with ftl.mapping = \"fast\" (it ages a page-mapped drive); use trace-reads or age:X, which map pages into their logical blocks' data units"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Does a domain hold as many log units as it may, the oldest closed?
+    fn fast_merge_due(&self, domain: u32) -> bool {
+        let f = self.fast.as_ref().expect("FAST");
+        let logs = &f.logs[domain as usize];
+        logs.len() >= f.limit && logs.front().is_some_and(|&u| self.unit_closed(u))
+    }
+
+    /// The domain's oldest log unit, when a merge is due: it leaves the log
+    /// list and its blocks become victims.
+    fn fast_pick(&mut self, domain: u32) -> Option<u32> {
+        if !self.fast_merge_due(domain) {
+            return None;
+        }
+        let f = self.fast.as_mut().expect("FAST");
+        let unit = f.logs[domain as usize].pop_front()?;
+        for b in self.unit_blocks(unit).collect::<Vec<_>>() {
+            self.state[b as usize] = BlockState::Victim;
+        }
+        if self.groups {
+            self.group_closed[unit as usize] = 0;
+        }
+        Some(unit)
+    }
+
+    /// Logical blocks with a valid page in `unit`, in page order.
+    pub fn fast_lbns(&self, unit: u32) -> Vec<u32> {
+        let f = self.fast.as_ref().expect("FAST");
+        let mut seen = rustc_hash::FxHashSet::default();
+        let mut out = Vec::new();
+        for b in self.unit_blocks(unit) {
+            for p in b * self.ppb..(b + 1) * self.ppb {
+                let lpn = self.p2l[p as usize];
+                if lpn != INVALID && seen.insert(f.lbn_of(lpn).0) {
+                    out.push(f.lbn_of(lpn).0);
+                }
+            }
+        }
+        out
+    }
+
+    /// Does `unit` still hold a valid page of logical block `lbn`?
+    pub fn fast_holds(&self, lbn: u32, unit: u32) -> bool {
+        let f = self.fast.as_ref().expect("FAST");
+        (0..f.unit_pages).any(|o| {
+            f.lpn_of(lbn, o).is_some_and(|lpn| {
+                let p = self.l2p[lpn as usize];
+                p != INVALID && f.unit_of_block(p / self.ppb) == unit
+            })
+        })
+    }
+
+    /// Switch merge: does `unit` hold every page of `lbn` with data, each
+    /// at its offset, and nothing else?
+    pub fn fast_switchable(&self, lbn: u32, unit: u32) -> bool {
+        let f = self.fast.as_ref().expect("FAST");
+        let mut mapped = 0u32;
+        for o in 0..f.unit_pages {
+            let Some(lpn) = f.lpn_of(lbn, o) else { break };
+            let p = self.l2p[lpn as usize];
+            if p != INVALID {
+                if p != f.page_at(unit, o) {
+                    return false;
+                }
+                mapped += 1;
+            }
+        }
+        let valid: u32 = self
+            .unit_blocks(unit)
+            .map(|b| self.valid[b as usize] as u32)
+            .sum();
+        mapped > 0 && valid == mapped
+    }
+
+    /// Take a free unit of `domain` for a merge to write (it may take the
+    /// free unit host writes leave).
+    pub fn fast_open_data(&mut self, domain: u32) -> Option<u32> {
+        let x = self.free[domain as usize].pop_front()?;
+        let unit = if self.groups {
+            domain * self.bpp + x
+        } else {
+            x
+        };
+        for b in self.unit_blocks(unit).collect::<Vec<_>>() {
+            self.state[b as usize] = BlockState::Data;
+        }
+        Some(unit)
+    }
+
+    /// A merge programs page `dst` of a data unit with the data it read
+    /// from `src` for `lpn`: moved if `src` still holds it, else the page is
+    /// programmed with stale data (the host rewrote the LPN meanwhile; its
+    /// newer copy is in a log). Returns whether the page moved.
+    pub fn fast_program(&mut self, src: Ppn, lpn: Lpn, dst: Ppn) -> bool {
+        let b = (dst / self.ppb) as usize;
+        let page = (dst % self.ppb) as u16;
+        debug_assert_eq!(self.state[b], BlockState::Data);
+        debug_assert!(self.wp[b] <= page, "merge programs in offset order");
+        self.wp[b] = page + 1;
+        if src == INVALID || lpn == INVALID || self.p2l[src as usize] != lpn {
+            return false;
+        }
+        let version = self.versions.as_ref().map_or(0, |v| v.page[src as usize]);
+        self.invalidate(src);
+        self.l2p[lpn as usize] = dst;
+        self.p2l[dst as usize] = lpn;
+        self.valid[b] += 1;
+        self.plane_valid[b / self.bpp as usize] += 1;
+        if let Some(v) = &mut self.versions {
+            v.page[dst as usize] = version;
+        }
+        true
+    }
+
+    /// `unit` (a finished merge's, or a switched log) becomes the data unit
+    /// of `lbn`. Returns the old data unit, now a victim to erase (it holds
+    /// no valid page).
+    pub fn fast_seal(&mut self, lbn: u32, unit: u32) -> Option<u32> {
+        for b in self.unit_blocks(unit).collect::<Vec<_>>() {
+            self.state[b as usize] = BlockState::Data;
+        }
+        let f = self.fast.as_mut().expect("FAST");
+        let old = std::mem::replace(&mut f.data[lbn as usize], unit);
+        if old == INVALID {
+            return None;
+        }
+        for b in self.unit_blocks(old).collect::<Vec<_>>() {
+            debug_assert_eq!(self.valid[b as usize], 0, "an old data unit keeps data");
+            self.state[b as usize] = BlockState::Victim;
+        }
+        Some(old)
+    }
+
+    /// Preconditioning: map `lpns` (those not mapped yet) into the data
+    /// units of their logical blocks, untimed, as merges would leave them.
+    fn fast_precondition(&mut self, lpns: impl Iterator<Item = Lpn>) -> Result<u64> {
+        let f = self.fast.as_ref().expect("FAST");
+        let mut by_lbn: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
+        for lpn in lpns {
+            if self.l2p[lpn as usize] == INVALID {
+                let (lbn, o) = f.lbn_of(lpn);
+                by_lbn.entry(lbn).or_default().push(o);
+            }
+        }
+        let mut written = 0;
+        for (lbn, mut offsets) in by_lbn {
+            let f = self.fast.as_ref().expect("FAST");
+            let domain = f.domain_of_lbn(lbn);
+            // Offsets already in the old data unit move along.
+            offsets.extend((0..f.unit_pages).filter(|&o| {
+                f.lpn_of(lbn, o)
+                    .is_some_and(|l| self.l2p[l as usize] != INVALID)
+            }));
+            offsets.sort_unstable();
+            offsets.dedup();
+            let unit = self.fast_open_data(domain).ok_or_else(|| {
+                Error::Invalid(format!(
+                    "preconditioning (FAST): {} {domain} has no free unit for logical block {lbn}",
+                    if self.groups { "die" } else { "plane" }
+                ))
+            })?;
+            for o in offsets {
+                let f = self.fast.as_ref().expect("FAST");
+                let lpn = f.lpn_of(lbn, o).expect("offset within the capacity");
+                let dst = f.page_at(unit, o);
+                let src = self.l2p[lpn as usize];
+                if src == INVALID {
+                    let b = (dst / self.ppb) as usize;
+                    self.wp[b] = (dst % self.ppb) as u16 + 1;
+                    self.l2p[lpn as usize] = dst;
+                    self.p2l[dst as usize] = lpn;
+                    self.valid[b] += 1;
+                    self.plane_valid[b / self.bpp as usize] += 1;
+                    written += 1;
+                } else {
+                    self.fast_program(src, lpn, dst);
+                }
+            }
+            if let Some(old) = self.fast_seal(lbn, unit) {
+                for b in self.unit_blocks(old).collect::<Vec<_>>() {
+                    self.erase(b);
+                }
+            }
+        }
+        Ok(written)
+    }
+
+    /// FAST invariants: data units hold their logical block's pages at their
+    /// offsets, valid pages elsewhere are in log units or a merge's victim.
+    fn check_fast(&self) -> std::result::Result<(), String> {
+        let f = self.fast.as_ref().expect("FAST");
+        for (domain, logs) in f.logs.iter().enumerate() {
+            if logs.len() > f.limit {
+                return Err(format!(
+                    "domain {domain} holds {} log units, more than {}",
+                    logs.len(),
+                    f.limit
+                ));
+            }
+            for &u in logs {
+                if let Some(b) = self.unit_blocks(u).find(|&b| {
+                    !matches!(
+                        self.state[b as usize],
+                        BlockState::Active | BlockState::Closed | BlockState::Free
+                    )
+                }) {
+                    return Err(format!(
+                        "log unit {u}: block {b} is {:?}",
+                        self.state[b as usize]
+                    ));
+                }
+            }
+        }
+        for (lbn, &unit) in f.data.iter().enumerate() {
+            if unit != INVALID {
+                if let Some(b) = self
+                    .unit_blocks(unit)
+                    .find(|&b| self.state[b as usize] != BlockState::Data)
+                {
+                    return Err(format!(
+                        "data unit {unit} of logical block {lbn}: block {b} is {:?}",
+                        self.state[b as usize]
+                    ));
+                }
+            }
+        }
+        for (ppn, &lpn) in self.p2l.iter().enumerate() {
+            if lpn == INVALID {
+                continue;
+            }
+            let gb = ppn as u32 / self.ppb;
+            let unit = f.unit_of_block(gb);
+            match self.state[gb as usize] {
+                BlockState::Data => {
+                    let (lbn, o) = f.lbn_of(lpn);
+                    if f.page_at(unit, o) != ppn as u32 {
+                        return Err(format!(
+                            "data unit {unit}: page {ppn} holds lpn {lpn} (logical block {lbn} offset {o}) off its place"
+                        ));
+                    }
+                    if f.domain_of_lbn(lbn) != f.domain_of_unit(unit) {
+                        return Err(format!(
+                            "lpn {lpn} is in data unit {unit} outside its domain"
+                        ));
+                    }
+                }
+                BlockState::Victim => {}
+                _ if f.is_log(unit) => {}
+                s => {
+                    return Err(format!(
+                        "page {ppn} holds lpn {lpn} in block {gb} ({s:?}), neither a data nor a log unit"
+                    ))
+                }
             }
         }
         Ok(())

@@ -11,6 +11,7 @@ pub mod engine;
 pub mod error;
 pub mod flash;
 pub mod ftl;
+pub mod hybrid;
 pub mod mapping;
 pub mod mem;
 pub mod metrics;

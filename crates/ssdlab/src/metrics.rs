@@ -96,6 +96,10 @@ pub struct GcTotals {
     /// Host pages programmed within a GC's Die-Writes (SPD+ combining, and
     /// the last short Die-Write of a Die-GC completed from the buffer).
     pub host_pages_combined: u64,
+    /// FAST: logical blocks merged by copying (full merges) and logs that
+    /// became data blocks as they were (switch merges).
+    pub full_merges: u64,
+    pub switch_merges: u64,
     pub erases: u64,
     /// Sum over GC invocations of (erase completion − trigger).
     pub duration_ns: u128,
@@ -377,6 +381,8 @@ impl Metrics {
                 copyback_fallbacks: gc.copyback_fallbacks,
                 joined: gc.joined,
                 host_pages_combined: gc.host_pages_combined,
+                full_merges: gc.full_merges,
+                switch_merges: gc.switch_merges,
                 erases: gc.erases,
                 time_us: GcTime {
                     total: us(gc.duration_ns),
@@ -662,6 +668,9 @@ pub struct GcReport {
     pub copyback_fallbacks: u64,
     pub joined: u64,
     pub host_pages_combined: u64,
+    /// FAST: full and switch merges (a GC there reclaims one log unit).
+    pub full_merges: u64,
+    pub switch_merges: u64,
     pub erases: u64,
     pub time_us: GcTime,
 }

@@ -129,6 +129,9 @@ struct Txn {
     lpn: Lpn,
     /// Read / copyback / GC-program source; program destination once dispatched.
     src: Ppn,
+    /// FAST merge read or program: the data unit page it goes to (fixed
+    /// by its offset), else INVALID.
+    dst: Ppn,
     /// Host request, or INVALID.
     req: u32,
     /// Buffer slot being flushed, or INVALID.
@@ -200,6 +203,38 @@ struct GcJob {
     fruitless: u32,
 }
 
+/// FAST: the merges reclaiming one log unit (the GC unit's victim). Logical
+/// blocks with a valid page in it are merged one at a time: their pages
+/// are read wherever they are, then programmed at their offsets in a new
+/// data unit, page index by page index (a group's N planes as one
+/// Die-Write, padded where an offset has no data); emptied units are
+/// erased once no read holds them.
+#[derive(Default)]
+struct MergeJob {
+    lbns: Vec<u32>,
+    next: usize,
+    /// Logical block being merged (INVALID: none), and its new data unit.
+    lbn: u32,
+    dst: u32,
+    /// Next offset to look at; reads and programs under way.
+    cursor: u32,
+    reading: u32,
+    programs: u32,
+    /// Per offset: nothing to copy (INVALID), read pending, or its program.
+    ready: Vec<u32>,
+    /// Next page index whose programs are to be queued.
+    release: u32,
+    /// Units to erase once unpinned, and erases under way.
+    erase_wait: Vec<u32>,
+    erasing: u32,
+    /// The victim is dealt with (queued for erase, or switched to data).
+    victim_done: bool,
+    /// The next merge waits for an erase to free a unit.
+    wait_unit: bool,
+}
+
+const READ_PENDING: u32 = INVALID - 1;
+
 /// SuperPage: a super page being assembled for a Die-Write: one program per
 /// plane (member k holds LPN `base + k`), reads of its clean pages under way.
 #[derive(Clone, Copy)]
@@ -228,6 +263,9 @@ pub struct Simulator {
     kick_flag: Vec<bool>,
     channel_free: Vec<Time>,
     gc: Vec<GcJob>,
+    /// FAST: merge jobs per GC unit (empty without FAST).
+    fast: bool,
+    merges: Vec<MergeJob>,
     inflight: FxHashMap<Lpn, u32>,
     /// Per die: planes collecting garbage now, when the die last became
     /// busy with GC, and the GC-active time accumulated before that.
@@ -512,6 +550,12 @@ impl Simulator {
                 };
                 planes as usize
             ],
+            fast: cfg.ftl.mapping == Mapping::Fast,
+            merges: if cfg.ftl.mapping == Mapping::Fast {
+                (0..planes).map(|_| MergeJob::default()).collect()
+            } else {
+                Vec::new()
+            },
             inflight: FxHashMap::default(),
             hdi: ssdlab_hdi::presets::by_name(&cfg.ftl.hot_data),
             groups: cfg.ftl.block_groups == crate::config::BlockGroups::Die,
@@ -1359,6 +1403,9 @@ impl Simulator {
         let Some(victim) = self.ftl.pick_victim(plane, now, &mut self.rng) else {
             return false;
         };
+        if self.fast {
+            return self.merge_start(u, victim);
+        }
         let valid = if self.groups {
             self.ftl.group_valid(victim)
         } else {
@@ -1506,6 +1553,10 @@ impl Simulator {
     /// host has rewritten meanwhile; convert copybacks the odd/even rule
     /// forbids into migrations through the controller.
     fn clean_gc_head(&mut self, plane: u32) {
+        // FAST merges program what they read (stale pages too).
+        if self.fast {
+            return;
+        }
         while let Some(t) = self.queues.head(plane, Class::Gc) {
             let tx = self.txns[t as usize];
             // Erases, padding and host pages of a Die-Write stay; so do
@@ -1586,6 +1637,10 @@ impl Simulator {
             }
             members[i as usize] = t;
         }
+        // A FAST merge queues a data unit's page index on all planes at once.
+        if self.txns[members[0] as usize].dst != INVALID {
+            return Some(members);
+        }
         let w = self.gang_writer(class, &members[..self.ppd as usize]);
         (first..first + self.ppd)
             .all(|p| self.ftl.peek_write(p, w).is_some())
@@ -1610,7 +1665,8 @@ impl Simulator {
             }
             Class::Gc => match self.txns[t as usize].kind {
                 CmdKind::Program | CmdKind::Copyback => {
-                    self.ftl.peek_write(plane, Writer::Gc).is_some()
+                    self.txns[t as usize].dst != INVALID
+                        || self.ftl.peek_write(plane, Writer::Gc).is_some()
                 }
                 CmdKind::Read | CmdKind::Erase => true,
             },
@@ -1692,7 +1748,9 @@ impl Simulator {
         } else {
             (m.block_of(src), m.page_of(src))
         };
+        let dst = self.txns[t as usize].dst;
         let d = match kind {
+            CmdKind::Program if dst != INVALID => (m.block_of(dst), m.page_of(dst)),
             CmdKind::Program | CmdKind::Copyback => self
                 .ftl
                 .peek_write(plane, self.writer(t))
@@ -1783,7 +1841,16 @@ impl Simulator {
                 for &t in members {
                     let tx = self.txns[t as usize];
                     let w = gang_writer.unwrap_or_else(|| self.writer(t));
-                    let ppn = if tx.origin == Origin::Gc {
+                    let ppn = if tx.dst != INVALID {
+                        // A FAST merge: the page goes to its offset.
+                        if self.ftl.fast_program(tx.src, tx.lpn, tx.dst) {
+                            self.metrics.gc.pages_migrated += 1;
+                            moves += 1;
+                        } else {
+                            self.metrics.wasted_pages += 1;
+                        }
+                        Some(tx.dst)
+                    } else if tx.origin == Origin::Gc {
                         if tx.src != INVALID && self.ftl.owner(tx.src) == Some(tx.lpn) {
                             self.metrics.gc.pages_migrated += 1;
                             moves += 1;
@@ -2008,6 +2075,12 @@ impl Simulator {
                     self.sub_done(tx.req);
                 }
             }
+            (CmdKind::Read, Origin::Gc) if self.fast => self.merge_read_done(t),
+            (CmdKind::Program, Origin::Gc) if tx.dst != INVALID => {
+                let u = self.gc_unit(tx.plane);
+                self.merges[u].programs -= 1;
+                self.merge_check(u);
+            }
             (CmdKind::Read, Origin::Gc) if self.groups => self.gc_read_done(t),
             (CmdKind::Read, Origin::Gc) => {
                 // Through the controller: the data comes back as a GC program.
@@ -2023,6 +2096,15 @@ impl Simulator {
                 let u = self.gc_unit(tx.plane);
                 self.ftl.erase(self.ftl.map.gblock_of(tx.src));
                 self.metrics.gc.erases += 1;
+                if self.fast {
+                    self.merges[u].erasing -= 1;
+                    if std::mem::take(&mut self.merges[u].wait_unit) {
+                        self.merge_next(u);
+                    }
+                    self.merge_erase(u);
+                    self.free_txn(t);
+                    return;
+                }
                 self.gc[u].erases_left = self.gc[u].erases_left.saturating_sub(1);
                 if self.gc[u].erases_left == 0 {
                     self.metrics.gc.count += 1;
@@ -2051,6 +2133,12 @@ impl Simulator {
         if self.ftl.unpin(src) == 0 {
             let gb = self.ftl.map.gblock_of(src);
             let u = self.gc_unit(self.ftl.map.plane_of(src));
+            if self.fast {
+                if self.gc[u].victim != INVALID {
+                    self.merge_erase(u);
+                }
+                return;
+            }
             let v = if self.groups {
                 self.ftl.group_of(gb)
             } else {
@@ -2060,6 +2148,221 @@ impl Simulator {
                 self.try_erase(u);
             }
         }
+    }
+
+    // ----- FAST merges -----
+
+    /// Start reclaiming log unit `victim` of GC unit `u`.
+    fn merge_start(&mut self, u: usize, victim: u32) -> bool {
+        let now = self.engine.now();
+        let g = &mut self.gc[u];
+        g.victim = victim;
+        g.start = now;
+        let lbns = self.ftl.fast_lbns(victim);
+        let m = &mut self.merges[u];
+        *m = MergeJob {
+            lbns,
+            lbn: INVALID,
+            erase_wait: std::mem::take(&mut m.erase_wait),
+            ready: std::mem::take(&mut m.ready),
+            ..Default::default()
+        };
+        self.die_gc_change(u as u32 / if self.groups { 1 } else { self.ppd }, 1);
+        self.merge_next(u);
+        true
+    }
+
+    /// Merge the next logical block with a page in the victim (a switch if
+    /// the victim is that block, in order); when none is left, erase.
+    fn merge_next(&mut self, u: usize) {
+        let victim = self.gc[u].victim;
+        loop {
+            let m = &mut self.merges[u];
+            if m.next == m.lbns.len() {
+                if !m.victim_done {
+                    m.victim_done = true;
+                    m.erase_wait.push(victim);
+                }
+                return self.merge_erase(u);
+            }
+            let lbn = m.lbns[m.next];
+            m.next += 1;
+            if !self.ftl.fast_holds(lbn, victim) {
+                continue;
+            }
+            if self.ftl.fast_switchable(lbn, victim) {
+                self.metrics.gc.switch_merges += 1;
+                self.merges[u].victim_done = true;
+                if let Some(old) = self.ftl.fast_seal(lbn, victim) {
+                    self.merges[u].erase_wait.push(old);
+                }
+                continue;
+            }
+            let Some(dst) = self.ftl.fast_open_data(u as u32) else {
+                let m = &mut self.merges[u];
+                if m.erasing > 0 || !m.erase_wait.is_empty() {
+                    // The unit an erase under way frees.
+                    m.next -= 1;
+                    m.wait_unit = true;
+                    return;
+                }
+                self.error.get_or_insert(Error::Invalid(format!(
+                    "FAST: GC unit {u} has no free unit to merge logical block {lbn} into (the data, log and free units do not fit)"
+                )));
+                return;
+            };
+            self.metrics.gc.full_merges += 1;
+            let pages = self.victim_pages() as usize;
+            let m = &mut self.merges[u];
+            m.lbn = lbn;
+            m.dst = dst;
+            m.cursor = 0;
+            m.release = 0;
+            m.ready.clear();
+            m.ready.resize(pages, INVALID);
+            return self.merge_refill(u);
+        }
+    }
+
+    /// Read the merging block's pages, offset by offset, up to
+    /// `gc.moves_in_flight` per plane at once.
+    fn merge_refill(&mut self, u: usize) {
+        let n = if self.groups { self.ppd } else { 1 };
+        let window = self.cfg.gc.moves_in_flight * n;
+        let pages = self.victim_pages();
+        while self.merges[u].reading < window && self.merges[u].cursor < pages {
+            let (lbn, dst, o) = {
+                let m = &mut self.merges[u];
+                m.cursor += 1;
+                (m.lbn, m.dst, m.cursor - 1)
+            };
+            let f = self.ftl.fast().expect("FAST");
+            let Some(lpn) = f.lpn_of(lbn, o) else {
+                continue;
+            };
+            let Some(src) = self.ftl.lookup(lpn) else {
+                continue;
+            };
+            let to = f.page_at(dst, o);
+            let plane = self.ftl.map.plane_of(src);
+            let t = self.new_txn(CmdKind::Read, Origin::Gc, plane, lpn, src);
+            self.txns[t as usize].dst = to;
+            let m = &mut self.merges[u];
+            m.ready[o as usize] = READ_PENDING;
+            m.reading += 1;
+            self.enqueue(plane, Class::Gc, t);
+        }
+        self.merge_release(u);
+    }
+
+    /// A merge read completed: its program waits for its page index.
+    fn merge_read_done(&mut self, t: u32) {
+        let tx = self.txns[t as usize];
+        let plane = self.ftl.map.plane_of(tx.dst);
+        let p = self.new_txn(CmdKind::Program, Origin::Gc, plane, tx.lpn, tx.src);
+        self.txns[p as usize].dst = tx.dst;
+        let u = self.gc_unit(plane);
+        let o = self.ftl.fast().expect("FAST").offset_of_page(tx.dst);
+        let m = &mut self.merges[u];
+        m.ready[o as usize] = p;
+        m.reading -= 1;
+        self.merge_refill(u);
+    }
+
+    /// Queue programs page index by page index, once every read of an index
+    /// is done (with Die-Writes, offsets without data are padded so the
+    /// die's N pages go as one multi-plane program).
+    fn merge_release(&mut self, u: usize) {
+        let n = if self.groups { self.ppd } else { 1 };
+        let rows = self.ftl.pages_per_block();
+        loop {
+            let m = &self.merges[u];
+            if m.lbn == INVALID || m.release == rows {
+                break;
+            }
+            let (lo, hi) = ((m.release * n) as usize, ((m.release + 1) * n) as usize);
+            if (m.cursor as usize) < hi || m.ready[lo..hi].contains(&READ_PENDING) {
+                break;
+            }
+            let any = m.ready[lo..hi].iter().any(|&p| p != INVALID);
+            let dst = m.dst;
+            self.merges[u].release += 1;
+            if !any {
+                continue;
+            }
+            for o in lo..hi {
+                let mut p = self.merges[u].ready[o];
+                let to = self.ftl.fast().expect("FAST").page_at(dst, o as u32);
+                let plane = self.ftl.map.plane_of(to);
+                if p == INVALID {
+                    if !self.die_write {
+                        continue;
+                    }
+                    p = self.new_txn(CmdKind::Program, Origin::Gc, plane, INVALID, INVALID);
+                    self.txns[p as usize].dst = to;
+                }
+                self.merges[u].programs += 1;
+                self.enqueue(plane, Class::Gc, p);
+            }
+        }
+        self.merge_check(u);
+    }
+
+    /// The merging block is done once every page index is programmed: its
+    /// new data unit replaces the old, which is erased.
+    fn merge_check(&mut self, u: usize) {
+        let rows = self.ftl.pages_per_block();
+        let m = &self.merges[u];
+        if m.lbn == INVALID || m.release < rows || m.reading > 0 || m.programs > 0 {
+            return;
+        }
+        let (lbn, dst) = (m.lbn, m.dst);
+        self.merges[u].lbn = INVALID;
+        if let Some(old) = self.ftl.fast_seal(lbn, dst) {
+            self.merges[u].erase_wait.push(old);
+            self.merge_erase(u);
+        }
+        self.merge_next(u);
+    }
+
+    /// Erase emptied units no read holds; when the victim is dealt with and
+    /// every erase is done, the GC is over.
+    fn merge_erase(&mut self, u: usize) {
+        let ppb = self.ftl.pages_per_block();
+        let mut i = 0;
+        while i < self.merges[u].erase_wait.len() {
+            let unit = self.merges[u].erase_wait[i];
+            let blocks: Vec<u32> = self.ftl.unit_blocks(unit).collect();
+            if blocks.iter().any(|&b| self.ftl.pins(b) > 0) {
+                i += 1;
+                continue;
+            }
+            self.merges[u].erase_wait.swap_remove(i);
+            self.merges[u].erasing += blocks.len() as u32;
+            for b in blocks {
+                let plane = b / self.ftl.blocks_per_plane();
+                let t = self.new_txn(CmdKind::Erase, Origin::Gc, plane, INVALID, b * ppb);
+                self.enqueue(plane, Class::Gc, t);
+            }
+        }
+        let m = &self.merges[u];
+        if !m.victim_done
+            || m.lbn != INVALID
+            || m.next < m.lbns.len()
+            || !m.erase_wait.is_empty()
+            || m.erasing > 0
+        {
+            return;
+        }
+        let now = self.engine.now();
+        self.metrics.gc.count += 1;
+        self.metrics.series_gc(now);
+        self.metrics.gc.duration_ns += (now - self.gc[u].start) as u128;
+        self.gc[u].victim = INVALID;
+        self.merges[u].victim_done = false;
+        let plane = u as u32 * if self.groups { self.ppd } else { 1 };
+        self.die_gc_change(self.ftl.map.die_of_plane(plane), -1);
+        self.maybe_start_gc(plane);
     }
 
     // ----- DFTL -----
@@ -2203,6 +2506,7 @@ fn new_txn_in(
         plane,
         lpn,
         src,
+        dst: INVALID,
         req: INVALID,
         slot: INVALID,
         version: 0,
