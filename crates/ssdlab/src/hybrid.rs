@@ -185,17 +185,21 @@ mod tests {
 
     #[test]
     fn lbn_and_lpn_are_inverse_and_stay_in_their_domain() {
-        for groups in ["plane", "die"] {
+        for (scheme, groups) in [("baseline-d", false), ("spd", true)] {
             // small: 16 planes, 2 per die; a capacity not a whole number of blocks.
-            let cfg = Config::preset("small")
+            let base = Config::preset("small")
                 .unwrap()
                 .with_overrides(&[
-                    format!("ftl.block_groups={groups}"),
                     "geometry.blocks_per_plane=16".into(),
                     "geometry.pages_per_block=4".into(),
                     "ftl.overprovisioning=0.31".into(),
                 ])
                 .unwrap();
+            let cfg = crate::scheme::by_name(scheme)
+                .unwrap()
+                .apply(&base)
+                .unwrap();
+            assert_eq!(cfg.ftl.block_groups == BlockGroups::Die, groups);
             let (planes, ppb, bpp) = (cfg.total_planes(), 4, 16);
             let logical = cfg.logical_pages();
             assert_ne!(logical % (planes as u64 * ppb as u64), 0);

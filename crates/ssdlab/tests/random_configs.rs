@@ -5,8 +5,8 @@
 use proptest::prelude::*;
 
 use ssdlab::config::{
-    Alignment, BufferCapacity, Eviction, GcThreshold, HostMode, Migration, PlaneAllocation,
-    SchedPolicy, VictimPolicy, WriteCompletion,
+    Alignment, BlockGroups, BufferCapacity, Eviction, GcThreshold, HostMode, Mapping, Migration,
+    PlaneAllocation, SchedPolicy, VictimPolicy, WriteCompletion, WriteUnit,
 };
 use ssdlab::scheme;
 use ssdlab::workload::synthetic::{Address, Arrival, Profile, SizeDist};
@@ -33,11 +33,20 @@ struct Case {
     seed: u64,
     /// A named scheme (ssdlab::scheme) applied on top, or None.
     scheme: Option<&'static str>,
+    /// Page mapping, DFTL or FAST (where the rest of the case allows it).
+    mapping: Mapping,
 }
 
 fn case() -> impl Strategy<Value = Case> {
     (
-        (1u32..=4, 1u32..=2, any::<bool>(), any::<bool>(), 0usize..3),
+        (
+            1u32..=4,
+            1u32..=2,
+            any::<bool>(),
+            any::<bool>(),
+            0usize..3,
+            0usize..3,
+        ),
         (
             prop::option::of((32u64..256, any::<bool>())),
             0usize..5,
@@ -57,7 +66,7 @@ fn case() -> impl Strategy<Value = Case> {
     )
         .prop_map(
             |(
-                (planes, dies, page_only, pairs, alloc),
+                (planes, dies, page_only, pairs, alloc, mapping),
                 (buffer, victim, controller, odd_even, transfer),
                 (fcfs, closed, hot, rmw, read_share, seed, sch),
             )| Case {
@@ -114,6 +123,7 @@ fn case() -> impl Strategy<Value = Case> {
                 seed,
                 // Half the cases keep the switches above as they are.
                 scheme: scheme::SCHEMES.get(sch).map(|s| s.name),
+                mapping: [Mapping::Page, Mapping::Dftl, Mapping::Fast][mapping],
             },
         )
 }
@@ -161,6 +171,24 @@ fn config(k: &Case) -> Config {
         }
         c = scheme::by_name(name).unwrap().apply(&c).unwrap();
     }
+    // Neither DFTL nor FAST rewrites super pages; FAST has one log stream,
+    // keeps a logical block in one plane (or die) and no SPD+ combining.
+    c.ftl.mapping = match k.mapping {
+        Mapping::Dftl | Mapping::Fast if c.ftl.write_unit == WriteUnit::SuperPage => Mapping::Page,
+        Mapping::Fast if c.gc.combine_host_writes => Mapping::Page,
+        m => m,
+    };
+    match c.ftl.mapping {
+        Mapping::Dftl => c.ftl.mapping_cache_entries = 256,
+        Mapping::Fast => {
+            c.ftl.hot_data = "none".into();
+            if c.ftl.block_groups == BlockGroups::Plane {
+                c.ftl.plane_allocation = PlaneAllocation::Static;
+            }
+            c.ftl.fast_log_units = 4;
+        }
+        Mapping::Page => {}
+    }
     c
 }
 
@@ -190,7 +218,13 @@ proptest! {
         let c = config(&k);
         c.validate("case").unwrap();
         let p = profile(&c, &k);
-        let pre = Precondition::parse("fill:0.85:0.7+trace-reads").unwrap();
+        // FAST's data blocks have no form of the random page-level fill.
+        let pre = Precondition::parse(if c.ftl.mapping == Mapping::Fast {
+            "age:0.6+trace-reads"
+        } else {
+            "fill:0.85:0.7+trace-reads"
+        })
+        .unwrap();
         let run = || Simulator::new(&c, &Source::Synthetic(p.clone()), &pre).unwrap().run(&mut |_| {});
         let r = run().map_err(|e| TestCaseError::fail(format!("{k:?}: {e}")))?;
         prop_assert_eq!(r.requests, 4_000);
