@@ -1364,6 +1364,16 @@ impl Simulator {
         }
     }
 
+    /// Die of GC unit `u`.
+    #[inline]
+    fn die_of_unit(&self, u: usize) -> u32 {
+        if self.groups {
+            u as u32
+        } else {
+            self.ftl.map.die_of_plane(u as u32)
+        }
+    }
+
     /// Pages of a GC victim: a block, or a group of one block per plane.
     #[inline]
     fn victim_pages(&self) -> u32 {
@@ -2167,7 +2177,7 @@ impl Simulator {
             ready: std::mem::take(&mut m.ready),
             ..Default::default()
         };
-        self.die_gc_change(u as u32 / if self.groups { 1 } else { self.ppd }, 1);
+        self.die_gc_change(self.die_of_unit(u), 1);
         self.merge_next(u);
         true
     }
@@ -2360,9 +2370,8 @@ impl Simulator {
         self.metrics.gc.duration_ns += (now - self.gc[u].start) as u128;
         self.gc[u].victim = INVALID;
         self.merges[u].victim_done = false;
-        let plane = u as u32 * if self.groups { self.ppd } else { 1 };
-        self.die_gc_change(self.ftl.map.die_of_plane(plane), -1);
-        self.maybe_start_gc(plane);
+        self.die_gc_change(self.die_of_unit(u), -1);
+        self.maybe_start_gc(u as u32 * if self.groups { self.ppd } else { 1 });
     }
 
     // ----- DFTL -----
