@@ -1443,6 +1443,14 @@ impl Ftl {
         }
         let version = self.versions.as_ref().map_or(0, |v| v.page[src as usize]);
         self.invalidate(src);
+        self.fast_place(lpn, dst, version);
+        true
+    }
+
+    /// Map `lpn` (version `version`) to page `dst` of a data unit, which is
+    /// programmed (its write pointer is past it).
+    fn fast_place(&mut self, lpn: Lpn, dst: Ppn, version: u32) {
+        let b = (dst / self.ppb) as usize;
         self.l2p[lpn as usize] = dst;
         self.p2l[dst as usize] = lpn;
         self.valid[b] += 1;
@@ -1450,7 +1458,6 @@ impl Ftl {
         if let Some(v) = &mut self.versions {
             v.page[dst as usize] = version;
         }
-        true
     }
 
     /// `unit` (a finished merge's, or a switched log) becomes the data unit
@@ -1506,12 +1513,8 @@ impl Ftl {
                 let dst = f.page_at(unit, o);
                 let src = self.l2p[lpn as usize];
                 if src == INVALID {
-                    let b = (dst / self.ppb) as usize;
-                    self.wp[b] = (dst % self.ppb) as u16 + 1;
-                    self.l2p[lpn as usize] = dst;
-                    self.p2l[dst as usize] = lpn;
-                    self.valid[b] += 1;
-                    self.plane_valid[b / self.bpp as usize] += 1;
+                    self.wp[(dst / self.ppb) as usize] = (dst % self.ppb) as u16 + 1;
+                    self.fast_place(lpn, dst, 0);
                     written += 1;
                 } else {
                     self.fast_program(src, lpn, dst);
