@@ -107,6 +107,11 @@ pub fn time_scheme(make: &dyn Fn() -> Box<dyn HotDataIdentifier>, lbas: &[u64]) 
 }
 
 fn scheme(name: &str) -> Result<Box<dyn HotDataIdentifier>> {
+    if presets::TIMED_NAMES.contains(&name) {
+        bail!(
+            "HDI scheme `{name}` counts updates within a window of time and needs the simulator's clock, while `ssdlab hdi` replays write addresses only; use it in a simulation (ftl.hot_data = \"{name}\")"
+        );
+    }
     match presets::by_name(name) {
         Some(s) => Ok(s),
         None => bail!(

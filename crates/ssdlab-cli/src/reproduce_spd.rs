@@ -248,13 +248,13 @@ const EXPERIMENTS: [Experiment; 7] = [
             Variant {
                 label: "baseline-d+hot-cold",
                 scheme: "baseline-d",
-                set: &["ftl.hot_data=wdac"],
+                set: &["ftl.hot_data=update-window", "ftl.hot_separation=gc-moves"],
             },
             v("spd-plus"),
             Variant {
                 label: "spd-plus+hot-cold",
                 scheme: "spd-plus",
-                set: &["ftl.hot_data=wdac"],
+                set: &["ftl.hot_data=update-window", "ftl.hot_separation=gc-moves"],
             },
         ],
         "baseline-d",

@@ -117,6 +117,20 @@ fn bad_input_is_a_clear_error() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("bogus") && err.contains("dl-mbf-s"), "{err}");
+    // The time-window identifier needs the simulator's clock.
+    let out = ssdlab(&[
+        "hdi",
+        "--synthetic",
+        profile.to_str().unwrap(),
+        "--schemes",
+        "update-window",
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("update-window") && err.contains("clock"),
+        "{err}"
+    );
     let reads = PROFILE.replace("read_share = 0.2", "read_share = 1.0");
     std::fs::write(&profile, reads).unwrap();
     let out = ssdlab(&["hdi", "--synthetic", profile.to_str().unwrap()]);

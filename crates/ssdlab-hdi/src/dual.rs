@@ -166,6 +166,10 @@ impl<P: HotDataIdentifier> HotDataIdentifier for DualLayer<P> {
             self.post.advance_clock(writes);
         }
     }
+
+    fn set_time_ns(&mut self, now_ns: u64) {
+        self.post.set_time_ns(now_ns);
+    }
 }
 
 #[cfg(test)]

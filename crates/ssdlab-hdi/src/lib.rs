@@ -10,7 +10,9 @@
 //! * [`Mbf`] — multiple Bloom filters of Park and Du (MSST 2011);
 //! * [`DualLayer`] — the paper's dual-layer framework (DL-HDI): a one-filter
 //!   cold-data pre-classifier in front of any post-identifier, e.g. DL-MBF
-//!   (with the `_s`, `_c` and `_a` variants in [`presets`]) or DL-MIHF.
+//!   (with the `_s`, `_c` and `_a` variants in [`presets`]) or DL-MIHF;
+//! * [`UpdateWindow`] — exact update counts within a window of *time*, the
+//!   hotness of the SPD paper's hot/cold separation (Gao et al., TPDS 2020).
 //!
 //! Every scheme implements [`HotDataIdentifier`]. [`evaluate`] replays an LBA
 //! stream through a set of schemes and compares them with the first one (the
@@ -36,6 +38,7 @@ pub mod hash;
 pub mod mbf;
 pub mod mihf;
 pub mod presets;
+pub mod update_window;
 pub mod wdac;
 
 pub use bloom::BloomFilter;
@@ -44,6 +47,7 @@ pub use eval::{evaluate, Evaluation, SchemeResult};
 pub use hash::HashFamily;
 pub use mbf::{Mbf, MbfParams};
 pub use mihf::{Mihf, MihfHotRule, MihfParams};
+pub use update_window::{UpdateWindow, UpdateWindowParams};
 pub use wdac::{Wdac, WdacParams};
 
 use serde::{Deserialize, Serialize};
@@ -112,6 +116,12 @@ pub trait HotDataIdentifier {
     /// runs the post-identifier on the global write clock
     /// ([`PostClock::AllWrites`]).
     fn advance_clock(&mut self, writes: u64);
+
+    /// Set the identifier's clock to `now_ns` (simulated nanoseconds).
+    /// Identifiers whose window is measured in time ([`UpdateWindow`]) use
+    /// it; those that count writes ignore it. A time earlier than the
+    /// clock changes nothing.
+    fn set_time_ns(&mut self, _now_ns: u64) {}
 }
 
 impl<T: HotDataIdentifier + ?Sized> HotDataIdentifier for Box<T> {
@@ -138,6 +148,9 @@ impl<T: HotDataIdentifier + ?Sized> HotDataIdentifier for Box<T> {
     }
     fn advance_clock(&mut self, writes: u64) {
         (**self).advance_clock(writes)
+    }
+    fn set_time_ns(&mut self, now_ns: u64) {
+        (**self).set_time_ns(now_ns)
     }
 }
 

@@ -11,8 +11,8 @@
 //! | DL-MIHF | pre 2^11 + MIHF with decay window 2^11 | | H = 2 | 18432 |
 
 use crate::{
-    DualLayer, HotDataIdentifier, Mbf, MbfParams, Mihf, MihfParams, PreClassifierParams, Wdac,
-    WdacParams,
+    DualLayer, HotDataIdentifier, Mbf, MbfParams, Mihf, MihfParams, PreClassifierParams,
+    UpdateWindow, UpdateWindowParams, Wdac, WdacParams,
 };
 
 /// WDAC with Table 1 parameters.
@@ -107,6 +107,20 @@ pub fn paper_set() -> Vec<Box<dyn HotDataIdentifier>> {
 pub const NAMES: &[&str] = &[
     "wdac", "mihf", "mbf", "dl-mbf", "dl-mbf-s", "dl-mbf-c", "dl-mbf-a", "dl-mihf",
 ];
+
+/// Identifiers whose window is measured in time rather than in writes; they
+/// need a clock ([`HotDataIdentifier::set_time_ns`]) and are built with
+/// their parameters by [`update_window`], not by [`by_name`].
+pub const TIMED_NAMES: &[&str] = &["update-window"];
+
+/// The SPD paper's hotness: a page is hot when written at least
+/// `hot_updates` times within the last `window_ns` of simulated time.
+pub fn update_window(window_ns: u64, hot_updates: u32) -> UpdateWindow {
+    UpdateWindow::new(UpdateWindowParams {
+        window_ns,
+        hot_updates,
+    })
+}
 
 /// A scheme with Table 1 parameters by its name (see [`NAMES`]).
 pub fn by_name(name: &str) -> Option<Box<dyn HotDataIdentifier>> {

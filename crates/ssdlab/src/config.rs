@@ -192,10 +192,22 @@ pub struct Ftl {
     /// with consecutive LPNs (MQSim's CWDP family).
     pub static_order: String,
     /// Hot/cold separation: `none`, or a hot-data identification scheme
-    /// (wdac, mihf, mbf, dl-mbf, dl-mbf-s, dl-mbf-c, dl-mbf-a, dl-mihf). With
-    /// a scheme every plane keeps two active blocks: host pages judged hot
-    /// go to one, cold host pages and GC moves to the other.
+    /// (wdac, mihf, mbf, dl-mbf, dl-mbf-s, dl-mbf-c, dl-mbf-a, dl-mihf, or
+    /// update-window). With a scheme every plane keeps two active blocks, a
+    /// hot and a cold one; `hot_separation` says which pages are classified.
     pub hot_data: String,
+    /// What hot/cold separation classifies: host pages (GC moves go to the
+    /// cold block), or GC moves (host pages go to the hot block).
+    #[serde(default)]
+    pub hot_separation: HotSeparation,
+    /// `hot_data = "update-window"`: the window, in seconds of simulated
+    /// time (the SPD paper: 120 minutes).
+    #[serde(default = "default_hot_window_s")]
+    pub hot_window_s: u64,
+    /// `hot_data = "update-window"`: writes of a page within the window that
+    /// make it hot.
+    #[serde(default = "default_hot_updates")]
+    pub hot_updates: u32,
     #[serde(default)]
     pub block_groups: BlockGroups,
     #[serde(default)]
@@ -219,6 +231,29 @@ pub struct Ftl {
 
 fn default_fast_log_units() -> u32 {
     8
+}
+
+fn default_hot_window_s() -> u64 {
+    7200
+}
+
+fn default_hot_updates() -> u32 {
+    2
+}
+
+/// Which pages hot/cold separation (`ftl.hot_data`) sorts into the hot and
+/// the cold active block of a plane.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum HotSeparation {
+    /// Host pages the identifier judges hot go to the hot block, other host
+    /// pages and every GC move to the cold block (DVPFTL's use).
+    #[default]
+    HostWrites,
+    /// Host pages go to the hot block; a page moved by GC goes to the hot
+    /// block if the identifier judges it hot when the move is created, else
+    /// to the cold block (the SPD paper's separation in GC).
+    GcMoves,
 }
 
 fn default_mapping_cache_entries() -> u64 {
@@ -463,6 +498,9 @@ impl Config {
                 plane_allocation: PlaneAllocation::Static,
                 static_order: "CWDP".to_string(),
                 hot_data: "none".to_string(),
+                hot_separation: HotSeparation::HostWrites,
+                hot_window_s: default_hot_window_s(),
+                hot_updates: default_hot_updates(),
                 block_groups: BlockGroups::Plane,
                 write_unit: WriteUnit::Page,
                 mapping: Mapping::Page,
@@ -721,7 +759,6 @@ impl Config {
             GcThreshold::Blocks(b) => b as u64 * self.geometry.pages_per_block as u64,
         }
     }
-    /// Active blocks per plane: 2 with hot/cold separation, else 1.
     /// Translation pages holding the page map on flash (DFTL), else 0.
     pub fn translation_pages(&self) -> u64 {
         match self.ftl.mapping {
@@ -735,12 +772,35 @@ impl Config {
     pub fn mapping_entries_per_page(&self) -> u64 {
         (self.geometry.page_size_bytes / self.ftl.mapping_entry_bytes.max(1)).max(1) as u64
     }
+    /// Active blocks per plane: 2 with hot/cold separation, else 1.
     pub fn write_streams(&self) -> u32 {
         if self.ftl.hot_data == "none" {
             1
         } else {
             2
         }
+    }
+    /// Write streams garbage collection writes to: 2 when hot/cold
+    /// separation sorts GC moves (`hot_separation = "gc-moves"`), else 1.
+    /// Each needs a free block of the GC reserve.
+    pub fn gc_write_streams(&self) -> u32 {
+        if self.write_streams() == 2 && self.ftl.hot_separation == HotSeparation::GcMoves {
+            2
+        } else {
+            1
+        }
+    }
+    /// The hot-data identifier `ftl.hot_data` names, with its parameters
+    /// (None for `none` or an unknown name).
+    pub fn hot_data_identifier(&self) -> Option<Box<dyn ssdlab_hdi::HotDataIdentifier>> {
+        let name = self.ftl.hot_data.as_str();
+        if ssdlab_hdi::presets::TIMED_NAMES.contains(&name) {
+            return Some(Box::new(ssdlab_hdi::presets::update_window(
+                self.ftl.hot_window_s.saturating_mul(1_000_000_000),
+                self.ftl.hot_updates,
+            )));
+        }
+        ssdlab_hdi::presets::by_name(name)
     }
     pub fn page_pattern(&self) -> Vec<PageType> {
         if self.cell.page_pattern.is_empty() {
@@ -814,16 +874,30 @@ impl Config {
                 ),
             );
         }
-        if self.ftl.hot_data != "none"
-            && !ssdlab_hdi::presets::NAMES.contains(&self.ftl.hot_data.as_str())
-        {
+        if self.ftl.hot_data != "none" && self.hot_data_identifier().is_none() {
             return err(
                 "ftl.hot_data",
                 format!(
-                    "unknown scheme `{}`; expected none or one of {}",
+                    "unknown scheme `{}`; expected none or one of {}, {}",
                     self.ftl.hot_data,
-                    ssdlab_hdi::presets::NAMES.join(", ")
+                    ssdlab_hdi::presets::NAMES.join(", "),
+                    ssdlab_hdi::presets::TIMED_NAMES.join(", ")
                 ),
+            );
+        }
+        if self.ftl.hot_separation == HotSeparation::GcMoves && self.ftl.hot_data == "none" {
+            return err(
+                "ftl.hot_separation",
+                "\"gc-moves\" needs a hot-data identifier to judge the moved pages: set ftl.hot_data".into(),
+            );
+        }
+        if self.ftl.hot_window_s == 0 {
+            return err("ftl.hot_window_s", "must be at least 1 second".into());
+        }
+        if self.ftl.hot_updates == 0 {
+            return err(
+                "ftl.hot_updates",
+                "must be at least 1 (0 would make every page hot)".into(),
             );
         }
         let bits = self.cell.kind.bits();

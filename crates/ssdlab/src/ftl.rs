@@ -29,9 +29,16 @@ pub enum Writer {
     /// Host data. With hot/cold separation, hot pages go to the hot stream,
     /// cold ones to the cold stream; without, there is one stream.
     Host { hot: bool },
-    /// Garbage collection (timed or untimed): the cold stream, and the
-    /// reserve block.
-    Gc,
+    /// Garbage collection (timed or untimed): the reserve blocks, and the
+    /// cold stream, or the hot one for a move judged hot when hot/cold
+    /// separation sorts GC moves (`ftl.hot_separation = "gc-moves"`).
+    Gc { hot: bool },
+}
+
+impl Writer {
+    /// GC writing to the cold stream (preconditioning, padding, and every
+    /// move unless hot/cold separation sorts GC moves).
+    pub const GC: Writer = Writer::Gc { hot: false };
 }
 
 /// Lifecycle of a block.
@@ -109,7 +116,8 @@ pub struct Ftl {
     plane_valid: Vec<u32>,
     plane_pending: Vec<u32>,
     room_limit: u64,
-    /// Free blocks a plane keeps for GC: host writes may not take the last one.
+    /// Free blocks a plane keeps for GC, one per write stream GC writes to
+    /// (`Config::gc_write_streams`): host writes may not take them.
     reserve_blocks: usize,
     /// FAST hybrid mapping (`ftl.mapping = "fast"`): data and log units.
     fast: Option<Fast>,
@@ -219,7 +227,7 @@ impl Ftl {
             plane_pending: vec![0; planes as usize],
             room_limit: (ppb as u64 * bpp as u64)
                 .saturating_sub(cfg.gc_threshold_pages() + 2 * ppb as u64),
-            reserve_blocks: 1,
+            reserve_blocks: cfg.gc_write_streams() as usize,
             fast: (cfg.ftl.mapping == Mapping::Fast).then(|| Fast::new(cfg, static_table(cfg))),
             versions: check.then(|| Versions {
                 latest: vec![0; mapped as usize],
@@ -379,8 +387,8 @@ impl Ftl {
             return plane as usize;
         }
         let s = match w {
-            Writer::Host { hot: true } => 0,
-            Writer::Host { hot: false } | Writer::Gc => self.streams - 1,
+            Writer::Host { hot: true } | Writer::Gc { hot: true } => 0,
+            Writer::Host { hot: false } | Writer::Gc { hot: false } => self.streams - 1,
         };
         (plane * self.streams + s) as usize
     }
@@ -432,6 +440,20 @@ impl Ftl {
         blocks as u64 * self.ppb as u64 + rest
     }
 
+    /// Free pages a GC in `plane` can count on: free blocks (groups), and
+    /// what the streams GC writes to have reserved or left in their active
+    /// blocks. With two GC streams one block is discounted: the moves may
+    /// split so that one stream opens a block it leaves partly unused.
+    pub fn gc_free_pages(&self, plane: u32) -> u64 {
+        let cold = self.free_pages_for(plane, Writer::GC);
+        if self.reserve_blocks < 2 {
+            return cold;
+        }
+        let shared = self.free[self.free_list(plane)].len() as u64 * self.ppb as u64;
+        let hot = self.free_pages_for(plane, Writer::Gc { hot: true });
+        (cold + hot - shared).saturating_sub(self.ppb as u64)
+    }
+
     /// Should `plane` collect garbage? Below the threshold; in group mode
     /// also when only the GC's reserve group is left (free pages reserved
     /// for another write stream may keep a plane above the threshold while
@@ -449,7 +471,7 @@ impl Ftl {
     /// if it may take one (host writes may not use the GC reserve).
     #[inline]
     pub fn peek_write(&self, plane: u32, w: Writer) -> Option<(u32, u32)> {
-        let gc = w == Writer::Gc;
+        let gc = matches!(w, Writer::Gc { .. });
         let a = self.active[self.stream(plane, w)];
         if a != INVALID && (self.wp[a as usize] as u32) < self.ppb {
             return Some((a % self.bpp, self.wp[a as usize] as u32));
@@ -698,7 +720,7 @@ impl Ftl {
     /// Move the data of `src` (which must still be valid) to a new page of
     /// `plane`. Returns the destination, or None if the plane is full.
     pub fn relocate(&mut self, src: Ppn, plane: u32, now: Time) -> Option<Ppn> {
-        self.relocate_as(src, plane, Writer::Gc, now)
+        self.relocate_as(src, plane, Writer::GC, now)
     }
 
     /// [`relocate`](Self::relocate) into `w`'s write stream (a Die-Write
@@ -885,7 +907,7 @@ impl Ftl {
                     let g = self.free[die as usize].pop_front().expect("fresh die");
                     for plane in die * self.ppd..(die + 1) * self.ppd {
                         let gb = plane * self.bpp + g;
-                        let s = self.stream(plane, Writer::Gc);
+                        let s = self.stream(plane, Writer::GC);
                         self.opened[s] += 1;
                         if g < full {
                             self.wp[gb as usize] = self.ppb as u16;
@@ -911,7 +933,7 @@ impl Ftl {
                 } else {
                     self.wp[gb as usize] = rest;
                     self.state[gb as usize] = BlockState::Active;
-                    let s = self.stream(plane, Writer::Gc);
+                    let s = self.stream(plane, Writer::GC);
                     self.active[s] = gb;
                 }
             }
@@ -1056,7 +1078,7 @@ impl Ftl {
         }
         for die in 0..self.planes / self.ppd {
             self.pad_die(die, Writer::Host { hot: true }, 0);
-            self.pad_die(die, Writer::Gc, 0);
+            self.pad_die(die, Writer::GC, 0);
         }
     }
 
@@ -1073,14 +1095,14 @@ impl Ftl {
             for &b in &blocks {
                 let pages: Vec<Ppn> = self.valid_pages(b).map(|(p, _)| p).collect();
                 for src in pages {
-                    let dst = self.next_plane_in_die(die, Writer::Gc);
+                    let dst = self.next_plane_in_die(die, Writer::GC);
                     self.relocate(src, dst, 0)
                         .expect("a victim group always fits in the GC reserve");
                     moved += 1;
                 }
             }
             if self.aligned {
-                self.pad_die(die, Writer::Gc, 0);
+                self.pad_die(die, Writer::GC, 0);
             }
             for b in blocks {
                 self.erase(b);
@@ -1812,7 +1834,7 @@ mod tests {
             n += 1;
         }
         assert_eq!(n, 7 * 4, "host may not take the last free block");
-        assert!(f.write(0, 300, 0, Writer::Gc, 0).is_some(), "GC may");
+        assert!(f.write(0, 300, 0, Writer::GC, 0).is_some(), "GC may");
     }
 
     #[test]

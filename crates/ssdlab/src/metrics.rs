@@ -85,6 +85,9 @@ impl Series {
 pub struct GcTotals {
     pub count: u64,
     pub pages_migrated: u64,
+    /// Migrations written to the hot stream (`ftl.hot_separation =
+    /// "gc-moves"`: the page was judged hot when its move was created).
+    pub hot_moves: u64,
     /// Migrations dropped because the host rewrote the page first.
     pub moves_dropped: u64,
     /// Migrations that could not use copyback (odd/even rule) and went
@@ -377,6 +380,7 @@ impl Metrics {
                 mean_blocked_us: us(gc.blocked_ns) / gc.blocked_writes.max(1) as f64,
                 count: gc.count,
                 pages_migrated: gc.pages_migrated,
+                hot_moves: gc.hot_moves,
                 moves_dropped: gc.moves_dropped,
                 copyback_fallbacks: gc.copyback_fallbacks,
                 joined: gc.joined,
@@ -664,6 +668,9 @@ pub struct GcReport {
     pub mean_blocked_us: f64,
     pub count: u64,
     pub pages_migrated: u64,
+    /// Migrations written to the hot stream (hot/cold separation of GC
+    /// moves).
+    pub hot_moves: u64,
     pub moves_dropped: u64,
     pub copyback_fallbacks: u64,
     pub joined: u64,

@@ -23,8 +23,8 @@ use rustc_hash::FxHashMap;
 use crate::addr::{Lpn, Ppn, INVALID};
 use crate::buffer::{EvictionPolicy, WriteBuffer, WriteOutcome};
 use crate::config::{
-    AddressMode, BufferCapacity, Config, HostMode, Mapping, Migration, PlaneAllocation,
-    SchedPolicy, WriteCompletion, WriteUnit,
+    AddressMode, BufferCapacity, Config, HostMode, HotSeparation, Mapping, Migration,
+    PlaneAllocation, SchedPolicy, WriteCompletion, WriteUnit,
 };
 use crate::engine::{Engine, EventKind, Time};
 use crate::error::{Error, Result};
@@ -272,6 +272,9 @@ pub struct Simulator {
     die_gc: Vec<(u32, Time, Time)>,
     /// Hot-data identification for hot/cold write streams (ftl.hot_data).
     hdi: Option<Box<dyn ssdlab_hdi::HotDataIdentifier>>,
+    /// Hot/cold separation sorts GC moves (host pages are all hot) rather
+    /// than host pages (`ftl.hot_separation`).
+    sort_moves: bool,
     /// Aligned block groups (GC units are dies) and Die-Writes (every program
     /// is a full multi-plane command over the die), SPD+ combining.
     groups: bool,
@@ -280,8 +283,10 @@ pub struct Simulator {
     /// ParaGC: free pages below which a plane joins a sibling's GC (0 = off).
     join_pages: u64,
     /// Die-Writes: program transactions per die (GC moves, and under SPD+
-    /// host pages) waiting to fill a Die-Write.
-    staging: Vec<Vec<u32>>,
+    /// host pages) waiting to fill a Die-Write, `[cold, hot]`: a Die-Write
+    /// goes to one write stream, so with hot/cold separation each stream
+    /// fills its own.
+    staging: Vec<[Vec<u32>; 2]>,
     /// Die-Writes: host pages given to the die's GC Die-Writes and not yet
     /// programmed (they spend the GC's free space).
     combined_pending: Vec<u32>,
@@ -557,12 +562,13 @@ impl Simulator {
                 Vec::new()
             },
             inflight: FxHashMap::default(),
-            hdi: ssdlab_hdi::presets::by_name(&cfg.ftl.hot_data),
+            hdi: cfg.hot_data_identifier(),
+            sort_moves: cfg.ftl.hot_separation == HotSeparation::GcMoves,
             groups: cfg.ftl.block_groups == crate::config::BlockGroups::Die,
             die_write: cfg.ftl.write_unit != WriteUnit::Page,
             combine: cfg.gc.combine_host_writes,
             join_pages: cfg.gc_join_pages(),
-            staging: vec![Vec::new(); dies as usize],
+            staging: vec![[Vec::new(), Vec::new()]; dies as usize],
             combined_pending: vec![0; dies as usize],
             superpage: cfg.ftl.write_unit == WriteUnit::SuperPage,
             assemblies: Vec::new(),
@@ -715,7 +721,9 @@ impl Simulator {
                     g.cursor,
                     g.pending,
                     g.reading,
-                    self.staging.get(die as usize).map_or(0, |s| s.len())
+                    self.staging
+                        .get(die as usize)
+                        .map_or(0, |s| s[0].len() + s[1].len())
                 );
             }
         }
@@ -1000,13 +1008,14 @@ impl Simulator {
     fn host_write_page(&mut self, req: u32, lpn: Lpn) {
         self.metrics.write_pages += 1;
         if let Some(h) = &mut self.hdi {
+            h.set_time_ns(self.engine.now());
             h.record_write(lpn as u64);
         }
         if self.buf.is_some() {
             self.waiting.push_back((req, lpn));
             self.admit_waiting();
         } else {
-            let hot = self.hdi.as_ref().is_some_and(|h| h.is_hot(lpn as u64));
+            let hot = self.host_hot(lpn);
             let queues = &self.queues;
             let plane = self
                 .ftl
@@ -1114,7 +1123,7 @@ impl Simulator {
         );
         self.ftl.prefetch(lpn);
         let t = self.new_txn(CmdKind::Program, Origin::Host, plane, lpn, INVALID);
-        self.txns[t as usize].hot = self.hdi.as_ref().is_some_and(|h| h.is_hot(lpn as u64));
+        self.txns[t as usize].hot = self.host_hot(lpn);
         self.txns[t as usize].slot = slot;
         self.txns[t as usize].version = version;
         self.inflight.insert(lpn, t);
@@ -1130,7 +1139,12 @@ impl Simulator {
         }
         if self.combine && self.gc_staging_open(die) && self.gc_has_room_for(die, txns.len()) {
             self.combined_pending[die as usize] += txns.len() as u32;
-            self.staging[die as usize].extend(txns);
+            // GC writes to the hot stream only when it sorts its moves
+            // (then host pages are hot); otherwise all to the cold one.
+            for t in txns {
+                let hot = self.sort_moves && self.txns[t as usize].hot;
+                self.stage(die, t, hot);
+            }
             self.flush_staging(die);
             return;
         }
@@ -1219,32 +1233,46 @@ impl Simulator {
         }
     }
 
+    /// Stage program `t` for a Die-Write of the die's GC in the hot or the
+    /// cold stream (marking it so, which decides the Die-Write's stream).
+    fn stage(&mut self, die: u32, t: u32, hot: bool) {
+        self.txns[t as usize].hot = hot;
+        self.staging[die as usize][hot as usize].push(t);
+    }
+
     /// Queue every full Die-Write of the die's staged programs (GC class:
     /// they belong to a GC).
     fn flush_staging(&mut self, die: u32) {
         let n = self.ppd as usize;
-        while self.staging[die as usize].len() >= n {
-            let gang: Vec<u32> = self.staging[die as usize].drain(..n).collect();
-            self.enqueue_die_writes(die, &gang, Class::Gc);
+        for s in 0..2 {
+            while self.staging[die as usize][s].len() >= n {
+                let gang: Vec<u32> = self.staging[die as usize][s].drain(..n).collect();
+                self.enqueue_die_writes(die, &gang, Class::Gc);
+            }
         }
     }
 
     /// The die's GC has read all its pages: complete the last, short
-    /// Die-Write with the die's least recently used dirty pages from the
-    /// buffer, then with padding.
+    /// Die-Write of each stream with the die's least recently used dirty
+    /// pages from the buffer, then with padding.
     fn complete_staging(&mut self, die: u32) {
         let n = self.ppd as usize;
-        let short = (n - self.staging[die as usize].len() % n) % n;
-        if short == 0 {
-            return;
-        }
-        for t in self.evict_from_die(die, short) {
-            self.staging[die as usize].push(t);
-            self.combined_pending[die as usize] += 1;
-        }
-        while !self.staging[die as usize].len().is_multiple_of(n) {
-            let t = self.pad_txn();
-            self.staging[die as usize].push(t);
+        for hot in [false, true] {
+            let short = (n - self.staging[die as usize][hot as usize].len() % n) % n;
+            if short == 0 {
+                continue;
+            }
+            for t in self.evict_from_die(die, short) {
+                self.stage(die, t, hot);
+                self.combined_pending[die as usize] += 1;
+            }
+            while !self.staging[die as usize][hot as usize]
+                .len()
+                .is_multiple_of(n)
+            {
+                let t = self.pad_txn();
+                self.stage(die, t, hot);
+            }
         }
         self.flush_staging(die);
     }
@@ -1277,7 +1305,7 @@ impl Simulator {
             + extra as u64;
         let per_plane = pages.div_ceil(self.ppd as u64) + 1;
         let first = die * self.ppd;
-        (first..first + self.ppd).all(|p| self.ftl.free_pages_for(p, Writer::Gc) >= per_plane)
+        (first..first + self.ppd).all(|p| self.ftl.gc_free_pages(p) >= per_plane)
     }
 
     /// Is the die's GC still producing page moves for Die-Writes?
@@ -1289,7 +1317,7 @@ impl Simulator {
     // ----- transactions and queues -----
 
     fn new_txn(&mut self, kind: CmdKind, origin: Origin, plane: u32, lpn: Lpn, src: Ppn) -> u32 {
-        new_txn_in(
+        let t = new_txn_in(
             &mut self.txns,
             &mut self.free_txns,
             kind,
@@ -1297,7 +1325,29 @@ impl Simulator {
             plane,
             lpn,
             src,
-        )
+        );
+        if self.sort_moves && origin == Origin::Gc && lpn != INVALID {
+            self.txns[t as usize].hot = self.move_hot(lpn);
+        }
+        t
+    }
+
+    /// Is a host page hot (its write stream)? By the identifier, or always
+    /// when hot/cold separation sorts GC moves instead (the SPD paper treats
+    /// host evictions as hot).
+    fn host_hot(&self, lpn: Lpn) -> bool {
+        self.hdi
+            .as_ref()
+            .is_some_and(|h| self.sort_moves || h.is_hot(lpn as u64))
+    }
+
+    /// Is a page GC moves hot, judged now (`ftl.hot_separation = "gc-moves"`)?
+    fn move_hot(&mut self, lpn: Lpn) -> bool {
+        let now = self.engine.now();
+        self.hdi.as_mut().is_some_and(|h| {
+            h.set_time_ns(now);
+            h.is_hot(lpn as u64)
+        })
     }
 
     fn enqueue(&mut self, plane: u32, class: Class, t: u32) {
@@ -1513,10 +1563,11 @@ impl Simulator {
         self.gc[u].reading -= 1;
         let die = u as u32;
         if self.die_write {
-            self.staging[u].push(p);
+            let hot = self.txns[p as usize].hot;
+            self.stage(die, p, hot);
             self.flush_staging(die);
         } else {
-            let dst = self.ftl.next_plane_in_die(die, Writer::Gc);
+            let dst = self.ftl.next_plane_in_die(die, self.writer(p));
             self.txns[p as usize].plane = dst;
             self.enqueue(dst, Class::Gc, p);
         }
@@ -1590,7 +1641,7 @@ impl Simulator {
                 continue;
             }
             if tx.kind == CmdKind::Copyback && self.cfg.flash.copyback_odd_even {
-                if let Some((_, dst_page)) = self.ftl.peek_write(plane, Writer::Gc) {
+                if let Some((_, dst_page)) = self.ftl.peek_write(plane, self.writer(t)) {
                     if dst_page % 2 != self.ftl.map.page_of(tx.src) % 2 {
                         self.txns[t as usize].kind = CmdKind::Read;
                         self.metrics.gc.copyback_fallbacks += 1;
@@ -1608,22 +1659,25 @@ impl Simulator {
     fn writer(&self, t: u32) -> Writer {
         let tx = &self.txns[t as usize];
         match tx.origin {
-            Origin::Gc => Writer::Gc,
+            Origin::Gc => Writer::Gc { hot: tx.hot },
             Origin::Host | Origin::Mapping => Writer::Host { hot: tx.hot },
         }
     }
 
     /// Who writes a Die-Write of `class`: a GC's Die-Writes (GC class, even
-    /// when they carry host pages) may use the GC reserve and go to the GC
-    /// stream; a host Die-Write goes where its first host page would.
+    /// when they carry host pages) may use the GC reserve and go to the
+    /// stream they were staged for (`stage` marks every member alike); a
+    /// host Die-Write goes where its first host page would.
     fn gang_writer(&self, class: Class, members: &[u32]) -> Writer {
         if class == Class::Gc {
-            return Writer::Gc;
+            return Writer::Gc {
+                hot: self.txns[members[0] as usize].hot,
+            };
         }
         members
             .iter()
             .find(|&&t| self.txns[t as usize].origin != Origin::Gc)
-            .map_or(Writer::Gc, |&t| self.writer(t))
+            .map_or(Writer::GC, |&t| self.writer(t))
     }
 
     /// Die-Writes: the heads of `class` on every plane of `die` if they form
@@ -1676,7 +1730,7 @@ impl Simulator {
             Class::Gc => match self.txns[t as usize].kind {
                 CmdKind::Program | CmdKind::Copyback => {
                     self.txns[t as usize].dst != INVALID
-                        || self.ftl.peek_write(plane, Writer::Gc).is_some()
+                        || self.ftl.peek_write(plane, self.writer(t)).is_some()
                 }
                 CmdKind::Read | CmdKind::Erase => true,
             },
@@ -1863,6 +1917,7 @@ impl Simulator {
                     } else if tx.origin == Origin::Gc {
                         if tx.src != INVALID && self.ftl.owner(tx.src) == Some(tx.lpn) {
                             self.metrics.gc.pages_migrated += 1;
+                            self.metrics.gc.hot_moves += (w == Writer::Gc { hot: true }) as u64;
                             moves += 1;
                             self.map_moved(tx.lpn);
                             self.ftl.relocate_as(tx.src, tx.plane, w, now)
@@ -1891,12 +1946,12 @@ impl Simulator {
                             // GC time of this die the write waited through.
                             self.txns[t as usize].gc_mark = self.gc_clock(die, now) - tx.gc_mark;
                             self.metrics.host_program_pages[0] += 1;
-                            if gang_writer == Some(Writer::Gc) {
+                            if matches!(gang_writer, Some(Writer::Gc { .. })) {
                                 self.metrics.gc.host_pages_combined += 1;
                                 self.combined_pending[die as usize] -= 1;
                             }
                             self.metrics.host_program_pages[1] += (n > 1) as u64;
-                            if w == (Writer::Host { hot: true }) {
+                            if matches!(w, Writer::Host { hot: true } | Writer::Gc { hot: true }) {
                                 self.metrics.hot_pages += 1;
                             }
                         }
@@ -1951,11 +2006,13 @@ impl Simulator {
                 for &t in members {
                     let tx = self.txns[t as usize];
                     tr = tr.max(self.timing.read_time(self.ftl.map.page_of(tx.src)));
+                    let w = self.writer(t);
                     let dst = self
                         .ftl
-                        .relocate(tx.src, tx.plane, now)
+                        .relocate_as(tx.src, tx.plane, w, now)
                         .expect("eligible() checked that the plane has a free page");
                     self.metrics.gc.pages_migrated += 1;
+                    self.metrics.gc.hot_moves += (w == Writer::Gc { hot: true }) as u64;
                     self.map_moved(tx.lpn);
                     let page = self.ftl.map.page_of(dst);
                     self.metrics.programmed_types[Origin::Gc as usize]

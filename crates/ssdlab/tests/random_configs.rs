@@ -5,8 +5,8 @@
 use proptest::prelude::*;
 
 use ssdlab::config::{
-    Alignment, BlockGroups, BufferCapacity, Eviction, GcThreshold, HostMode, Mapping, Migration,
-    PlaneAllocation, SchedPolicy, VictimPolicy, WriteCompletion, WriteUnit,
+    Alignment, BlockGroups, BufferCapacity, Eviction, GcThreshold, HostMode, HotSeparation,
+    Mapping, Migration, PlaneAllocation, SchedPolicy, VictimPolicy, WriteCompletion, WriteUnit,
 };
 use ssdlab::scheme;
 use ssdlab::workload::synthetic::{Address, Arrival, Profile, SizeDist};
@@ -28,6 +28,8 @@ struct Case {
     sched: SchedPolicy,
     closed_loop: bool,
     hot_data: &'static str,
+    /// Hot/cold separation sorts GC moves (host pages all hot).
+    hot_moves: bool,
     rmw: bool,
     read_share: f64,
     seed: u64,
@@ -57,7 +59,7 @@ fn case() -> impl Strategy<Value = Case> {
         (
             any::<bool>(),
             any::<bool>(),
-            0usize..3,
+            0usize..5,
             any::<bool>(),
             0.0f64..0.6,
             0u64..1000,
@@ -117,7 +119,8 @@ fn case() -> impl Strategy<Value = Case> {
                     SchedPolicy::ReadPriority
                 },
                 closed_loop: closed,
-                hot_data: ["none", "mbf", "dl-mbf-s"][hot],
+                hot_data: ["none", "mbf", "dl-mbf-s", "update-window", "update-window"][hot],
+                hot_moves: hot == 4,
                 rmw,
                 read_share,
                 seed,
@@ -140,6 +143,11 @@ fn config(k: &Case) -> Config {
     c.ftl.overprovisioning = 0.25;
     c.ftl.plane_allocation = k.allocation;
     c.ftl.hot_data = k.hot_data.into();
+    if k.hot_moves {
+        c.ftl.hot_separation = HotSeparation::GcMoves;
+    }
+    // 4000 requests at 1500 IOPS take under 3 s.
+    c.ftl.hot_window_s = 1;
     c.gc.threshold = GcThreshold::Blocks(4);
     c.gc.victim = k.victim;
     c.gc.migration = k.migration;
@@ -182,6 +190,7 @@ fn config(k: &Case) -> Config {
         Mapping::Dftl => c.ftl.mapping_cache_entries = 256,
         Mapping::Fast => {
             c.ftl.hot_data = "none".into();
+            c.ftl.hot_separation = HotSeparation::HostWrites;
             if c.ftl.block_groups == BlockGroups::Plane {
                 c.ftl.plane_allocation = PlaneAllocation::Static;
             }
