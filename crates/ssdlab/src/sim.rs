@@ -1194,6 +1194,7 @@ impl Simulator {
             let plane = self.ftl.map.plane_of(ppn);
             let t = self.new_txn(CmdKind::Read, Origin::Host, plane, lpn, ppn);
             self.txns[t as usize].copy = true;
+            self.txns[t as usize].hot = self.host_hot(lpn);
             self.txns[t as usize].assembly = id;
             self.metrics.superpage_reads += 1;
             a.reads_left += 1;
