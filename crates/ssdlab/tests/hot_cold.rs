@@ -2,12 +2,14 @@
 //! a hot-data identification scheme, sorting host pages (DVPFTL's use) or
 //! GC moves (the SPD paper's, with its time-window update count).
 
-use ssdlab::config::{BufferCapacity, GcThreshold, HostMode, HotSeparation};
+use ssdlab::config::{GcThreshold, HostMode, HotSeparation};
 use ssdlab::scheme;
 use ssdlab::validate::one_die;
 use ssdlab::workload::synthetic::{Address, Arrival, Profile, SizeDist};
 use ssdlab::workload::Source;
 use ssdlab::{Config, Precondition, Report, Simulator};
+
+mod common;
 
 fn drive(hot_data: &str) -> Config {
     let mut c = one_die(1);
@@ -141,18 +143,7 @@ fn sorting_gc_moves_by_recent_updates_lowers_write_amplification() {
 fn every_scheme_sorts_gc_moves_consistently() {
     for planes in [2, 4] {
         for s in scheme::SCHEMES {
-            let mut c = Config::preset("small").unwrap();
-            c.geometry.channels = 1;
-            c.geometry.chips_per_channel = 2;
-            c.geometry.planes_per_die = planes;
-            c.geometry.blocks_per_plane = 64;
-            c.geometry.pages_per_block = 32;
-            c.ftl.overprovisioning = 0.2;
-            c.gc.threshold = GcThreshold::Percent(7.0);
-            c.buffer.capacity = BufferCapacity::Pages(64);
-            c.check.enabled = true;
-            c.check.interval_requests = 500;
-            let mut c = s.apply(&c).unwrap();
+            let mut c = s.apply(&common::two_dies(planes)).unwrap();
             c.ftl.hot_data = "update-window".into();
             c.ftl.hot_separation = HotSeparation::GcMoves;
             c.ftl.hot_window_s = 5;

@@ -1,26 +1,16 @@
 //! The SPD paper's schemes (scheme.rs): every scheme runs consistently on
 //! a small aged drive, and each one's defining behaviour holds.
 
-use ssdlab::config::{BufferCapacity, GcThreshold};
 use ssdlab::scheme;
 use ssdlab::workload::synthetic::{Address, Arrival, Profile, SizeDist};
 use ssdlab::workload::Source;
 use ssdlab::{Config, Precondition, Report, Simulator};
 
+mod common;
+
 /// A small drive of 2 dies x `planes` planes, with GC pressure.
 fn drive(planes: u32) -> Config {
-    let mut c = Config::preset("small").unwrap();
-    c.geometry.channels = 1;
-    c.geometry.chips_per_channel = 2;
-    c.geometry.planes_per_die = planes;
-    c.geometry.blocks_per_plane = 64;
-    c.geometry.pages_per_block = 32;
-    c.ftl.overprovisioning = 0.2;
-    c.gc.threshold = GcThreshold::Percent(7.0);
-    c.buffer.capacity = BufferCapacity::Pages(64);
-    c.check.enabled = true;
-    c.check.interval_requests = 500;
-    c
+    common::two_dies(planes)
 }
 
 fn workload(c: &Config, requests: u64, seed: u64) -> Source {
