@@ -1327,7 +1327,13 @@ impl Simulator {
             lpn,
             src,
         );
-        if self.sort_moves && origin == Origin::Gc && lpn != INVALID {
+        // A GC write's stream: judged when the write is created (a move's
+        // read needs no stream; its program is created when the read is done).
+        if self.sort_moves
+            && origin == Origin::Gc
+            && lpn != INVALID
+            && matches!(kind, CmdKind::Program | CmdKind::Copyback)
+        {
             self.txns[t as usize].hot = self.move_hot(lpn);
         }
         t
