@@ -210,6 +210,14 @@ pub struct Ftl {
     pub hot_updates: u32,
     #[serde(default)]
     pub block_groups: BlockGroups,
+    /// Per-plane blocks (`block_groups = "plane"`): a plane opening a block
+    /// takes, when it can, the index of a block a sibling plane is writing
+    /// (if that index is free here), else the first index free in every
+    /// plane it may pair with, so that write points can line up for
+    /// multi-plane commands under the block-and-page rule (ParaGC). Off:
+    /// each plane opens its oldest free block.
+    #[serde(default)]
+    pub align_block_index: bool,
     #[serde(default)]
     pub write_unit: WriteUnit,
     /// Where the logical-to-physical map lives: all in DRAM (`page`), or in
@@ -335,6 +343,13 @@ pub struct Gc {
     /// start GC with it.
     #[serde(default)]
     pub join_percent: f64,
+    /// ParaGC's alignment of joined GCs (needs `join_percent`): the planes
+    /// that start GC together move their valid pages through the
+    /// controller's cache; pages are programmed on the joined planes whose
+    /// write points lag first, until the write points are aligned, then one
+    /// page per joined plane at a time, which go as multi-plane programs.
+    #[serde(default)]
+    pub join_align: bool,
     /// SPD+: while a Die-GC runs on a die, pages the buffer evicts to that die
     /// are combined with the GC's page moves into Die-Writes instead of
     /// waiting for the GC to finish. Needs `ftl.write_unit = "die"`.
@@ -502,6 +517,7 @@ impl Config {
                 hot_window_s: default_hot_window_s(),
                 hot_updates: default_hot_updates(),
                 block_groups: BlockGroups::Plane,
+                align_block_index: false,
                 write_unit: WriteUnit::Page,
                 mapping: Mapping::Page,
                 mapping_cache_entries: default_mapping_cache_entries(),
@@ -515,6 +531,7 @@ impl Config {
                 migration: Migration::Copyback,
                 moves_in_flight: 1,
                 join_percent: 0.0,
+                join_align: false,
                 combine_host_writes: false,
             },
             buffer: Buffer {
@@ -1132,6 +1149,34 @@ impl Config {
                 return err(
                     "gc.join_percent",
                     "applies to per-plane GC (block_groups = \"plane\")",
+                );
+            }
+        }
+        if self.gc.join_align {
+            if j == 0.0 {
+                return err(
+                    "gc.join_align",
+                    "aligns the moves of joined GCs: needs gc.join_percent (ParaGC's early threshold)",
+                );
+            }
+            if self.ftl.mapping == Mapping::Fast {
+                return err(
+                    "gc.join_align",
+                    "mapping = \"fast\" reclaims space by merges, which have no page moves to align",
+                );
+            }
+        }
+        if self.ftl.align_block_index {
+            if groups {
+                return err(
+                    "ftl.align_block_index",
+                    "applies to per-plane blocks (block_groups = \"die\" opens aligned groups already)",
+                );
+            }
+            if self.ftl.mapping == Mapping::Fast {
+                return err(
+                    "ftl.align_block_index",
+                    "mapping = \"fast\" places data and log units itself",
                 );
             }
         }

@@ -95,6 +95,11 @@ pub struct Ftl {
     /// (`ftl.write_unit = "die"`); preconditioning pads to keep it so.
     aligned: bool,
     ppd: u32,
+    /// Per-plane blocks: open blocks at indices sibling planes use
+    /// (`ftl.align_block_index`), within spans of this many planes (the
+    /// planes that may pair: the die, or plane pairs).
+    align_open: bool,
+    align_span: u32,
     /// Group mode, per plane and stream: groups a sibling plane opened first,
     /// which this plane opens next, in order.
     reserved: Vec<VecDeque<u32>>,
@@ -203,6 +208,12 @@ impl Ftl {
             groups,
             aligned: cfg.ftl.write_unit != WriteUnit::Page,
             ppd,
+            align_open: cfg.ftl.align_block_index,
+            align_span: if cfg.flash.plane_pairs_only && ppd > 2 {
+                2
+            } else {
+                ppd
+            },
             reserved: if groups {
                 (0..planes * streams).map(|_| VecDeque::new()).collect()
             } else {
@@ -490,10 +501,53 @@ impl Ftl {
         let free = &self.free[self.free_list(plane)];
         let reserve = if gc { 0 } else { self.reserve_blocks };
         if free.len() > reserve {
-            Some((free[0] % self.bpp, 0))
+            let pos = if self.align_open {
+                self.aligned_open_pos(plane, self.stream(plane, w))
+            } else {
+                0
+            };
+            Some((free[pos] % self.bpp, 0))
         } else {
             None
         }
+    }
+
+    /// `ftl.align_block_index`: where in its free list plane `plane` finds
+    /// the block its stream `s` opens next: the index of a block a sibling
+    /// plane's same stream is writing, if that index is free here; else
+    /// the first index of the span's first plane's free list that is free
+    /// in every plane of the span (each plane of the span computes the
+    /// same); else its oldest free block. Every plane of a span that opens
+    /// a block in turn so takes one index while one is free in all.
+    fn aligned_open_pos(&self, plane: u32, s: usize) -> usize {
+        let free = &self.free[plane as usize];
+        let bpp = self.bpp;
+        let is_free = |q: u32, idx: u32| self.state[(q * bpp + idx) as usize] == BlockState::Free;
+        let pos_of = |idx: u32| free.iter().position(|&b| b % bpp == idx);
+        let si = s as u32 % self.streams;
+        let lo = plane / self.align_span * self.align_span;
+        let span = lo..lo + self.align_span;
+        for q in span.clone().filter(|&q| q != plane) {
+            let a = self.active[(q * self.streams + si) as usize];
+            if a != INVALID && is_free(plane, a % bpp) {
+                if let Some(p) = pos_of(a % bpp) {
+                    return p;
+                }
+            }
+        }
+        // Bounded: free lists of a full drive are long, and an index free in
+        // every plane is, if anywhere, usually near the front (blocks freed
+        // in step, or never used).
+        const SCAN: usize = 256;
+        for &b in self.free[lo as usize].iter().take(SCAN) {
+            let idx = b % bpp;
+            if span.clone().all(|q| is_free(q, idx)) {
+                if let Some(p) = pos_of(idx) {
+                    return p;
+                }
+            }
+        }
+        0
     }
 
     /// Index of the free list a plane allocates from.
@@ -533,8 +587,13 @@ impl Ftl {
             self.opened[s] += 1;
             plane * self.bpp + g
         } else {
+            let pos = if self.align_open {
+                self.aligned_open_pos(plane, s)
+            } else {
+                0
+            };
             let b = self.free[plane as usize]
-                .pop_front()
+                .remove(pos)
                 .expect("peek_write saw a free block");
             if let Some(f) = &mut self.fast {
                 f.logs[plane as usize].push_back(b);
@@ -1819,6 +1878,35 @@ mod tests {
         assert_eq!(rep.valid_pages_capped, 0);
         assert_eq!(f.free_pages(3), ppp / 2);
         f.check(|_| None).unwrap();
+    }
+
+    #[test]
+    fn aligned_open_takes_the_index_a_sibling_plane_writes() {
+        let mut c = small();
+        c.geometry.blocks_per_plane = 8;
+        c.geometry.pages_per_block = 4;
+        c.ftl.overprovisioning = 0.3;
+        let host = Writer::Host { hot: false };
+        let open_next = |align: bool| {
+            let mut c = c.clone();
+            c.ftl.align_block_index = align;
+            let mut f = Ftl::new(&c, false);
+            // Plane 1 (plane 0's sibling) fills block 0 and opens the next.
+            for lpn in 0..5 {
+                f.write(1, lpn, 0, host, 0).unwrap();
+            }
+            // Where plane 0 opens its first block: what peek_write says is
+            // where the write goes.
+            let peek = f.peek_write(0, host).unwrap();
+            let ppn = f.write(0, 100, 0, host, 0).unwrap();
+            assert_eq!(peek, (f.map.block_of(ppn), f.map.page_of(ppn)));
+            (f.map.block_of(f.lookup(4).unwrap()), peek.0)
+        };
+        // Plane 1's second block: the first index free on both planes (0 is
+        // taken on plane 1), and plane 0 then opens the same index rather
+        // than its oldest free block.
+        assert_eq!(open_next(true), (1, 1));
+        assert_eq!(open_next(false), (1, 0));
     }
 
     #[test]

@@ -96,6 +96,9 @@ pub struct GcTotals {
     /// GCs started early because a sibling plane of the die started one
     /// (ParaGC's early threshold).
     pub joined: u64,
+    /// ParaGC alignment (`gc.join_align`): moves programmed on a joined
+    /// plane whose write point lagged its siblings', to align them.
+    pub aligning_moves: u64,
     /// Host pages programmed within a GC's Die-Writes (SPD+ combining, and
     /// the last short Die-Write of a Die-GC completed from the buffer).
     pub host_pages_combined: u64,
@@ -384,6 +387,7 @@ impl Metrics {
                 moves_dropped: gc.moves_dropped,
                 copyback_fallbacks: gc.copyback_fallbacks,
                 joined: gc.joined,
+                aligning_moves: gc.aligning_moves,
                 host_pages_combined: gc.host_pages_combined,
                 full_merges: gc.full_merges,
                 switch_merges: gc.switch_merges,
@@ -674,6 +678,7 @@ pub struct GcReport {
     pub moves_dropped: u64,
     pub copyback_fallbacks: u64,
     pub joined: u64,
+    pub aligning_moves: u64,
     pub host_pages_combined: u64,
     /// FAST: full and switch merges (a GC there reclaims one log unit).
     pub full_merges: u64,

@@ -3,7 +3,7 @@
 //! never forks the simulator; it only sets keys, so `ssdlab presets show`
 //! with `--scheme` prints exactly what a scheme is.
 
-use crate::config::{Config, GcThreshold};
+use crate::config::{Config, GcThreshold, Mapping};
 use crate::error::{Error, Result};
 
 /// A named scheme.
@@ -98,7 +98,7 @@ pub const SCHEMES: &[Scheme] = &[
     },
     Scheme {
         name: "paragc",
-        description: "ParaGC (Shahidi et al., SC'16): a plane below the GC threshold (ParaGC's urgent one, 5% in its paper) starts GC, sibling planes below one point more (its early 6%) join; aligned moves go multi-plane",
+        description: "ParaGC (Shahidi et al., SC'16): a plane below the GC threshold (ParaGC's urgent one, 5% in its paper) starts GC, sibling planes below one point more (its early 6%) join; joined GCs align their planes' write points through the cache, then move pages multi-plane",
         overrides: |c| {
             // The drive's own threshold is the urgent one (the SPD paper runs
             // every scheme at 7%); ParaGC's early threshold is one point above.
@@ -116,6 +116,11 @@ pub const SCHEMES: &[Scheme] = &[
             ]);
             o.push(format!("gc.threshold={{percent={urgent:?}}}"));
             o.push(format!("gc.join_percent={:?}", urgent + 1.0));
+            // Its alignment of joined GCs' write points (FAST has merges,
+            // not moves, and places its units itself).
+            if c.ftl.mapping != Mapping::Fast {
+                o.extend(v(&["ftl.align_block_index=true", "gc.join_align=true"]));
+            }
             o
         },
     },

@@ -132,6 +132,9 @@ struct Txn {
     /// FAST merge read or program: the data unit page it goes to (fixed
     /// by its offset), else INVALID.
     dst: Ppn,
+    /// A joined ParaGC move's program (`gc.join_align`): the plane whose GC
+    /// it belongs to (it may be programmed on a sibling plane), else INVALID.
+    home: u32,
     /// Host request, or INVALID.
     req: u32,
     /// Buffer slot being flushed, or INVALID.
@@ -201,6 +204,9 @@ struct GcJob {
     erase_queued: bool,
     /// Consecutive GCs that reclaimed nothing (livelock guard).
     fruitless: u32,
+    /// ParaGC alignment: started together with sibling planes' GCs; its
+    /// moves go through the die's cache (`para_pool`).
+    joined: bool,
 }
 
 /// FAST: the merges reclaiming one log unit (the GC unit's victim). Logical
@@ -282,6 +288,13 @@ pub struct Simulator {
     combine: bool,
     /// ParaGC: free pages below which a plane joins a sibling's GC (0 = off).
     join_pages: u64,
+    /// ParaGC alignment (`gc.join_align`): per die, the joined GCs' page
+    /// moves read into the controller's cache and not yet placed, oldest
+    /// first, and the moves placed on planes whose programs have not
+    /// completed (the next are placed once these are written).
+    join_align: bool,
+    para_pool: Vec<Vec<u32>>,
+    para_queued: Vec<u32>,
     /// Die-Writes: program transactions per die (GC moves, and under SPD+
     /// host pages) waiting to fill a Die-Write, `[cold, hot]`: a Die-Write
     /// goes to one write stream, so with hot/cold separation each stream
@@ -552,6 +565,7 @@ impl Simulator {
                     start: 0,
                     erase_queued: false,
                     fruitless: 0,
+                    joined: false,
                 };
                 planes as usize
             ],
@@ -568,6 +582,9 @@ impl Simulator {
             die_write: cfg.ftl.write_unit != WriteUnit::Page,
             combine: cfg.gc.combine_host_writes,
             join_pages: cfg.gc_join_pages(),
+            join_align: cfg.gc.join_align,
+            para_pool: vec![Vec::new(); dies as usize],
+            para_queued: vec![0; dies as usize],
             staging: vec![[Vec::new(), Vec::new()]; dies as usize],
             combined_pending: vec![0; dies as usize],
             superpage: cfg.ftl.write_unit == WriteUnit::SuperPage,
@@ -1448,23 +1465,53 @@ impl Simulator {
         } else {
             self.ftl.needs_gc(plane)
         };
-        if needs && self.start_gc(plane) && self.join_pages > 0 {
-            // ParaGC: sibling planes already low on space collect with it.
-            let die = self.ftl.map.die_of_plane(plane);
-            for q in die * self.ppd..(die + 1) * self.ppd {
-                if q != plane
-                    && self.gc[q as usize].victim == INVALID
-                    && self.ftl.free_pages(q) < self.join_pages
-                    && self.start_gc(q)
-                {
-                    self.metrics.gc.joined += 1;
+        if !needs {
+            return;
+        }
+        if self.join_pages == 0 {
+            self.start_gc(plane, false);
+            return;
+        }
+        // ParaGC: sibling planes already low on space collect with it.
+        let die = self.ftl.map.die_of_plane(plane);
+        let planes = die * self.ppd..(die + 1) * self.ppd;
+        let mut joiners = [INVALID; MAX_PLANES_PER_DIE];
+        let mut n = 0;
+        let mut collecting = false;
+        for q in planes.clone().filter(|&q| q != plane) {
+            if self.gc[q as usize].victim != INVALID {
+                collecting = true;
+            } else if self.ftl.free_pages(q) < self.join_pages {
+                joiners[n] = q;
+                n += 1;
+            }
+        }
+        // Alignment: planes of a die collecting at the same time (started
+        // together, or this one while siblings were collecting) move their
+        // pages together through the cache.
+        let joined = self.join_align && (n > 0 || collecting);
+        if !self.start_gc(plane, joined) {
+            return;
+        }
+        for &q in &joiners[..n] {
+            if self.start_gc(q, joined) {
+                self.metrics.gc.joined += 1;
+            }
+        }
+        if joined {
+            for q in planes {
+                let g = &mut self.gc[q as usize];
+                if g.victim != INVALID && !g.joined {
+                    g.joined = true;
+                    self.gc_refill(q as usize);
                 }
             }
         }
     }
 
-    /// Start a GC in the unit of `plane`; false if it has no victim.
-    fn start_gc(&mut self, plane: u32) -> bool {
+    /// Start a GC in the unit of `plane` (`joined`: with sibling planes'
+    /// GCs, their moves aligned through the cache); false if it has no victim.
+    fn start_gc(&mut self, plane: u32, joined: bool) -> bool {
         let u = self.gc_unit(plane);
         let now = self.engine.now();
         let Some(victim) = self.ftl.pick_victim(plane, now, &mut self.rng) else {
@@ -1500,6 +1547,7 @@ impl Simulator {
         g.erases_left = 0;
         g.start = now;
         g.erase_queued = false;
+        g.joined = joined;
         self.die_gc_change(self.ftl.map.die_of_plane(plane), 1);
         self.gc_refill(u);
         true
@@ -1518,15 +1566,41 @@ impl Simulator {
             Migration::Copyback => CmdKind::Copyback,
             Migration::Controller => CmdKind::Read,
         };
-        while self.gc[u].pending < self.cfg.gc.moves_in_flight && self.gc[u].cursor < ppb {
+        // A joined GC's moves wait in the cache to be placed (`para_flush`):
+        // copybacks in the plane's registers, moves through the controller
+        // once read. Only the reads of the latter are limited: pages waiting
+        // in the controller's cache hold no plane.
+        let joined = self.gc[u].joined;
+        let by_reads = joined && kind == CmdKind::Read;
+        let window = self.cfg.gc.moves_in_flight;
+        let mut cached = false;
+        while (if by_reads {
+            self.gc[u].reading
+        } else {
+            self.gc[u].pending
+        }) < window
+            && self.gc[u].cursor < ppb
+        {
             let ppn = self.gc[u].victim * ppb + self.gc[u].cursor;
             self.gc[u].cursor += 1;
             if let Some(lpn) = self.ftl.owner(ppn) {
                 self.ftl.prefetch(lpn);
                 let t = self.new_txn(kind, Origin::Gc, plane, lpn, ppn);
                 self.gc[u].pending += 1;
-                self.enqueue(plane, Class::Gc, t);
+                if kind == CmdKind::Read {
+                    self.gc[u].reading += 1;
+                    self.enqueue(plane, Class::Gc, t);
+                } else if joined {
+                    self.txns[t as usize].home = plane;
+                    self.para_pool[self.ftl.map.die_of_plane(plane) as usize].push(t);
+                    cached = true;
+                } else {
+                    self.enqueue(plane, Class::Gc, t);
+                }
             }
+        }
+        if cached {
+            self.para_flush(self.ftl.map.die_of_plane(plane));
         }
         self.try_erase(u);
     }
@@ -1640,22 +1714,156 @@ impl Simulator {
                 self.queues.pop(plane, Class::Gc);
                 self.metrics.gc.moves_dropped += 1;
                 self.free_txn(t);
-                let u = self.gc_unit(plane);
-                if self.groups && tx.kind == CmdKind::Read {
+                let u = self.move_unit(&tx);
+                if tx.kind == CmdKind::Read {
                     self.gc[u].reading -= 1;
                 }
-                self.gc_progress(u);
+                if tx.home != INVALID {
+                    self.para_placed_done(tx.home, plane);
+                } else {
+                    self.gc_progress(u);
+                }
                 continue;
             }
             if tx.kind == CmdKind::Copyback && self.cfg.flash.copyback_odd_even {
                 if let Some((_, dst_page)) = self.ftl.peek_write(plane, self.writer(t)) {
                     if dst_page % 2 != self.ftl.map.page_of(tx.src) % 2 {
                         self.txns[t as usize].kind = CmdKind::Read;
+                        let u = self.move_unit(&tx);
+                        self.gc[u].reading += 1;
                         self.metrics.gc.copyback_fallbacks += 1;
                     }
                 }
             }
             return;
+        }
+    }
+
+    /// GC unit a page move belongs to (a joined move may be placed on a
+    /// sibling plane of its own).
+    #[inline]
+    fn move_unit(&self, tx: &Txn) -> usize {
+        if tx.home != INVALID {
+            tx.home as usize
+        } else {
+            self.gc_unit(tx.plane)
+        }
+    }
+
+    /// A joined move placed on `plane` was programmed, or dropped (the
+    /// host rewrote its page): its GC (of plane `home`) progresses, and
+    /// the die's next moves may be placed.
+    fn para_placed_done(&mut self, home: u32, plane: u32) {
+        let die = self.ftl.map.die_of_plane(plane);
+        self.para_queued[die as usize] -= 1;
+        self.gc_progress(home as usize);
+        self.para_flush(die);
+    }
+
+    /// ParaGC alignment: place cached moves of `die`'s joined GCs on its
+    /// joined planes, once the moves placed before are written. The pages
+    /// go to one write stream at a time (the oldest cached page's). If the
+    /// joined planes' write points differ, the planes behind get a page each
+    /// (the target is the offset the fewest pages reach, counting a block's
+    /// end as reaching the next block's start); once aligned, every joined
+    /// plane gets one, and the command builder joins them into one
+    /// multi-plane program. An aligned round waits for as many cached pages
+    /// as planes while reads are still under way. A plane takes a page of
+    /// its own victim where the cache holds one, else the oldest.
+    fn para_flush(&mut self, die: u32) {
+        let d = die as usize;
+        if self.para_queued[d] > 0 {
+            return;
+        }
+        // Pages the host rewrote while cached need no move.
+        let mut i = 0;
+        while i < self.para_pool[d].len() {
+            let t = self.para_pool[d][i];
+            let tx = self.txns[t as usize];
+            if self.ftl.owner(tx.src) == Some(tx.lpn) {
+                i += 1;
+                continue;
+            }
+            self.para_pool[d].remove(i);
+            self.metrics.gc.moves_dropped += 1;
+            self.free_txn(t);
+            self.gc_progress(tx.home as usize);
+        }
+        let Some(&oldest) = self.para_pool[d].first() else {
+            return;
+        };
+        let w = self.writer(oldest);
+        let ppb = self.ftl.pages_per_block();
+        // The joined planes that can take a page of the stream now: there
+        // is one of their own victim, or one through the controller.
+        let shared = self.para_pool[d]
+            .iter()
+            .any(|&t| self.txns[t as usize].kind == CmdKind::Program && self.writer(t) == w);
+        let mut planes = [(INVALID, 0u32); MAX_PLANES_PER_DIE];
+        let mut n = 0;
+        let mut coming = false;
+        for q in die * self.ppd..(die + 1) * self.ppd {
+            let g = self.gc[q as usize];
+            if g.victim == INVALID || !g.joined {
+                continue;
+            }
+            coming |= g.reading > 0;
+            let own = || {
+                self.para_pool[d]
+                    .iter()
+                    .any(|&t| self.txns[t as usize].home == q && self.writer(t) == w)
+            };
+            if !(shared || own()) {
+                continue;
+            }
+            if let Some((_, page)) = self.ftl.peek_write(q, w) {
+                planes[n] = (q, page);
+                n += 1;
+            }
+        }
+        let planes = &planes[..n];
+        let cost = |t: u32| -> u32 { planes.iter().map(|&(_, p)| (t + ppb - p) % ppb).sum() };
+        let Some(target) = planes.iter().map(|&(_, p)| p).min_by_key(|&t| (cost(t), t)) else {
+            return;
+        };
+        let lagging = planes.iter().any(|&(_, p)| p != target);
+        // A page for each plane of the round: one of its own victim, else
+        // (through the controller only) any other.
+        let mut picks = [(INVALID, INVALID); MAX_PLANES_PER_DIE];
+        let mut k = 0;
+        for &(q, p) in planes {
+            if lagging && p == target {
+                continue;
+            }
+            let free = |t: u32| self.writer(t) == w && !picks[..k].iter().any(|&(_, x)| x == t);
+            let pool = &self.para_pool[d];
+            let own = pool
+                .iter()
+                .copied()
+                .find(|&t| self.txns[t as usize].home == q && free(t));
+            let any = || {
+                pool.iter()
+                    .copied()
+                    .find(|&t| self.txns[t as usize].kind == CmdKind::Program && free(t))
+            };
+            if let Some(t) = own.or_else(any) {
+                picks[k] = (q, t);
+                k += 1;
+            }
+        }
+        if !lagging && k < n && coming {
+            return;
+        }
+        for &(q, t) in &picks[..k] {
+            let i = self.para_pool[d]
+                .iter()
+                .position(|&x| x == t)
+                .expect("picked from the pool");
+            self.para_pool[d].remove(i);
+            self.txns[t as usize].plane = q;
+            self.para_queued[d] += 1;
+            self.metrics.gc.aligning_moves += lagging as u64;
+            self.enqueue(q, Class::Gc, t);
         }
     }
 
@@ -1729,9 +1937,12 @@ impl Simulator {
             Class::Write => {
                 // GC has priority over host writes in its plane; with
                 // aligned block groups GC holds the die (it moves pages over
-                // all its planes, into groups reserved for them all).
+                // all its planes, into groups reserved for them all); a
+                // joined GC holds its plane while its moves wait in the
+                // cache for placement.
+                let g = &self.gc[self.gc_unit(plane)];
                 self.queues.head(plane, Class::Gc).is_none()
-                    && (!self.groups || self.gc[self.gc_unit(plane)].victim == INVALID)
+                    && (!(self.groups || g.joined) || g.victim == INVALID)
                     && self.ftl.peek_write(plane, self.writer(t)).is_some()
             }
             Class::Gc => match self.txns[t as usize].kind {
@@ -1796,12 +2007,24 @@ impl Simulator {
                 }
                 // Aligned block groups: sibling planes open the die's free
                 // groups in one order per write stream, so only programs of
-                // one stream can share the group their addresses show.
-                if self.groups && kind == CmdKind::Program && self.writer(t) != self.writer(lt) {
+                // one stream can share the group their addresses show; so
+                // with per-plane blocks opened at indices siblings use
+                // (`ftl.align_block_index`: one plane's opening decides the
+                // next's).
+                if (self.groups || self.cfg.ftl.align_block_index)
+                    && matches!(kind, CmdKind::Program | CmdKind::Copyback)
+                    && self.writer(t) != self.writer(lt)
+                {
                     continue;
                 }
                 let addr = self.cmd_addr(t, kind, p);
-                if self.addr_aligned(kind, lead_addr, addr) {
+                // Joined GCs' copybacks (ParaGC): each page is read into its
+                // plane's register on its own, so only the destinations
+                // need to be aligned.
+                let registers = kind == CmdKind::Copyback
+                    && self.txns[lt as usize].home != INVALID
+                    && self.txns[t as usize].home != INVALID;
+                if self.addr_aligned(kind, lead_addr, addr, registers) {
                     members[n] = self.queues.pop(p, class).expect("head exists");
                     n += 1;
                 }
@@ -1831,17 +2054,48 @@ impl Simulator {
         [s, d]
     }
 
-    fn addr_aligned(&self, kind: CmdKind, a: [(u32, u32); 2], b: [(u32, u32); 2]) -> bool {
+    /// May commands at in-plane addresses `a` and `b` (source, destination)
+    /// join? `registers`: copybacks whose sources are read one by one into
+    /// their planes' registers (only the destinations must be aligned).
+    fn addr_aligned(
+        &self,
+        kind: CmdKind,
+        a: [(u32, u32); 2],
+        b: [(u32, u32); 2],
+        registers: bool,
+    ) -> bool {
         let r = &self.rules;
         match kind {
             CmdKind::Read => r.aligned(a[0].0, a[0].1, b[0].0, b[0].1),
             CmdKind::Program => r.aligned(a[1].0, a[1].1, b[1].0, b[1].1),
             CmdKind::Erase => r.erase_aligned(a[0].0, b[0].0),
             CmdKind::Copyback => {
-                r.aligned(a[0].0, a[0].1, b[0].0, b[0].1)
+                (registers || r.aligned(a[0].0, a[0].1, b[0].0, b[0].1))
                     && r.aligned(a[1].0, a[1].1, b[1].0, b[1].1)
                     && (!self.cfg.flash.copyback_odd_even || b[0].1 % 2 == b[1].1 % 2)
             }
+        }
+    }
+
+    /// Consistency checker: the pages a multi-plane program (or copyback)
+    /// wrote must be aligned as the multi-plane rule says (the command was
+    /// built from where the pages would go; this checks they went there).
+    fn check_multiplane(&mut self, kind: CmdKind, dsts: &[Ppn], now: Time) {
+        if !self.cfg.check.enabled || dsts.len() < 2 {
+            return;
+        }
+        let m = &self.ftl.map;
+        let (b0, p0) = (m.block_of(dsts[0]), m.page_of(dsts[0]));
+        if let Some(&bad) = dsts[1..]
+            .iter()
+            .find(|&&d| !self.rules.aligned(b0, p0, m.block_of(d), m.page_of(d)))
+        {
+            self.error.get_or_insert(Error::Consistency(format!(
+                "a {}-plane {kind:?} at {now} ns wrote unaligned pages: block {b0} page {p0} and block {} page {}",
+                dsts.len(),
+                m.block_of(bad),
+                m.page_of(bad)
+            )));
         }
     }
 
@@ -1907,9 +2161,10 @@ impl Simulator {
             CmdKind::Program => {
                 let mut array = 0;
                 let mut moves = 0u64;
+                let mut dsts = [INVALID; MAX_PLANES_PER_DIE];
                 // A Die-Write goes to one write stream on every plane, so
                 // that the die's write points stay aligned.
-                for &t in members {
+                for (i, &t) in members.iter().enumerate() {
                     let tx = self.txns[t as usize];
                     let w = gang_writer.unwrap_or_else(|| self.writer(t));
                     let ppn = if tx.dst != INVALID {
@@ -1966,12 +2221,14 @@ impl Simulator {
                     }
                     .expect("eligible() checked that the plane has a free page");
                     self.txns[t as usize].src = ppn;
+                    dsts[i] = ppn;
                     let page = self.ftl.map.page_of(ppn);
                     self.metrics.programmed_types[tx.origin as usize]
                         [self.timing.page_type[page as usize] as usize] += 1;
                     array = array.max(self.timing.program_time(page));
                     self.maybe_start_gc(tx.plane);
                 }
+                self.check_multiplane(kind, &dsts[..n], now);
                 if self.die_write && self.cfg.check.enabled {
                     if let Err(e) = self.ftl.die_alignment(die) {
                         self.error.get_or_insert(Error::Consistency(format!(
@@ -2009,15 +2266,29 @@ impl Simulator {
                     .schedule(t0 + self.timing.erase_ns, EventKind::DieDone, die);
             }
             CmdKind::Copyback => {
-                let (mut tr, mut tp) = (0, 0);
-                for &t in members {
+                // Aligned sources are read in one multi-plane read; joined
+                // GCs' unaligned ones one after another (into each plane's
+                // register), then one multi-plane program.
+                let m = &self.ftl.map;
+                let s0 = self.txns[members[0] as usize].src;
+                let one_read = members.iter().all(|&t| {
+                    let s = self.txns[t as usize].src;
+                    self.rules
+                        .aligned(m.block_of(s0), m.page_of(s0), m.block_of(s), m.page_of(s))
+                });
+                let (mut tr, mut tr_sum, mut tp) = (0, 0, 0);
+                let mut dsts = [INVALID; MAX_PLANES_PER_DIE];
+                for (i, &t) in members.iter().enumerate() {
                     let tx = self.txns[t as usize];
-                    tr = tr.max(self.timing.read_time(self.ftl.map.page_of(tx.src)));
+                    let r = self.timing.read_time(self.ftl.map.page_of(tx.src));
+                    tr = tr.max(r);
+                    tr_sum += r;
                     let w = self.writer(t);
                     let dst = self
                         .ftl
                         .relocate_as(tx.src, tx.plane, w, now)
                         .expect("eligible() checked that the plane has a free page");
+                    dsts[i] = dst;
                     self.metrics.gc.pages_migrated += 1;
                     self.metrics.gc.hot_moves += (w == Writer::Gc { hot: true }) as u64;
                     self.map_moved(tx.lpn);
@@ -2027,9 +2298,16 @@ impl Simulator {
                     tp = tp.max(self.timing.program_time(page));
                     self.maybe_start_gc(tx.plane);
                 }
-                self.metrics.gc.read_ns += tr as u128 * n as u128;
+                self.check_multiplane(kind, &dsts[..n], now);
+                let read = if one_read { tr } else { tr_sum };
+                self.metrics.gc.read_ns += if one_read {
+                    tr as u128 * n as u128
+                } else {
+                    tr_sum as u128
+                };
                 self.metrics.gc.write_ns += tp as u128 * n as u128;
-                self.engine.schedule(t0 + tr + tp, EventKind::DieDone, die);
+                self.engine
+                    .schedule(t0 + read + tp, EventKind::DieDone, die);
             }
         }
     }
@@ -2159,10 +2437,29 @@ impl Simulator {
             (CmdKind::Read, Origin::Gc) => {
                 // Through the controller: the data comes back as a GC program.
                 let p = self.new_txn(CmdKind::Program, Origin::Gc, tx.plane, tx.lpn, tx.src);
-                self.enqueue(tx.plane, Class::Gc, p);
+                let u = self.move_unit(&tx);
+                self.gc[u].reading -= 1;
+                if tx.home != INVALID {
+                    // A placed joined copyback the odd/even rule turned into
+                    // a move through the controller: it stays placed.
+                    self.txns[p as usize].home = tx.home;
+                    self.enqueue(tx.plane, Class::Gc, p);
+                } else if self.gc[u].joined {
+                    // ParaGC alignment: it waits in the cache to be placed.
+                    self.txns[p as usize].home = tx.plane;
+                    let die = self.ftl.map.die_of_plane(tx.plane);
+                    self.para_pool[die as usize].push(p);
+                    self.para_flush(die);
+                    self.gc_refill(u);
+                } else {
+                    self.enqueue(tx.plane, Class::Gc, p);
+                }
             }
             // Padding belongs to no GC.
             (CmdKind::Program, Origin::Gc) if tx.lpn == INVALID => {}
+            (CmdKind::Program | CmdKind::Copyback, Origin::Gc) if tx.home != INVALID => {
+                self.para_placed_done(tx.home, tx.plane)
+            }
             (CmdKind::Program, Origin::Gc) | (CmdKind::Copyback, Origin::Gc) => {
                 self.gc_progress(self.gc_unit(tx.plane))
             }
@@ -2185,9 +2482,14 @@ impl Simulator {
                     self.metrics.series_gc(now);
                     self.metrics.gc.duration_ns += (now - self.gc[u].start) as u128;
                     self.gc[u].victim = INVALID;
-                    self.die_gc_change(self.ftl.map.die_of_plane(tx.plane), -1);
+                    let die = self.ftl.map.die_of_plane(tx.plane);
+                    self.die_gc_change(die, -1);
                     self.flush_gc_translation();
                     self.maybe_start_gc(tx.plane);
+                    if self.join_align {
+                        // Fewer joined planes: cached moves may place now.
+                        self.para_flush(die);
+                    }
                 }
             }
             (CmdKind::Copyback, Origin::Host | Origin::Mapping) => {
@@ -2580,6 +2882,7 @@ fn new_txn_in(
         lpn,
         src,
         dst: INVALID,
+        home: INVALID,
         req: INVALID,
         slot: INVALID,
         version: 0,
