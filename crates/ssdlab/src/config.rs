@@ -215,7 +215,8 @@ pub struct Ftl {
     /// (if that index is free here), else the first index free in every
     /// plane it may pair with, so that write points can line up for
     /// multi-plane commands under the block-and-page rule (ParaGC). Off:
-    /// each plane opens its oldest free block.
+    /// each plane opens its oldest free block. No effect under FAST, which
+    /// places its data and log units itself.
     #[serde(default)]
     pub align_block_index: bool,
     #[serde(default)]
@@ -348,6 +349,7 @@ pub struct Gc {
     /// controller's cache; pages are programmed on the joined planes whose
     /// write points lag first, until the write points are aligned, then one
     /// page per joined plane at a time, which go as multi-plane programs.
+    /// No effect under FAST, whose merges have no page moves to align.
     #[serde(default)]
     pub join_align: bool,
     /// SPD+: while a Die-GC runs on a die, pages the buffer evicts to that die
@@ -1152,33 +1154,17 @@ impl Config {
                 );
             }
         }
-        if self.gc.join_align {
-            if j == 0.0 {
-                return err(
-                    "gc.join_align",
-                    "aligns the moves of joined GCs: needs gc.join_percent (ParaGC's early threshold)",
-                );
-            }
-            if self.ftl.mapping == Mapping::Fast {
-                return err(
-                    "gc.join_align",
-                    "mapping = \"fast\" reclaims space by merges, which have no page moves to align",
-                );
-            }
+        if self.gc.join_align && j == 0.0 {
+            return err(
+                "gc.join_align",
+                "aligns the moves of joined GCs: needs gc.join_percent (ParaGC's early threshold)",
+            );
         }
-        if self.ftl.align_block_index {
-            if groups {
-                return err(
-                    "ftl.align_block_index",
-                    "applies to per-plane blocks (block_groups = \"die\" opens aligned groups already)",
-                );
-            }
-            if self.ftl.mapping == Mapping::Fast {
-                return err(
-                    "ftl.align_block_index",
-                    "mapping = \"fast\" places data and log units itself",
-                );
-            }
+        if self.ftl.align_block_index && groups {
+            return err(
+                "ftl.align_block_index",
+                "applies to per-plane blocks (block_groups = \"die\" opens aligned groups already)",
+            );
         }
         Ok(())
     }

@@ -208,7 +208,7 @@ impl Ftl {
             groups,
             aligned: cfg.ftl.write_unit != WriteUnit::Page,
             ppd,
-            align_open: cfg.ftl.align_block_index,
+            align_open: cfg.ftl.align_block_index && cfg.ftl.mapping != Mapping::Fast,
             align_span: if cfg.flash.plane_pairs_only && ppd > 2 {
                 2
             } else {
@@ -315,6 +315,12 @@ impl Ftl {
     /// Are blocks allocated, collected and erased in aligned groups per die?
     pub fn groups(&self) -> bool {
         self.groups
+    }
+
+    /// Do per-plane openings take block indices sibling planes use
+    /// (`ftl.align_block_index`, where it applies)?
+    pub fn aligned_open(&self) -> bool {
+        self.align_open
     }
 
     /// Choose the plane for a new write of `lpn` by the configured policy.

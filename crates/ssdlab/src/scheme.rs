@@ -3,7 +3,7 @@
 //! never forks the simulator; it only sets keys, so `ssdlab presets show`
 //! with `--scheme` prints exactly what a scheme is.
 
-use crate::config::{Config, GcThreshold, Mapping};
+use crate::config::{Config, GcThreshold};
 use crate::error::{Error, Result};
 
 /// A named scheme.
@@ -116,11 +116,9 @@ pub const SCHEMES: &[Scheme] = &[
             ]);
             o.push(format!("gc.threshold={{percent={urgent:?}}}"));
             o.push(format!("gc.join_percent={:?}", urgent + 1.0));
-            // Its alignment of joined GCs' write points (FAST has merges,
-            // not moves, and places its units itself).
-            if c.ftl.mapping != Mapping::Fast {
-                o.extend(v(&["ftl.align_block_index=true", "gc.join_align=true"]));
-            }
+            // Its alignment of joined GCs' write points (no effect under
+            // FAST: merges, not moves, into units FAST places itself).
+            o.extend(v(&["ftl.align_block_index=true", "gc.join_align=true"]));
             o
         },
     },

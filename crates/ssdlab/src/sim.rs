@@ -582,7 +582,7 @@ impl Simulator {
             die_write: cfg.ftl.write_unit != WriteUnit::Page,
             combine: cfg.gc.combine_host_writes,
             join_pages: cfg.gc_join_pages(),
-            join_align: cfg.gc.join_align,
+            join_align: cfg.gc.join_align && cfg.ftl.mapping != Mapping::Fast,
             para_pool: vec![Vec::new(); dies as usize],
             para_queued: vec![0; dies as usize],
             staging: vec![[Vec::new(), Vec::new()]; dies as usize],
@@ -2011,7 +2011,7 @@ impl Simulator {
                 // with per-plane blocks opened at indices siblings use
                 // (`ftl.align_block_index`: one plane's opening decides the
                 // next's).
-                if (self.groups || self.cfg.ftl.align_block_index)
+                if (self.groups || self.ftl.aligned_open())
                     && matches!(kind, CmdKind::Program | CmdKind::Copyback)
                     && self.writer(t) != self.writer(lt)
                 {

@@ -195,9 +195,6 @@ fn config(k: &Case) -> Config {
                 c.ftl.plane_allocation = PlaneAllocation::Static;
             }
             c.ftl.fast_log_units = 4;
-            // ParaGC's alignment has no moves to align under FAST.
-            c.gc.join_align = false;
-            c.ftl.align_block_index = false;
         }
         Mapping::Page => {}
     }

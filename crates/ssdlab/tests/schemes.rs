@@ -268,11 +268,10 @@ fn die_level_schemes_are_refused_in_impossible_combinations() {
         .to_string();
     assert!(e.contains("join_percent"), "{e}");
     // ParaGC's alignment needs joined GCs; per-plane block indices need
-    // per-plane blocks; neither applies to FAST's merges.
+    // per-plane blocks.
     for (base, set, key) in [
         ("paragc", "gc.join_percent=0.0", "gc.join_align"),
         ("spd", "ftl.align_block_index=true", "ftl.align_block_index"),
-        ("paragc", "ftl.mapping=\"fast\"", "gc.join_align"),
     ] {
         let e = scheme(base, 2)
             .with_overrides(&[set.into()])
