@@ -132,8 +132,10 @@ struct Txn {
     /// FAST merge read or program: the data unit page it goes to (fixed
     /// by its offset), else INVALID.
     dst: Ppn,
-    /// A joined ParaGC move's program (`gc.join_align`): the plane whose GC
-    /// it belongs to (it may be programmed on a sibling plane), else INVALID.
+    /// A joined GC's move (`gc.join_align`) once in the cache: a copyback,
+    /// or the program of a move through the controller. The plane whose GC
+    /// it belongs to (the latter may be programmed on a sibling plane), else
+    /// INVALID.
     home: u32,
     /// Host request, or INVALID.
     req: u32,
@@ -204,8 +206,9 @@ struct GcJob {
     erase_queued: bool,
     /// Consecutive GCs that reclaimed nothing (livelock guard).
     fruitless: u32,
-    /// ParaGC alignment: started together with sibling planes' GCs; its
-    /// moves go through the die's cache (`para_pool`).
+    /// ParaGC alignment: collecting at the same time as sibling planes
+    /// (started with them, or while they collected); its moves wait in the
+    /// die's cache (`para_pool`) to be placed.
     joined: bool,
 }
 
@@ -288,10 +291,10 @@ pub struct Simulator {
     combine: bool,
     /// ParaGC: free pages below which a plane joins a sibling's GC (0 = off).
     join_pages: u64,
-    /// ParaGC alignment (`gc.join_align`): per die, the joined GCs' page
-    /// moves read into the controller's cache and not yet placed, oldest
-    /// first, and the moves placed on planes whose programs have not
-    /// completed (the next are placed once these are written).
+    /// ParaGC alignment (`gc.join_align`): per die, the joined GCs' moves
+    /// waiting in the cache (copybacks in their plane's register, moves
+    /// through the controller once read), oldest first, and how many placed
+    /// moves have not completed (the next round waits for them).
     join_align: bool,
     para_pool: Vec<Vec<u32>>,
     para_queued: Vec<u32>,
@@ -1769,7 +1772,8 @@ impl Simulator {
     /// plane gets one, and the command builder joins them into one
     /// multi-plane program. An aligned round waits for as many cached pages
     /// as planes while reads are still under way. A plane takes a page of
-    /// its own victim where the cache holds one, else the oldest.
+    /// its own victim where the cache holds one, else (through the
+    /// controller only) the oldest.
     fn para_flush(&mut self, die: u32) {
         let d = die as usize;
         if self.para_queued[d] > 0 {
@@ -1788,6 +1792,10 @@ impl Simulator {
             self.metrics.gc.moves_dropped += 1;
             self.free_txn(t);
             self.gc_progress(tx.home as usize);
+        }
+        // The GC's next move may have been cached and a round placed.
+        if self.para_queued[d] > 0 {
+            return;
         }
         let Some(&oldest) = self.para_pool[d].first() else {
             return;
