@@ -2,25 +2,18 @@
 //! closed form, translation-page traffic accounted command by command, and
 //! consistency under the page-level schemes and SPD's Die-Writes.
 
-use ssdlab::config::{BufferCapacity, GcThreshold, Mapping};
+use ssdlab::config::Mapping;
 use ssdlab::scheme;
 use ssdlab::workload::synthetic::{Address, Arrival, Profile, SizeDist};
 use ssdlab::workload::Source;
 use ssdlab::{Config, Precondition, Report, Simulator};
 
-/// A small drive of 2 dies x `planes` planes with a write buffer, checked.
+mod common;
+
+/// The shared small test drive (2 dies x `planes` planes, a write buffer,
+/// checked) with DFTL.
 fn drive(planes: u32) -> Config {
-    let mut c = Config::preset("small").unwrap();
-    c.geometry.channels = 1;
-    c.geometry.chips_per_channel = 2;
-    c.geometry.planes_per_die = planes;
-    c.geometry.blocks_per_plane = 64;
-    c.geometry.pages_per_block = 32;
-    c.ftl.overprovisioning = 0.2;
-    c.gc.threshold = GcThreshold::Percent(7.0);
-    c.buffer.capacity = BufferCapacity::Pages(64);
-    c.check.enabled = true;
-    c.check.interval_requests = 500;
+    let mut c = common::two_dies(planes);
     c.ftl.mapping = Mapping::Dftl;
     c
 }

@@ -68,6 +68,18 @@ fn scheme(name: &str, planes: u32) -> Config {
 }
 
 /// Commands of a kind in the report, by number of planes.
+/// 6000 requests on the aged drive, keeping the simulator to inspect.
+fn inspect(c: &Config) -> (Report, Simulator) {
+    Simulator::new(
+        c,
+        &workload(c, 6000, 5),
+        &Precondition::parse(AGED).unwrap(),
+    )
+    .unwrap()
+    .run_inspect(&mut |_| {})
+    .unwrap()
+}
+
 fn commands(r: &Report, kind: &str) -> Vec<(u32, u64)> {
     r.flash
         .commands
@@ -82,14 +94,7 @@ fn spd_programs_and_erases_only_whole_dies() {
     for planes in [2, 4] {
         for name in ["spd", "spd-plus"] {
             let c = scheme(name, planes);
-            let (r, sim) = Simulator::new(
-                &c,
-                &workload(&c, 6000, 5),
-                &Precondition::parse(AGED).unwrap(),
-            )
-            .unwrap()
-            .run_inspect(&mut |_| {})
-            .unwrap();
+            let (r, sim) = inspect(&c);
             assert_eq!(
                 r.flash.host_multiplane_program_share, 1.0,
                 "{name} x{planes}"
@@ -153,14 +158,7 @@ fn twinblk_shares_block_indices_and_erases_twin_blocks_together() {
 fn superpage_reads_the_clean_pages_of_a_super_page_before_updating_it() {
     for planes in [2, 4] {
         let c = scheme("superpage", planes);
-        let (r, sim) = Simulator::new(
-            &c,
-            &workload(&c, 6000, 5),
-            &Precondition::parse(AGED).unwrap(),
-        )
-        .unwrap()
-        .run_inspect(&mut |_| {})
-        .unwrap();
+        let (r, sim) = inspect(&c);
         // Writes of 3 pages rarely cover whole super pages: the rest is read
         // and rewritten unchanged.
         assert!(
