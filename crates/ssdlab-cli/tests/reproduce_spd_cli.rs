@@ -490,3 +490,38 @@ fn sweep_schemes_can_come_from_the_registry() {
         &["spec.toml", "p-fifo", "unknown scheme `nope`"],
     );
 }
+
+/// Golden result: `reproduce spd --quick`'s results.csv is byte-identical to
+/// the checked-in digest. About 7 minutes on 2 cores (release build), so it
+/// is not part of the default test run:
+///
+/// ```sh
+/// cargo test --release -p ssdlab-cli --test reproduce_spd_cli -- --ignored golden
+/// ```
+///
+/// A model change that moves it updates the digest in the same commit.
+#[test]
+#[ignore = "about 7 minutes: run with --ignored (see the comment)"]
+fn golden_reproduce_spd_quick_results_csv() {
+    use sha2::{Digest, Sha256};
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r");
+    ok(&[
+        "reproduce",
+        "spd",
+        "--quick",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let csv = std::fs::read(out.join("results.csv")).unwrap();
+    let got: String = Sha256::digest(&csv)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let want = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/reproduce-spd-quick.sha256"),
+    )
+    .unwrap();
+    let want = want.split_whitespace().next().unwrap();
+    assert_eq!(got, want, "reproduce spd --quick results.csv changed");
+}
