@@ -1194,7 +1194,7 @@ impl Config {
             );
         }
         let g = &self.geometry;
-        let lbns = crate::hybrid::lbns_per_domain(
+        let lbns = crate::ftl::mapping::fast::lbns_per_domain(
             self.logical_pages(),
             self.total_planes(),
             g.pages_per_block,

@@ -12,10 +12,10 @@ use serde::Serialize;
 
 use crate::config::{BufferCapacity, Config, GcThreshold, HostMode, Migration, VictimPolicy};
 use crate::error::Result;
-use crate::sim::{Precondition, Simulator};
 use crate::workload::synthetic::{Address, Arrival, Profile, SizeDist};
 use crate::workload::{IoRecord, Op, Source};
 use crate::Report;
+use crate::{Precondition, Simulator};
 
 /// One check: what was measured, what theory says, and whether they agree.
 #[derive(Clone, Debug, Serialize)]

@@ -4,6 +4,8 @@
 //! a channel frees) lives in the simulator, which executes commands with the
 //! times computed here.
 
+pub mod executor;
+
 use serde::Serialize;
 
 use crate::config::{Alignment, Config};

@@ -3,6 +3,11 @@
 //! GC traffic (kept apart) — so that multi-plane commands can be built from
 //! the heads of the queues of the planes of one die.
 
+pub mod builder;
+pub mod diewrite;
+pub mod queue;
+pub mod superpage;
+
 use std::collections::VecDeque;
 
 use crate::config::SchedPolicy;

@@ -7,6 +7,8 @@
 //! program completes. A write to a Dirty LPN updates it in place; a write to a
 //! Flushing LPN needs a new slot, which becomes the LPN's newest copy.
 
+pub mod admit;
+
 use rustc_hash::FxHashMap;
 
 use crate::addr::{Lpn, INVALID};

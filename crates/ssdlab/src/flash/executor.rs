@@ -1,0 +1,329 @@
+//! The executor: dies and channels as resources, a command's timing, and its
+//! events.
+
+use crate::addr::{Ppn, INVALID};
+use crate::config::WriteCompletion;
+use crate::engine::{EventKind, Time};
+use crate::error::Error;
+use crate::flash::{CmdKind, Origin};
+use crate::ftl::Writer;
+use crate::sim::*;
+
+#[derive(Clone, Copy)]
+pub(crate) struct Die {
+    pub(crate) busy: bool,
+    pub(crate) n: u8,
+    /// Transactions of the command already finished (reads finish one by
+    /// one as their data leaves).
+    pub(crate) finished: u8,
+    pub(crate) txns: [u32; MAX_PLANES_PER_DIE],
+}
+
+impl Simulator {
+    /// Consistency checker: the pages a multi-plane program (or copyback)
+    /// wrote must be aligned as the multi-plane rule says (the command was
+    /// built from where the pages would go; this checks they went there).
+    pub(crate) fn check_multiplane(&mut self, kind: CmdKind, dsts: &[Ppn], now: Time) {
+        if !self.cfg.check.enabled || dsts.len() < 2 {
+            return;
+        }
+        let m = &self.ftl.map;
+        let (b0, p0) = (m.block_of(dsts[0]), m.page_of(dsts[0]));
+        if let Some(&bad) = dsts[1..]
+            .iter()
+            .find(|&&d| !self.rules.aligned(b0, p0, m.block_of(d), m.page_of(d)))
+        {
+            self.error.get_or_insert(Error::Consistency(format!(
+                "a {}-plane {kind:?} at {now} ns wrote unaligned pages: block {b0} page {p0} and block {} page {}",
+                dsts.len(),
+                m.block_of(bad),
+                m.page_of(bad)
+            )));
+        }
+    }
+
+    pub(crate) fn channel_of_die(&self, die: u32) -> usize {
+        let m = &self.ftl.map;
+        m.channel_of_chip(m.chip_of_die(die)) as usize
+    }
+
+    /// Run a command of `members` on `die`; a Die-Write gives the writer
+    /// (write stream) of all its pages.
+    pub(crate) fn execute(
+        &mut self,
+        die: u32,
+        kind: CmdKind,
+        members: &[u32],
+        gang_writer: Option<Writer>,
+    ) {
+        let now = self.engine.now();
+        let n = members.len();
+        let origin = self.txns[members[0] as usize].origin;
+        let d = &mut self.dies[die as usize];
+        d.busy = true;
+        d.finished = 0;
+        d.n = n as u8;
+        d.txns[..n].copy_from_slice(members);
+        self.metrics.planes_busy(now, n as i32);
+        self.metrics.cmds.add(kind, origin, n);
+        if self.cmt.is_some() {
+            for &t in members {
+                if self.txns[t as usize].origin == Origin::Mapping {
+                    match kind {
+                        CmdKind::Read => self.metrics.mapping.translation_reads += 1,
+                        _ => self.metrics.mapping.translation_writes += 1,
+                    }
+                }
+            }
+        }
+        if matches!(kind, CmdKind::Program | CmdKind::Copyback) {
+            self.metrics
+                .series_pages(now, origin == Origin::Gc, n as u64);
+        }
+        // Command and address cycles go over the channel before the array
+        // or data phase starts.
+        let t0 = if self.timing.cmd_ns > 0 {
+            let ch = self.channel_of_die(die);
+            let start = now.max(self.channel_free[ch]);
+            self.channel_free[ch] = start + self.timing.cmd_ns;
+            start + self.timing.cmd_ns
+        } else {
+            now
+        };
+        let gc = origin == Origin::Gc;
+        match kind {
+            CmdKind::Read => {
+                let array = members
+                    .iter()
+                    .map(|&t| {
+                        self.timing
+                            .read_time(self.ftl.map.page_of(self.txns[t as usize].src))
+                    })
+                    .max()
+                    .unwrap_or(0);
+                if gc {
+                    self.metrics.gc.read_ns += array as u128 * n as u128;
+                }
+                self.engine
+                    .schedule(t0 + array, EventKind::ReadArrayDone, die);
+            }
+            CmdKind::Program => {
+                let mut array = 0;
+                let mut moves = 0u64;
+                let mut dsts = [INVALID; MAX_PLANES_PER_DIE];
+                // A Die-Write goes to one write stream on every plane, so
+                // that the die's write points stay aligned.
+                for (i, &t) in members.iter().enumerate() {
+                    let tx = self.txns[t as usize];
+                    let w = gang_writer.unwrap_or_else(|| self.writer(t));
+                    let ppn = if tx.dst != INVALID {
+                        // A FAST merge: the page goes to its offset.
+                        if self.ftl.fast_program(tx.src, tx.lpn, tx.dst) {
+                            self.metrics.gc.pages_migrated += 1;
+                            moves += 1;
+                        } else {
+                            self.metrics.wasted_pages += 1;
+                        }
+                        Some(tx.dst)
+                    } else if tx.origin == Origin::Gc {
+                        if tx.src != INVALID && self.ftl.owner(tx.src) == Some(tx.lpn) {
+                            self.metrics.gc.pages_migrated += 1;
+                            self.metrics.gc.hot_moves += (w == Writer::Gc { hot: true }) as u64;
+                            moves += 1;
+                            self.map_moved(tx.lpn);
+                            self.ftl.relocate_as(tx.src, tx.plane, w, now)
+                        } else {
+                            // Padding, or a move in a Die-Write whose page
+                            // the host rewrote after it was read.
+                            self.metrics.wasted_pages += 1;
+                            self.ftl.write(tx.plane, INVALID, 0, w, now)
+                        }
+                    } else if tx.copy {
+                        self.ftl.assigned_written(tx.plane);
+                        if self.ftl.owner(tx.src) == Some(tx.lpn) {
+                            self.metrics.copied_pages += 1;
+                            self.ftl.relocate_as(tx.src, tx.plane, w, now)
+                        } else {
+                            // Rewritten or moved since it was read.
+                            self.metrics.wasted_pages += 1;
+                            self.ftl.write(tx.plane, INVALID, 0, w, now)
+                        }
+                    } else {
+                        // A host page, or a DFTL translation page.
+                        self.ftl.assigned_written(tx.plane);
+                        let current = self.inflight.get(&tx.lpn) == Some(&t);
+                        let lpn = if current { tx.lpn } else { INVALID };
+                        if tx.origin == Origin::Host {
+                            // GC time of this die the write waited through.
+                            self.txns[t as usize].gc_mark = self.gc_clock(die, now) - tx.gc_mark;
+                            self.metrics.host_program_pages[0] += 1;
+                            if matches!(gang_writer, Some(Writer::Gc { .. })) {
+                                self.metrics.gc.host_pages_combined += 1;
+                                self.combined_pending[die as usize] -= 1;
+                            }
+                            self.metrics.host_program_pages[1] += (n > 1) as u64;
+                            if matches!(w, Writer::Host { hot: true } | Writer::Gc { hot: true }) {
+                                self.metrics.hot_pages += 1;
+                            }
+                        }
+                        self.ftl.write(tx.plane, lpn, tx.version, w, now)
+                    }
+                    .expect("eligible() checked that the plane has a free page");
+                    self.txns[t as usize].src = ppn;
+                    dsts[i] = ppn;
+                    let page = self.ftl.map.page_of(ppn);
+                    self.metrics.programmed_types[tx.origin as usize]
+                        [self.timing.page_type[page as usize] as usize] += 1;
+                    array = array.max(self.timing.program_time(page));
+                    self.maybe_start_gc(tx.plane);
+                }
+                self.check_multiplane(kind, &dsts[..n], now);
+                if self.die_write && self.cfg.check.enabled {
+                    if let Err(e) = self.ftl.die_alignment(die) {
+                        self.error.get_or_insert(Error::Consistency(format!(
+                            "after a Die-Write at {now} ns: {e}"
+                        )));
+                    }
+                }
+                let ch = self.channel_of_die(die);
+                let start = t0.max(self.channel_free[ch]);
+                let xfer = self.timing.xfer_ns;
+                let xfer_end = start + n as Time * xfer;
+                self.channel_free[ch] = xfer_end;
+                self.metrics.gc.transfer_ns += xfer as u128 * moves as u128;
+                self.metrics.gc.write_ns += array as u128 * moves as u128;
+                if self.cfg.host.write_completion == WriteCompletion::Transfer {
+                    for (i, &t) in members.iter().enumerate() {
+                        if self.txns[t as usize].req != INVALID {
+                            let at = start + (i as Time + 1) * xfer;
+                            self.engine.schedule(
+                                at,
+                                EventKind::TransferDone,
+                                die * MAX_PLANES_PER_DIE as u32 + i as u32,
+                            );
+                        }
+                    }
+                }
+                self.engine
+                    .schedule(xfer_end + array, EventKind::DieDone, die);
+            }
+            CmdKind::Erase => {
+                if gc {
+                    self.metrics.gc.erase_ns += self.timing.erase_ns as u128 * n as u128;
+                }
+                self.engine
+                    .schedule(t0 + self.timing.erase_ns, EventKind::DieDone, die);
+            }
+            CmdKind::Copyback => {
+                // Aligned sources are read in one multi-plane read; joined
+                // GCs' unaligned ones one after another (into each plane's
+                // register), then one multi-plane program.
+                let m = &self.ftl.map;
+                let s0 = self.txns[members[0] as usize].src;
+                let one_read = members.iter().all(|&t| {
+                    let s = self.txns[t as usize].src;
+                    self.rules
+                        .aligned(m.block_of(s0), m.page_of(s0), m.block_of(s), m.page_of(s))
+                });
+                let (mut tr, mut tr_sum, mut tp) = (0, 0, 0);
+                let mut dsts = [INVALID; MAX_PLANES_PER_DIE];
+                for (i, &t) in members.iter().enumerate() {
+                    let tx = self.txns[t as usize];
+                    let r = self.timing.read_time(self.ftl.map.page_of(tx.src));
+                    tr = tr.max(r);
+                    tr_sum += r;
+                    let w = self.writer(t);
+                    let dst = self
+                        .ftl
+                        .relocate_as(tx.src, tx.plane, w, now)
+                        .expect("eligible() checked that the plane has a free page");
+                    dsts[i] = dst;
+                    self.metrics.gc.pages_migrated += 1;
+                    self.metrics.gc.hot_moves += (w == Writer::Gc { hot: true }) as u64;
+                    self.map_moved(tx.lpn);
+                    let page = self.ftl.map.page_of(dst);
+                    self.metrics.programmed_types[Origin::Gc as usize]
+                        [self.timing.page_type[page as usize] as usize] += 1;
+                    tp = tp.max(self.timing.program_time(page));
+                    self.maybe_start_gc(tx.plane);
+                }
+                self.check_multiplane(kind, &dsts[..n], now);
+                let read = if one_read { tr } else { tr_sum };
+                self.metrics.gc.read_ns += if one_read {
+                    tr as u128 * n as u128
+                } else {
+                    tr_sum as u128
+                };
+                self.metrics.gc.write_ns += tp as u128 * n as u128;
+                self.engine
+                    .schedule(t0 + read + tp, EventKind::DieDone, die);
+            }
+        }
+    }
+
+    pub(crate) fn on_read_array_done(&mut self, die: u32) {
+        let now = self.engine.now();
+        let d = self.dies[die as usize];
+        let n = d.n as usize;
+        let ch = self.channel_of_die(die);
+        let xfer = self.timing.xfer_ns;
+        // The pages leave one after another; each read finishes when its
+        // own data is out, the die when the last is.
+        let start = now.max(self.channel_free[ch]);
+        for i in 0..n - 1 {
+            let at = start + (i as Time + 1) * xfer;
+            self.engine.schedule(
+                at,
+                EventKind::TransferDone,
+                die * MAX_PLANES_PER_DIE as u32 + i as u32,
+            );
+        }
+        let end = start + n as Time * xfer;
+        self.channel_free[ch] = end;
+        if self.txns[d.txns[0] as usize].origin == Origin::Gc {
+            self.metrics.gc.transfer_ns += xfer as u128 * n as u128;
+        }
+        self.engine.schedule(end, EventKind::DieDone, die);
+    }
+
+    pub(crate) fn on_transfer_done(&mut self, arg: u32) {
+        let (die, i) = (
+            arg / MAX_PLANES_PER_DIE as u32,
+            (arg % MAX_PLANES_PER_DIE as u32) as usize,
+        );
+        let d = self.dies[die as usize];
+        let t = d.txns[i];
+        match self.txns[t as usize].kind {
+            CmdKind::Read => {
+                debug_assert_eq!(d.finished as usize, i, "reads finish in transfer order");
+                self.dies[die as usize].finished += 1;
+                self.finish_txn(t);
+            }
+            _ => {
+                // Transfer-mode write completion: the host sees the write done.
+                let req = std::mem::replace(&mut self.txns[t as usize].req, INVALID);
+                self.sub_done(req);
+            }
+        }
+    }
+
+    pub(crate) fn on_die_done(&mut self, die: u32) {
+        let now = self.engine.now();
+        let d = self.dies[die as usize];
+        let members = &d.txns[d.finished as usize..d.n as usize];
+        // SPD's plane utilisation: sampled when a buffer eviction completes,
+        // while its planes still count as busy.
+        if members
+            .iter()
+            .any(|&t| self.txns[t as usize].slot != INVALID)
+        {
+            self.metrics.sample_at_eviction();
+        }
+        self.metrics.planes_busy(now, -(d.n as i32));
+        self.dies[die as usize].busy = false;
+        for &t in members {
+            self.finish_txn(t);
+        }
+        self.kick(die);
+    }
+}

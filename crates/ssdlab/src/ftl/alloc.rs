@@ -1,0 +1,162 @@
+//! Allocation: which plane (static, round-robin, least-busy, die round-robin)
+//! and, under `ftl.align_block_index`, which block a write opens.
+
+use super::*;
+use crate::addr::{Lpn, INVALID};
+use crate::config::{Config, PlaneAllocation};
+
+/// Plane of each residue `lpn % planes` under the configured static order.
+pub(crate) fn static_table(cfg: &Config) -> Vec<u32> {
+    let g = &cfg.geometry;
+    let planes = cfg.total_planes();
+    let order = cfg.ftl.static_order.to_ascii_uppercase();
+    (0..planes)
+        .map(|r| {
+            let (mut c, mut w, mut d, mut p) = (0, 0, 0, 0);
+            let mut rem = r;
+            for letter in order.chars() {
+                let (radix, digit) = match letter {
+                    'C' => (g.channels, &mut c),
+                    'W' => (g.chips_per_channel, &mut w),
+                    'D' => (g.dies_per_chip, &mut d),
+                    _ => (g.planes_per_die, &mut p),
+                };
+                *digit = rem % radix;
+                rem /= radix;
+            }
+            ((c * g.chips_per_channel + w) * g.dies_per_chip + d) * g.planes_per_die + p
+        })
+        .collect()
+}
+
+impl Ftl {
+    /// The plane static allocation gives this LPN.
+    #[inline]
+    pub fn static_plane(&self, lpn: Lpn) -> u32 {
+        self.plane_of_residue[(lpn % self.planes) as usize]
+    }
+
+    /// The die static allocation gives this LPN.
+    #[inline]
+    pub fn static_die(&self, lpn: Lpn) -> u32 {
+        self.map.die_of_plane(self.static_plane(lpn))
+    }
+
+    /// Die-round-robin allocation: the next plane of `die` in turn for
+    /// `w`'s write stream (each stream keeps its planes level).
+    #[inline]
+    pub fn next_plane_in_die(&mut self, die: u32, w: Writer) -> u32 {
+        let k = self.stream(die, w);
+        let i = self.die_rr[k];
+        self.die_rr[k] = (i + 1) % self.ppd;
+        die * self.ppd + i
+    }
+
+    /// Choose the plane for a new write of `lpn` by the configured policy.
+    /// `die_load` gives the queued work of a die (for least-busy).
+    /// `w` is who writes it (die-round-robin keeps a turn per write stream).
+    pub fn choose_plane(&mut self, lpn: Lpn, w: Writer, die_load: impl Fn(u32) -> u32) -> u32 {
+        match self.allocation {
+            PlaneAllocation::Static => self.static_plane(lpn),
+            PlaneAllocation::DieRoundRobin => {
+                let die = self.static_die(lpn);
+                self.next_plane_in_die(die, w)
+            }
+            PlaneAllocation::RoundRobin => {
+                // The next plane in turn that has room for more data.
+                let start = self.rr_next;
+                let mut pick = self.plane_of_residue[start as usize];
+                for i in 0..self.planes {
+                    let p = self.plane_of_residue[((start + i) % self.planes) as usize];
+                    if self.has_room(p) {
+                        pick = p;
+                        self.rr_next = (start + i) % self.planes;
+                        break;
+                    }
+                }
+                self.rr_next = (self.rr_next + 1) % self.planes;
+                pick
+            }
+            PlaneAllocation::LeastBusy => {
+                // Scan from the round-robin pointer so ties rotate; planes
+                // without room for more data only if all are so.
+                let start = self.rr_next;
+                let mut best = self.plane_of_residue[start as usize];
+                let mut best_key = (true, u32::MAX);
+                for i in 0..self.planes {
+                    let p = self.plane_of_residue[((start + i) % self.planes) as usize];
+                    let key = (!self.has_room(p), die_load(self.map.die_of_plane(p)));
+                    if key < best_key {
+                        best = p;
+                        best_key = key;
+                        if key == (false, 0) {
+                            break;
+                        }
+                    }
+                }
+                self.rr_next = (self.rr_next + 1) % self.planes;
+                best
+            }
+        }
+    }
+
+    /// Can `plane` take more valid data? Dynamic allocation moves data
+    /// between planes as LPNs are rewritten; a plane whose valid data came
+    /// within the GC threshold plus two blocks of its size would leave GC
+    /// nothing to reclaim.
+    #[inline]
+    pub(crate) fn has_room(&self, plane: u32) -> bool {
+        ((self.plane_valid[plane as usize] + self.plane_pending[plane as usize]) as u64)
+            < self.room_limit
+    }
+
+    /// A host page was assigned to `plane` (its program comes later).
+    #[inline]
+    pub fn assign(&mut self, plane: u32) {
+        self.plane_pending[plane as usize] += 1;
+    }
+
+    /// The program of a page assigned to `plane` was dispatched.
+    #[inline]
+    pub fn assigned_written(&mut self, plane: u32) {
+        self.plane_pending[plane as usize] -= 1;
+    }
+
+    /// `ftl.align_block_index`: where in its free list plane `plane` finds
+    /// the block its stream `s` opens next: the index of a block a sibling
+    /// plane's same stream is writing, if that index is free here; else
+    /// the first index of the span's first plane's free list that is free
+    /// in every plane of the span (each plane of the span computes the
+    /// same); else its oldest free block. Every plane of a span that opens
+    /// a block in turn so takes one index while one is free in all.
+    pub(crate) fn aligned_open_pos(&self, plane: u32, s: usize) -> usize {
+        let free = &self.free[plane as usize];
+        let bpp = self.bpp;
+        let is_free = |q: u32, idx: u32| self.state[(q * bpp + idx) as usize] == BlockState::Free;
+        let pos_of = |idx: u32| free.iter().position(|&b| b % bpp == idx);
+        let si = s as u32 % self.streams;
+        let lo = plane / self.align_span * self.align_span;
+        let span = lo..lo + self.align_span;
+        for q in span.clone().filter(|&q| q != plane) {
+            let a = self.active[(q * self.streams + si) as usize];
+            if a != INVALID && is_free(plane, a % bpp) {
+                if let Some(p) = pos_of(a % bpp) {
+                    return p;
+                }
+            }
+        }
+        // Bounded: free lists of a full drive are long, and an index free in
+        // every plane is, if anywhere, usually near the front (blocks freed
+        // in step, or never used).
+        const SCAN: usize = 256;
+        for &b in self.free[lo as usize].iter().take(SCAN) {
+            let idx = b % bpp;
+            if span.clone().all(|q| is_free(q, idx)) {
+                if let Some(p) = pos_of(idx) {
+                    return p;
+                }
+            }
+        }
+        0
+    }
+}

@@ -1,0 +1,138 @@
+//! The FTL's consistency checker: every invariant of the maps, blocks and
+//! free lists, verified on demand.
+
+use super::*;
+use crate::addr::{Lpn, INVALID};
+
+impl Ftl {
+    /// Verify the FTL's invariants. `in_flight(lpn)` gives the version of an
+    /// LPN's newest data if it is not on flash yet (write buffer or a queued
+    /// program). Returns a description of the first violation.
+    pub fn check(&self, in_flight: impl Fn(Lpn) -> Option<u32>) -> std::result::Result<(), String> {
+        let ppb = self.ppb as usize;
+        for gb in 0..self.valid.len() {
+            let st = self.state[gb];
+            let wp = self.wp[gb] as usize;
+            let mut valid = 0;
+            for page in 0..ppb {
+                let ppn = gb * ppb + page;
+                let lpn = self.p2l[ppn];
+                if lpn == INVALID {
+                    continue;
+                }
+                if page >= wp {
+                    return Err(format!(
+                        "block {gb} page {page}: valid data above the write pointer {wp}"
+                    ));
+                }
+                if self.l2p[lpn as usize] != ppn as u32 {
+                    return Err(format!(
+                        "ppn {ppn} claims lpn {lpn}, which maps to {}",
+                        self.l2p[lpn as usize]
+                    ));
+                }
+                valid += 1;
+            }
+            if valid != self.valid[gb] as usize {
+                return Err(format!(
+                    "block {gb}: valid count {} but {valid} valid pages",
+                    self.valid[gb]
+                ));
+            }
+            match st {
+                BlockState::Free if wp != 0 => {
+                    return Err(format!("free block {gb} has write pointer {wp}"))
+                }
+                BlockState::Closed if wp != ppb => {
+                    return Err(format!("closed block {gb} has write pointer {wp}"))
+                }
+                BlockState::Closed
+                    if !self.groups && self.fast.is_none() && !self.victims.contains(gb as u32) =>
+                {
+                    return Err(format!("closed block {gb} missing from the victim index"))
+                }
+                _ => {}
+            }
+        }
+        if self.groups {
+            self.check_groups()?;
+        }
+        if self.fast.is_some() {
+            self.check_fast()?;
+        }
+        for plane in 0..self.planes as usize {
+            let blocks = plane * self.bpp as usize..(plane + 1) * self.bpp as usize;
+            // Group mode keeps free lists per die (check_groups).
+            if !self.groups {
+                let free = &self.free[plane];
+                for &gb in free {
+                    if gb / self.bpp != plane as u32 || self.state[gb as usize] != BlockState::Free
+                    {
+                        return Err(format!(
+                            "free list of plane {plane} holds block {gb} in state {:?}",
+                            self.state[gb as usize]
+                        ));
+                    }
+                }
+                let nfree = self.state[blocks.clone()]
+                    .iter()
+                    .filter(|&&s| s == BlockState::Free)
+                    .count();
+                if nfree != free.len() {
+                    return Err(format!(
+                        "plane {plane}: {nfree} free blocks but {} on the free list",
+                        free.len()
+                    ));
+                }
+            }
+            let counted: u32 = self.valid[blocks].iter().map(|&c| c as u32).sum();
+            if counted != self.plane_valid[plane] {
+                return Err(format!(
+                    "plane {plane}: {counted} valid pages in its blocks but {} counted",
+                    self.plane_valid[plane]
+                ));
+            }
+            let first = plane * self.streams as usize;
+            for &a in &self.active[first..first + self.streams as usize] {
+                if a != INVALID && self.state[a as usize] != BlockState::Active {
+                    return Err(format!(
+                        "plane {plane}: active block {a} is {:?}",
+                        self.state[a as usize]
+                    ));
+                }
+            }
+        }
+        for (lpn, &ppn) in self.l2p.iter().enumerate() {
+            if ppn != INVALID && self.p2l[ppn as usize] != lpn as u32 {
+                return Err(format!(
+                    "lpn {lpn} maps to ppn {ppn}, which holds {}",
+                    self.p2l[ppn as usize]
+                ));
+            }
+            if let Some(v) = &self.versions {
+                let latest = v.latest[lpn];
+                match in_flight(lpn as u32) {
+                    Some(fv) if fv != latest => {
+                        return Err(format!(
+                            "lpn {lpn}: newest in-flight data is version {fv}, host wrote {latest}"
+                        ));
+                    }
+                    Some(_) => {}
+                    None if ppn == INVALID && latest > 0 => {
+                        return Err(format!(
+                            "lpn {lpn}: version {latest} was written and is lost"
+                        ));
+                    }
+                    None if ppn != INVALID && v.page[ppn as usize] != latest => {
+                        return Err(format!(
+                            "lpn {lpn}: flash holds version {} but the host last wrote version {latest} (stale data)",
+                            v.page[ppn as usize]
+                        ));
+                    }
+                    None => {}
+                }
+            }
+        }
+        Ok(())
+    }
+}

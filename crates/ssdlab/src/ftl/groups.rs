@@ -1,0 +1,159 @@
+//! Aligned block groups (`ftl.block_groups = "die"`): the planes of a die
+//! open, collect and erase blocks of one index together.
+
+use super::*;
+use crate::addr::INVALID;
+use crate::engine::Time;
+
+impl Ftl {
+    /// Group id (`die * blocks_per_plane + index`) of a block.
+    #[inline]
+    pub fn group_of(&self, gb: u32) -> u32 {
+        (gb / self.bpp / self.ppd) * self.bpp + gb % self.bpp
+    }
+
+    /// The blocks of a group, plane by plane.
+    pub fn group_blocks(&self, group: u32) -> impl Iterator<Item = u32> {
+        let (die, g, bpp) = (group / self.bpp, group % self.bpp, self.bpp);
+        (die * self.ppd..(die + 1) * self.ppd).map(move |p| p * bpp + g)
+    }
+
+    /// Valid pages in a group.
+    pub fn group_valid(&self, group: u32) -> u32 {
+        self.group_blocks(group)
+            .map(|b| self.valid[b as usize] as u32)
+            .sum()
+    }
+
+    /// Position of a plane's write point in stream `s` (pages written since
+    /// the drive was fresh, counted in whole blocks opened): the planes of a
+    /// die are aligned when their positions and active blocks agree.
+    pub(crate) fn position(&self, s: usize) -> u64 {
+        let a = self.active[s];
+        if a == INVALID {
+            self.opened[s] * self.ppb as u64
+        } else {
+            (self.opened[s] - 1) * self.ppb as u64 + self.wp[a as usize] as u64
+        }
+    }
+
+    /// Are the write points of every stream aligned on all planes of `die`?
+    /// (Group mode only.) Returns a description of the first misalignment.
+    pub fn die_alignment(&self, die: u32) -> std::result::Result<(), String> {
+        for si in 0..self.streams {
+            let s0 = ((die * self.ppd) * self.streams + si) as usize;
+            let (pos0, a0) = (self.position(s0), self.active[s0]);
+            for q in die * self.ppd + 1..(die + 1) * self.ppd {
+                let s = (q * self.streams + si) as usize;
+                let a = self.active[s];
+                let same_block = (a == INVALID && a0 == INVALID)
+                    || (a != INVALID && a0 != INVALID && a % self.bpp == a0 % self.bpp);
+                if self.position(s) != pos0 || !same_block {
+                    return Err(format!(
+                        "die {die} stream {si}: plane {q} writes at position {} (block {}), plane {} at {pos0} (block {})",
+                        self.position(s),
+                        if a == INVALID { -1 } else { (a % self.bpp) as i64 },
+                        die * self.ppd,
+                        if a0 == INVALID { -1 } else { (a0 % self.bpp) as i64 },
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Program stale pages (INVALID) on the planes of `die` that lag behind
+    /// the furthest one in `w`'s stream, so that its write points are aligned
+    /// again. Returns the pages wasted.
+    pub fn pad_die(&mut self, die: u32, w: Writer, now: Time) -> u64 {
+        let planes = die * self.ppd..(die + 1) * self.ppd;
+        let target = planes
+            .clone()
+            .map(|q| self.position(self.stream(q, w)))
+            .max()
+            .unwrap_or(0);
+        let mut wasted = 0;
+        for q in planes {
+            while self.position(self.stream(q, w)) < target {
+                self.write_replacing(q, INVALID, INVALID, 0, w, now)
+                    .expect("a lagging plane writes into groups its siblings opened");
+                wasted += 1;
+            }
+        }
+        wasted
+    }
+
+    /// Group mode invariants: free groups are free in every plane, each free
+    /// block is on its die's free list or reserved by its plane, closed groups
+    /// are in the victim index, and Die-Writes keep write points aligned.
+    pub(crate) fn check_groups(&self) -> std::result::Result<(), String> {
+        let bpp = self.bpp as usize;
+        for die in 0..(self.planes / self.ppd) {
+            let mut listed = vec![0u32; bpp];
+            for &g in &self.free[die as usize] {
+                listed[g as usize] += self.ppd;
+            }
+            for plane in die * self.ppd..(die + 1) * self.ppd {
+                let first = (plane * self.streams) as usize;
+                for r in &self.reserved[first..first + self.streams as usize] {
+                    for &g in r {
+                        listed[g as usize] += 1;
+                    }
+                }
+                for b in 0..self.bpp {
+                    let gb = (plane * self.bpp + b) as usize;
+                    // A group whose erases are under way has free and
+                    // victim blocks; it is listed once all are erased.
+                    let erasing = self
+                        .group_blocks(die * self.bpp + b)
+                        .any(|x| self.state[x as usize] == BlockState::Victim);
+                    if self.state[gb] == BlockState::Free && !erasing {
+                        listed[b as usize] = listed[b as usize].wrapping_sub(1);
+                    }
+                }
+            }
+            if let Some(g) = listed.iter().position(|&c| c != 0) {
+                let id = die * self.bpp + g as u32;
+                let states: Vec<BlockState> = self
+                    .group_blocks(id)
+                    .map(|b| self.state[b as usize])
+                    .collect();
+                let reserved: Vec<usize> = (die * self.ppd..(die + 1) * self.ppd)
+                    .map(|p| {
+                        let first = (p * self.streams) as usize;
+                        self.reserved[first..first + self.streams as usize]
+                            .iter()
+                            .map(|r| r.iter().filter(|&&x| x == g as u32).count())
+                            .sum()
+                    })
+                    .collect();
+                return Err(format!(
+                    "die {die} group {g}: its free blocks and the free list / reservations disagree (blocks {states:?}, on the free list: {}, reserved per plane {reserved:?})",
+                    self.free[die as usize].contains(&(g as u32))
+                ));
+            }
+            for g in 0..self.bpp {
+                let id = die * self.bpp + g;
+                let closed = self
+                    .group_blocks(id)
+                    .filter(|&b| self.state[b as usize] == BlockState::Closed)
+                    .count() as u32;
+                if closed == self.ppd && self.fast.is_none() && !self.victims.contains(id) {
+                    return Err(format!("closed group {id} missing from the victim index"));
+                }
+                if closed != self.group_closed[id as usize] as u32
+                    && self.group_closed[id as usize] != 0
+                {
+                    return Err(format!(
+                        "group {id}: {closed} closed blocks but {} counted",
+                        self.group_closed[id as usize]
+                    ));
+                }
+            }
+            if self.aligned {
+                self.die_alignment(die)?;
+            }
+        }
+        Ok(())
+    }
+}

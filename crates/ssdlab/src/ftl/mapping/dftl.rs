@@ -1,0 +1,143 @@
+//! DFTL's cost on the timed path: mapping reads and write-backs.
+
+use crate::addr::{Lpn, INVALID};
+use crate::flash::{CmdKind, Origin};
+use crate::ftl::Writer;
+use crate::sched::Class;
+use crate::sim::*;
+
+/// DFTL: what waits for a translation page to arrive from flash.
+#[derive(Clone, Copy)]
+pub(crate) enum MapWaiter {
+    /// A host read (or a read-modify-write's read) of a page whose entry missed.
+    Read { req: u32, lpn: Lpn, rmw: bool },
+    /// A programmed host page whose entry missed: load it, dirty.
+    Update(Lpn),
+    /// The page is written back (read, modified, programmed).
+    WriteBack,
+}
+
+impl Simulator {
+    /// Get translation page `tp` for `w`: join a read of it under way, else
+    /// read it (a mapping read, queued with host reads); a page never
+    /// written holds no entries, and one being programmed is still in the
+    /// controller: no read.
+    pub(crate) fn map_fetch(&mut self, tp: Lpn, w: MapWaiter) {
+        if let Some(list) = self.map_waiters.get_mut(&tp) {
+            list.push(w);
+            return;
+        }
+        let ppn = match self.ftl.lookup(tp) {
+            Some(p) if !self.inflight.contains_key(&tp) => p,
+            _ => return self.map_loaded(tp, &[w]),
+        };
+        self.ftl.pin(ppn);
+        let plane = self.ftl.map.plane_of(ppn);
+        let t = self.new_txn(CmdKind::Read, Origin::Mapping, plane, tp, ppn);
+        self.map_waiters.insert(tp, vec![w]);
+        self.enqueue(plane, Class::Read, t);
+    }
+
+    /// Translation page `tp` is in the controller: serve what waited for it.
+    pub(crate) fn map_loaded(&mut self, tp: Lpn, waiters: &[MapWaiter]) {
+        for &w in waiters {
+            match w {
+                MapWaiter::Read { req, lpn, rmw } => {
+                    self.cmt_insert(lpn, false);
+                    self.host_read_flash(req, lpn, rmw);
+                }
+                MapWaiter::Update(lpn) => self.cmt_insert(lpn, true),
+                MapWaiter::WriteBack => self.map_program(tp),
+            }
+        }
+    }
+
+    /// Load an entry into the cached mapping table; a dirty entry it pushes
+    /// out has its translation page written back.
+    pub(crate) fn cmt_insert(&mut self, lpn: Lpn, dirty: bool) {
+        let c = self.cmt.as_mut().expect("DFTL");
+        if let Some(tp) = c.insert(lpn, dirty) {
+            self.map_fetch(tp, MapWaiter::WriteBack);
+        }
+    }
+
+    /// The host reads (`dirty` false) or changes the entry of `lpn`: true if
+    /// it may go on now (no DFTL, or the entry is cached); on a miss `w`
+    /// waits for the entry's translation page.
+    pub(crate) fn map_access(&mut self, lpn: Lpn, dirty: bool, w: MapWaiter) -> bool {
+        let Some(c) = self.cmt.as_mut() else {
+            return true;
+        };
+        if c.access(lpn, dirty) {
+            self.metrics.mapping.cache_hits += 1;
+            return true;
+        }
+        self.metrics.mapping.cache_misses += 1;
+        let tp = c.translation_page(lpn);
+        self.map_fetch(tp, w);
+        false
+    }
+
+    /// GC moved `lpn`: a cached entry changes in DRAM; otherwise its
+    /// translation page is written back when the GC finishes (one write per
+    /// translation page however many of its pages the GC moved). Moving a
+    /// translation page changes only the directory, which is in DRAM.
+    pub(crate) fn map_moved(&mut self, lpn: Lpn) {
+        if let Some(c) = self.cmt.as_mut() {
+            if !c.is_translation(lpn) && !c.mark_dirty(lpn) {
+                self.gc_translation.push(c.translation_page(lpn));
+            }
+        }
+    }
+
+    pub(crate) fn flush_gc_translation(&mut self) {
+        if self.gc_translation.is_empty() {
+            return;
+        }
+        let mut pages = std::mem::take(&mut self.gc_translation);
+        pages.sort_unstable();
+        pages.dedup();
+        for &tp in &pages {
+            self.metrics.mapping.gc_translation_updates += 1;
+            self.map_fetch(tp, MapWaiter::WriteBack);
+        }
+        pages.clear();
+        self.gc_translation = pages;
+    }
+
+    /// Program translation page `tp` (its new version): like a host page,
+    /// to the hot stream if there is one; with Die-Writes, completed with
+    /// the die's least recently used dirty buffer pages, then padding. A
+    /// write-back of a page whose previous write-back is still queued joins
+    /// it (the queued program takes the newest content when it goes).
+    pub(crate) fn map_program(&mut self, tp: Lpn) {
+        if let Some(&t) = self.inflight.get(&tp) {
+            if self.txns[t as usize].src == INVALID {
+                self.metrics.mapping.writes_coalesced += 1;
+                return;
+            }
+        }
+        let version = self.next_version(tp);
+        let t = self.new_txn(CmdKind::Program, Origin::Mapping, INVALID, tp, INVALID);
+        self.txns[t as usize].version = version;
+        self.txns[t as usize].hot = true;
+        self.inflight.insert(tp, t);
+        if self.die_write {
+            let die = self.ftl.static_die(tp);
+            let mut txns = vec![t];
+            txns.extend(self.evict_from_die(die, self.ppd as usize - 1));
+            while !txns.len().is_multiple_of(self.ppd as usize) {
+                txns.push(self.pad_txn());
+            }
+            self.enqueue_die_writes(die, &txns, Class::Write);
+        } else {
+            let queues = &self.queues;
+            let plane = self
+                .ftl
+                .choose_plane(tp, Writer::Host { hot: true }, |d| queues.die_load(d));
+            self.ftl.assign(plane);
+            self.txns[t as usize].plane = plane;
+            self.enqueue(plane, Class::Write, t);
+        }
+    }
+}

@@ -1,0 +1,521 @@
+//! FAST hybrid mapping (Lee et al., "A log buffer-based flash translation
+//! layer using fully-associative sector translation", ACM TECS 2007): the
+//! address arithmetic and bookkeeping of block-mapped data units and log
+//! units. The FTL (`ftl.rs`) owns the pages; this module says where a
+//! logical page belongs and which units are logs.
+//!
+//! A *domain* is what a GC unit is for the page-mapped FTL: a plane, or with
+//! aligned block groups a die. A *unit* is a block (plane domain) or an
+//! aligned block group (die domain), identified like GC victims
+//! (`domain * blocks_per_plane + index`). The domain's logical pages are
+//! those static allocation gives it, numbered in order; `unit_pages` of them
+//! in a row form a logical block (LBN). A logical block's data unit holds
+//! offset `o` at page `o` (a block), or at page `o / N` of plane `o % N` of
+//! the die (a group of N planes: each LPN lands on its static plane, and
+//! `N` consecutive offsets form one aligned multi-plane page).
+//!
+//! Host writes go to log units: the domain's active blocks, page-mapped and
+//! fully associative (any logical page of the domain may go to any log).
+//! Log units are kept in the order they were opened; when a domain holds
+//! `limit` of them, the oldest closed one is reclaimed by merging every
+//! logical block with a valid page in it.
+
+use crate::error::{Error, Result};
+use crate::ftl::BlockState;
+use std::collections::VecDeque;
+
+use crate::addr::{Lpn, Ppn, INVALID};
+use crate::config::{BlockGroups, Config};
+
+pub struct Fast {
+    planes: u32,
+    ppd: u32,
+    ppb: u32,
+    bpp: u32,
+    logical: u64,
+    /// Die domains (aligned block groups) or plane domains.
+    groups: bool,
+    /// Pages of a unit (and of a logical block).
+    pub unit_pages: u32,
+    /// Logical blocks per domain.
+    lbns_per_domain: u32,
+    /// Static allocation: plane of residue `lpn % planes`, and its inverse.
+    plane_of_residue: Vec<u32>,
+    residue_of_plane: Vec<u32>,
+    /// Data unit of each logical block, or INVALID.
+    pub data: Vec<u32>,
+    /// Log units per domain, oldest first (the last may still be open).
+    pub logs: Vec<VecDeque<u32>>,
+    /// Log units a domain may hold.
+    pub limit: usize,
+}
+
+impl Fast {
+    /// FAST state for `cfg` (whose `ftl.block_groups` chooses plane or die
+    /// domains), given static allocation's plane of each LPN residue.
+    pub fn new(cfg: &Config, plane_of_residue: Vec<u32>) -> Fast {
+        let g = &cfg.geometry;
+        let (planes, ppd, ppb, bpp) = (
+            cfg.total_planes(),
+            g.planes_per_die,
+            g.pages_per_block,
+            g.blocks_per_plane,
+        );
+        let logical = cfg.logical_pages();
+        let groups = cfg.ftl.block_groups == BlockGroups::Die;
+        let limit = cfg.ftl.fast_log_units as usize;
+        let mut residue_of_plane = vec![0; planes as usize];
+        for (r, &p) in plane_of_residue.iter().enumerate() {
+            residue_of_plane[p as usize] = r as u32;
+        }
+        let lbns_per_domain = lbns_per_domain(logical, planes, ppb);
+        let domains = if groups { planes / ppd } else { planes };
+        Fast {
+            planes,
+            ppd,
+            ppb,
+            bpp,
+            logical,
+            groups,
+            unit_pages: ppb * if groups { ppd } else { 1 },
+            lbns_per_domain,
+            plane_of_residue,
+            residue_of_plane,
+            data: vec![INVALID; (domains * lbns_per_domain) as usize],
+            logs: (0..domains).map(|_| VecDeque::new()).collect(),
+            limit,
+        }
+    }
+
+    /// Logical block and offset of `lpn`.
+    #[inline]
+    pub fn lbn_of(&self, lpn: Lpn) -> (u32, u32) {
+        let plane = self.plane_of_residue[(lpn % self.planes) as usize];
+        let row = (lpn / self.planes) as u64;
+        let (domain, local) = if self.groups {
+            (
+                plane / self.ppd,
+                row * self.ppd as u64 + (plane % self.ppd) as u64,
+            )
+        } else {
+            (plane, row)
+        };
+        let u = self.unit_pages as u64;
+        (
+            domain * self.lbns_per_domain + (local / u) as u32,
+            (local % u) as u32,
+        )
+    }
+
+    /// The LPN at `offset` of logical block `lbn`, if within the capacity.
+    #[inline]
+    pub fn lpn_of(&self, lbn: u32, offset: u32) -> Option<Lpn> {
+        let domain = lbn / self.lbns_per_domain;
+        let local = (lbn % self.lbns_per_domain) as u64 * self.unit_pages as u64 + offset as u64;
+        let (row, plane) = if self.groups {
+            (
+                local / self.ppd as u64,
+                domain * self.ppd + (local % self.ppd as u64) as u32,
+            )
+        } else {
+            (local, domain)
+        };
+        let lpn = row * self.planes as u64 + self.residue_of_plane[plane as usize] as u64;
+        (lpn < self.logical).then_some(lpn as Lpn)
+    }
+
+    /// Domain of a logical block.
+    #[inline]
+    pub fn domain_of_lbn(&self, lbn: u32) -> u32 {
+        lbn / self.lbns_per_domain
+    }
+
+    /// Domain of a unit.
+    #[inline]
+    pub fn domain_of_unit(&self, unit: u32) -> u32 {
+        unit / self.bpp
+    }
+
+    /// Unit (block or group id) holding global block `gb`.
+    #[inline]
+    pub fn unit_of_block(&self, gb: u32) -> u32 {
+        if self.groups {
+            (gb / self.bpp / self.ppd) * self.bpp + gb % self.bpp
+        } else {
+            gb
+        }
+    }
+
+    /// Physical page of `offset` in data unit `unit`.
+    #[inline]
+    pub fn page_at(&self, unit: u32, offset: u32) -> Ppn {
+        if self.groups {
+            let (die, g) = (unit / self.bpp, unit % self.bpp);
+            let plane = die * self.ppd + offset % self.ppd;
+            (plane * self.bpp + g) * self.ppb + offset / self.ppd
+        } else {
+            unit * self.ppb + offset
+        }
+    }
+
+    /// Offset a physical page of a unit stands for.
+    #[inline]
+    pub fn offset_of_page(&self, ppn: Ppn) -> u32 {
+        let page = ppn % self.ppb;
+        if self.groups {
+            let plane = ppn / self.ppb / self.bpp;
+            page * self.ppd + plane % self.ppd
+        } else {
+            page
+        }
+    }
+
+    /// Is `unit` one of its domain's log units?
+    pub fn is_log(&self, unit: u32) -> bool {
+        self.logs[self.domain_of_unit(unit) as usize].contains(&unit)
+    }
+}
+
+/// Logical blocks per domain for a capacity of `logical` pages.
+pub fn lbns_per_domain(logical: u64, planes: u32, ppb: u32) -> u32 {
+    logical.div_ceil(planes as u64).div_ceil(ppb as u64) as u32
+}
+
+/// FAST in the FTL: units are blocks (plane domains) or aligned groups (die
+/// domains); the GC unit of a plane is its domain.
+impl crate::ftl::Ftl {
+    pub fn fast(&self) -> Option<&Fast> {
+        self.fast.as_ref()
+    }
+
+    /// Blocks of a unit.
+    pub fn unit_blocks(&self, unit: u32) -> impl Iterator<Item = u32> {
+        let (groups, bpp, ppd) = (self.groups, self.bpp, self.ppd);
+        let (first, n, step) = if groups {
+            let (die, g) = (unit / bpp, unit % bpp);
+            (die * ppd * bpp + g, ppd, bpp)
+        } else {
+            (unit, 1, 1)
+        };
+        (0..n).map(move |i| first + i * step)
+    }
+
+    pub(crate) fn unit_closed(&self, unit: u32) -> bool {
+        self.unit_blocks(unit)
+            .all(|b| self.state[b as usize] == BlockState::Closed)
+    }
+
+    /// Preconditioning steps that age a page-mapped drive have no FAST form.
+    pub(crate) fn fast_refuses(&self, step: &str) -> Result<()> {
+        if self.fast.is_some() {
+            return Err(Error::Invalid(format!(
+                "--precondition {step}: not supported with ftl.mapping = \"fast\" (it ages a page-mapped drive); use trace-reads or age:X, which map pages into their logical blocks' data units"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Does a domain hold as many log units as it may, the oldest closed?
+    pub(crate) fn fast_merge_due(&self, domain: u32) -> bool {
+        let f = self.fast.as_ref().expect("FAST");
+        let logs = &f.logs[domain as usize];
+        logs.len() >= f.limit && logs.front().is_some_and(|&u| self.unit_closed(u))
+    }
+
+    /// The domain's oldest log unit, when a merge is due: it leaves the log
+    /// list and its blocks become victims.
+    pub(crate) fn fast_pick(&mut self, domain: u32) -> Option<u32> {
+        if !self.fast_merge_due(domain) {
+            return None;
+        }
+        let f = self.fast.as_mut().expect("FAST");
+        let unit = f.logs[domain as usize].pop_front()?;
+        for b in self.unit_blocks(unit).collect::<Vec<_>>() {
+            self.state[b as usize] = BlockState::Victim;
+        }
+        if self.groups {
+            self.group_closed[unit as usize] = 0;
+        }
+        Some(unit)
+    }
+
+    /// Logical blocks with a valid page in `unit`, in page order.
+    pub fn fast_lbns(&self, unit: u32) -> Vec<u32> {
+        let f = self.fast.as_ref().expect("FAST");
+        let mut seen = rustc_hash::FxHashSet::default();
+        let mut out = Vec::new();
+        for b in self.unit_blocks(unit) {
+            for p in b * self.ppb..(b + 1) * self.ppb {
+                let lpn = self.p2l[p as usize];
+                if lpn != INVALID && seen.insert(f.lbn_of(lpn).0) {
+                    out.push(f.lbn_of(lpn).0);
+                }
+            }
+        }
+        out
+    }
+
+    /// Does `unit` still hold a valid page of logical block `lbn`?
+    pub fn fast_holds(&self, lbn: u32, unit: u32) -> bool {
+        let f = self.fast.as_ref().expect("FAST");
+        (0..f.unit_pages).any(|o| {
+            f.lpn_of(lbn, o).is_some_and(|lpn| {
+                let p = self.l2p[lpn as usize];
+                p != INVALID && f.unit_of_block(p / self.ppb) == unit
+            })
+        })
+    }
+
+    /// Switch merge: does `unit` hold every page of `lbn` with data, each
+    /// at its offset, and nothing else?
+    pub fn fast_switchable(&self, lbn: u32, unit: u32) -> bool {
+        let f = self.fast.as_ref().expect("FAST");
+        let mut mapped = 0u32;
+        for o in 0..f.unit_pages {
+            let Some(lpn) = f.lpn_of(lbn, o) else { break };
+            let p = self.l2p[lpn as usize];
+            if p != INVALID {
+                if p != f.page_at(unit, o) {
+                    return false;
+                }
+                mapped += 1;
+            }
+        }
+        let valid: u32 = self
+            .unit_blocks(unit)
+            .map(|b| self.valid[b as usize] as u32)
+            .sum();
+        mapped > 0 && valid == mapped
+    }
+
+    /// Take a free unit of `domain` for a merge to write (it may take the
+    /// free unit host writes leave).
+    pub fn fast_open_data(&mut self, domain: u32) -> Option<u32> {
+        let x = self.free[domain as usize].pop_front()?;
+        let unit = if self.groups {
+            domain * self.bpp + x
+        } else {
+            x
+        };
+        for b in self.unit_blocks(unit).collect::<Vec<_>>() {
+            self.state[b as usize] = BlockState::Data;
+        }
+        Some(unit)
+    }
+
+    /// A merge programs page `dst` of a data unit with the data it read
+    /// from `src` for `lpn`: moved if `src` still holds it, else the page is
+    /// programmed with stale data (the host rewrote the LPN meanwhile; its
+    /// newer copy is in a log). Returns whether the page moved.
+    pub fn fast_program(&mut self, src: Ppn, lpn: Lpn, dst: Ppn) -> bool {
+        let b = (dst / self.ppb) as usize;
+        let page = (dst % self.ppb) as u16;
+        debug_assert_eq!(self.state[b], BlockState::Data);
+        debug_assert!(self.wp[b] <= page, "merge programs in offset order");
+        self.wp[b] = page + 1;
+        if src == INVALID || lpn == INVALID || self.p2l[src as usize] != lpn {
+            return false;
+        }
+        let version = self.versions.as_ref().map_or(0, |v| v.page[src as usize]);
+        self.invalidate(src);
+        self.fast_place(lpn, dst, version);
+        true
+    }
+
+    /// Map `lpn` (version `version`) to page `dst` of a data unit, which is
+    /// programmed (its write pointer is past it).
+    pub(crate) fn fast_place(&mut self, lpn: Lpn, dst: Ppn, version: u32) {
+        let b = (dst / self.ppb) as usize;
+        self.l2p[lpn as usize] = dst;
+        self.p2l[dst as usize] = lpn;
+        self.valid[b] += 1;
+        self.plane_valid[b / self.bpp as usize] += 1;
+        if let Some(v) = &mut self.versions {
+            v.page[dst as usize] = version;
+        }
+    }
+
+    /// `unit` (a finished merge's, or a switched log) becomes the data unit
+    /// of `lbn`. Returns the old data unit, now a victim to erase (it holds
+    /// no valid page).
+    pub fn fast_seal(&mut self, lbn: u32, unit: u32) -> Option<u32> {
+        for b in self.unit_blocks(unit).collect::<Vec<_>>() {
+            self.state[b as usize] = BlockState::Data;
+        }
+        let f = self.fast.as_mut().expect("FAST");
+        let old = std::mem::replace(&mut f.data[lbn as usize], unit);
+        if old == INVALID {
+            return None;
+        }
+        for b in self.unit_blocks(old).collect::<Vec<_>>() {
+            debug_assert_eq!(self.valid[b as usize], 0, "an old data unit keeps data");
+            self.state[b as usize] = BlockState::Victim;
+        }
+        Some(old)
+    }
+
+    /// Preconditioning: map `lpns` (those not mapped yet) into the data
+    /// units of their logical blocks, untimed, as merges would leave them.
+    pub(crate) fn fast_precondition(&mut self, lpns: impl Iterator<Item = Lpn>) -> Result<u64> {
+        let f = self.fast.as_ref().expect("FAST");
+        let mut by_lbn: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
+        for lpn in lpns {
+            if self.l2p[lpn as usize] == INVALID {
+                let (lbn, o) = f.lbn_of(lpn);
+                by_lbn.entry(lbn).or_default().push(o);
+            }
+        }
+        let mut written = 0;
+        for (lbn, mut offsets) in by_lbn {
+            let f = self.fast.as_ref().expect("FAST");
+            let domain = f.domain_of_lbn(lbn);
+            // Offsets already in the old data unit move along.
+            offsets.extend((0..f.unit_pages).filter(|&o| {
+                f.lpn_of(lbn, o)
+                    .is_some_and(|l| self.l2p[l as usize] != INVALID)
+            }));
+            offsets.sort_unstable();
+            offsets.dedup();
+            let unit = self.fast_open_data(domain).ok_or_else(|| {
+                Error::Invalid(format!(
+                    "preconditioning (FAST): {} {domain} has no free unit for logical block {lbn}",
+                    if self.groups { "die" } else { "plane" }
+                ))
+            })?;
+            for o in offsets {
+                let f = self.fast.as_ref().expect("FAST");
+                let lpn = f.lpn_of(lbn, o).expect("offset within the capacity");
+                let dst = f.page_at(unit, o);
+                let src = self.l2p[lpn as usize];
+                if src == INVALID {
+                    self.wp[(dst / self.ppb) as usize] = (dst % self.ppb) as u16 + 1;
+                    self.fast_place(lpn, dst, 0);
+                    written += 1;
+                } else {
+                    self.fast_program(src, lpn, dst);
+                }
+            }
+            if let Some(old) = self.fast_seal(lbn, unit) {
+                for b in self.unit_blocks(old).collect::<Vec<_>>() {
+                    self.erase(b);
+                }
+            }
+        }
+        Ok(written)
+    }
+
+    /// FAST invariants: data units hold their logical block's pages at their
+    /// offsets, valid pages elsewhere are in log units or a merge's victim.
+    pub(crate) fn check_fast(&self) -> std::result::Result<(), String> {
+        let f = self.fast.as_ref().expect("FAST");
+        for (domain, logs) in f.logs.iter().enumerate() {
+            if logs.len() > f.limit {
+                return Err(format!(
+                    "domain {domain} holds {} log units, more than {}",
+                    logs.len(),
+                    f.limit
+                ));
+            }
+            for &u in logs {
+                if let Some(b) = self.unit_blocks(u).find(|&b| {
+                    !matches!(
+                        self.state[b as usize],
+                        BlockState::Active | BlockState::Closed | BlockState::Free
+                    )
+                }) {
+                    return Err(format!(
+                        "log unit {u}: block {b} is {:?}",
+                        self.state[b as usize]
+                    ));
+                }
+            }
+        }
+        for (lbn, &unit) in f.data.iter().enumerate() {
+            if unit != INVALID {
+                if let Some(b) = self
+                    .unit_blocks(unit)
+                    .find(|&b| self.state[b as usize] != BlockState::Data)
+                {
+                    return Err(format!(
+                        "data unit {unit} of logical block {lbn}: block {b} is {:?}",
+                        self.state[b as usize]
+                    ));
+                }
+            }
+        }
+        for (ppn, &lpn) in self.p2l.iter().enumerate() {
+            if lpn == INVALID {
+                continue;
+            }
+            let gb = ppn as u32 / self.ppb;
+            let unit = f.unit_of_block(gb);
+            match self.state[gb as usize] {
+                BlockState::Data => {
+                    let (lbn, o) = f.lbn_of(lpn);
+                    if f.page_at(unit, o) != ppn as u32 {
+                        return Err(format!(
+                            "data unit {unit}: page {ppn} holds lpn {lpn} (logical block {lbn} offset {o}) off its place"
+                        ));
+                    }
+                    if f.domain_of_lbn(lbn) != f.domain_of_unit(unit) {
+                        return Err(format!(
+                            "lpn {lpn} is in data unit {unit} outside its domain"
+                        ));
+                    }
+                }
+                BlockState::Victim => {}
+                _ if f.is_log(unit) => {}
+                s => {
+                    return Err(format!(
+                        "page {ppn} holds lpn {lpn} in block {gb} ({s:?}), neither a data nor a log unit"
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lbn_and_lpn_are_inverse_and_stay_in_their_domain() {
+        for (scheme, groups) in [("baseline-d", false), ("spd", true)] {
+            // small: 16 planes, 2 per die; a capacity not a whole number of blocks.
+            let base = Config::preset("small")
+                .unwrap()
+                .with_overrides(&[
+                    "geometry.blocks_per_plane=16".into(),
+                    "geometry.pages_per_block=4".into(),
+                    "ftl.overprovisioning=0.31".into(),
+                ])
+                .unwrap();
+            let cfg = crate::scheme::by_name(scheme)
+                .unwrap()
+                .apply(&base)
+                .unwrap();
+            assert_eq!(cfg.ftl.block_groups == BlockGroups::Die, groups);
+            let (planes, ppb, bpp) = (cfg.total_planes(), 4, 16);
+            let logical = cfg.logical_pages();
+            assert_ne!(logical % (planes as u64 * ppb as u64), 0);
+            let table: Vec<u32> = (0..planes).rev().collect();
+            let f = Fast::new(&cfg, table);
+            let mut seen = std::collections::HashSet::new();
+            for lpn in 0..logical as Lpn {
+                let (lbn, off) = f.lbn_of(lpn);
+                assert!(off < f.unit_pages);
+                assert_eq!(f.lpn_of(lbn, off), Some(lpn), "groups {groups} lpn {lpn}");
+                assert!(seen.insert((lbn, off)));
+                // The data page of an LPN is on its static plane.
+                let domain = f.domain_of_lbn(lbn);
+                let unit = domain * bpp + 3;
+                let ppn = f.page_at(unit, off);
+                assert_eq!(ppn / ppb / bpp, f.plane_of_residue[(lpn % planes) as usize]);
+                assert_eq!(f.offset_of_page(ppn), off);
+                assert_eq!(f.domain_of_unit(f.unit_of_block(ppn / ppb)), domain);
+            }
+        }
+    }
+}

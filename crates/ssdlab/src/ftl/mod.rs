@@ -1,0 +1,682 @@
+//! Page-level FTL state: logical-to-physical map and its reverse, block and
+//! plane bookkeeping, page allocation, victim selection and preconditioning.
+//!
+//! The FTL never computes time. It is told to write a page (host, GC or
+//! preconditioning: the same path), to invalidate one, to pick a victim and
+//! to erase a block, and it keeps its state consistent; the simulator decides
+//! when each of these happens.
+//!
+//! Memory: per physical page only the reverse map (4 bytes); per logical page
+//! the forward map (4 bytes); per block a few counters. Version numbers for
+//! the consistency checker are kept only when checking is on.
+
+pub mod alloc;
+pub mod check;
+pub mod groups;
+pub mod hot;
+pub mod mapping;
+pub mod precondition;
+#[cfg(test)]
+mod tests;
+
+pub use precondition::PreconditionReport;
+
+use std::collections::VecDeque;
+
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use crate::addr::{AddrMap, Lpn, Ppn, INVALID};
+use crate::config::{BlockGroups, Config, Mapping, PlaneAllocation, WriteUnit};
+use crate::engine::Time;
+use crate::ftl::mapping::fast::Fast;
+use crate::gc::victim::VictimIndex;
+use alloc::static_table;
+
+/// Who writes a page: decides the active block (write stream) it goes to and
+/// whether it may use the free block kept for GC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Writer {
+    /// Host data. With hot/cold separation, hot pages go to the hot stream,
+    /// cold ones to the cold stream; without, there is one stream.
+    Host { hot: bool },
+    /// Garbage collection (timed or untimed): the reserve blocks, and the
+    /// cold stream, or the hot one for a move judged hot when hot/cold
+    /// separation sorts GC moves (`ftl.hot_separation = "gc-moves"`).
+    Gc { hot: bool },
+}
+
+impl Writer {
+    /// GC writing to the cold stream (preconditioning, padding, and every
+    /// move unless hot/cold separation sorts GC moves).
+    pub const GC: Writer = Writer::Gc { hot: false };
+}
+
+/// Lifecycle of a block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum BlockState {
+    Free = 0,
+    Active = 1,
+    Closed = 2,
+    /// Chosen by GC; being emptied, then erased.
+    Victim = 3,
+    /// FAST: a data unit's block (block-mapped: a logical page at its fixed
+    /// offset), or one a merge is writing. Its write pointer is the highest
+    /// offset written; the pages skipped stay unwritten until it is erased.
+    Data = 4,
+}
+
+/// Data versions for the consistency checker: every host write of an LPN
+/// gets the next version number, and the page that holds it carries it.
+pub struct Versions {
+    /// Latest version the host wrote per LPN (0 = only preconditioned data).
+    pub latest: Vec<u32>,
+    /// Version stored in each physical page.
+    pub page: Vec<u32>,
+}
+
+pub struct Ftl {
+    pub map: AddrMap,
+    planes: u32,
+    ppb: u32,
+    bpp: u32,
+    pub logical_pages: u64,
+    l2p: Vec<Ppn>,
+    p2l: Vec<Lpn>,
+    valid: Vec<u16>,
+    wp: Vec<u16>,
+    state: Vec<BlockState>,
+    pins: Vec<u16>,
+    erase_count: Vec<u32>,
+    /// Active block per plane and write stream (global id) or INVALID:
+    /// `active[plane * streams + stream]`.
+    active: Vec<u32>,
+    /// Write streams (active blocks) per plane: 1, or 2 with hot/cold
+    /// separation (stream 0 hot, stream 1 cold and GC).
+    streams: u32,
+    /// Free blocks: per plane (global block ids), or with aligned block
+    /// groups per die (group indices: block `g` of every plane of the die).
+    free: Vec<VecDeque<u32>>,
+    /// Aligned block groups (`ftl.block_groups = "die"`): the planes of a
+    /// die open blocks of the same index in the same order; victims and
+    /// erases are whole groups (ids `die * blocks_per_plane + g`).
+    groups: bool,
+    /// Die-Writes keep the write points of a die's planes aligned
+    /// (`ftl.write_unit = "die"`); preconditioning pads to keep it so.
+    aligned: bool,
+    ppd: u32,
+    /// Per-plane blocks: open blocks at indices sibling planes use
+    /// (`ftl.align_block_index`), within spans of this many planes (the
+    /// planes that may pair: the die, or plane pairs).
+    align_open: bool,
+    align_span: u32,
+    /// Group mode, per plane and stream: groups a sibling plane opened first,
+    /// which this plane opens next, in order.
+    reserved: Vec<VecDeque<u32>>,
+    /// Group mode, per plane and stream: blocks opened so far.
+    opened: Vec<u64>,
+    /// Group mode, per group: blocks of it that are closed.
+    group_closed: Vec<u8>,
+    /// Die-round-robin allocation: the next plane (within the die) per die
+    /// and write stream.
+    die_rr: Vec<u32>,
+    victims: VictimIndex,
+    /// Static allocation: plane of `lpn % planes`.
+    plane_of_residue: Vec<u32>,
+    allocation: PlaneAllocation,
+    rr_next: u32,
+    threshold_pages: u64,
+    /// Valid pages per plane, host pages assigned to a plane but not yet
+    /// programmed, and the most dynamic allocation lets a plane hold.
+    plane_valid: Vec<u32>,
+    plane_pending: Vec<u32>,
+    room_limit: u64,
+    /// Free blocks a plane keeps for GC, one per write stream GC writes to
+    /// (`Config::gc_write_streams`): host writes may not take them.
+    reserve_blocks: usize,
+    /// FAST hybrid mapping (`ftl.mapping = "fast"`): data and log units.
+    fast: Option<Fast>,
+    pub versions: Option<Versions>,
+}
+
+impl Ftl {
+    pub fn new(cfg: &Config, check: bool) -> Self {
+        let g = &cfg.geometry;
+        let planes = cfg.total_planes();
+        let ppb = g.pages_per_block;
+        let bpp = g.blocks_per_plane;
+        let map = AddrMap {
+            pages_per_block: ppb,
+            blocks_per_plane: bpp,
+            pages_per_plane: ppb * bpp,
+            planes_per_die: g.planes_per_die,
+            dies_per_chip: g.dies_per_chip,
+            chips_per_channel: g.chips_per_channel,
+        };
+        let nblocks = (planes * bpp) as usize;
+        let phys = cfg.physical_pages() as usize;
+        let logical = cfg.logical_pages();
+        // DFTL's translation pages are logical pages after the host's.
+        let mapped = logical + cfg.translation_pages();
+        let groups = cfg.ftl.block_groups == BlockGroups::Die;
+        let ppd = g.planes_per_die;
+        let dies = planes / ppd;
+        let free = if groups {
+            (0..dies)
+                .map(|_| (0..bpp).collect::<VecDeque<u32>>())
+                .collect()
+        } else {
+            (0..planes)
+                .map(|p| (p * bpp..(p + 1) * bpp).collect::<VecDeque<u32>>())
+                .collect()
+        };
+        let streams = cfg.write_streams();
+        let victims = if groups {
+            VictimIndex::new(cfg.gc.victim, cfg.gc.d, dies, bpp, ppb * ppd)
+        } else {
+            VictimIndex::new(cfg.gc.victim, cfg.gc.d, planes, bpp, ppb)
+        };
+        Ftl {
+            map,
+            planes,
+            ppb,
+            bpp,
+            logical_pages: logical,
+            l2p: crate::mem::page_map(mapped as usize, INVALID),
+            p2l: crate::mem::page_map(phys, INVALID),
+            valid: vec![0; nblocks],
+            wp: vec![0; nblocks],
+            state: vec![BlockState::Free; nblocks],
+            pins: vec![0; nblocks],
+            erase_count: vec![0; nblocks],
+            active: vec![INVALID; (planes * cfg.write_streams()) as usize],
+            streams,
+            free,
+            groups,
+            aligned: cfg.ftl.write_unit != WriteUnit::Page,
+            ppd,
+            align_open: cfg.ftl.align_block_index && cfg.ftl.mapping != Mapping::Fast,
+            align_span: if cfg.flash.plane_pairs_only && ppd > 2 {
+                2
+            } else {
+                ppd
+            },
+            reserved: if groups {
+                (0..planes * streams).map(|_| VecDeque::new()).collect()
+            } else {
+                Vec::new()
+            },
+            opened: vec![
+                0;
+                if groups {
+                    (planes * streams) as usize
+                } else {
+                    0
+                }
+            ],
+            group_closed: vec![0; if groups { nblocks } else { 0 }],
+            die_rr: vec![0; (dies * streams) as usize],
+            victims,
+            plane_of_residue: static_table(cfg),
+            allocation: cfg.ftl.plane_allocation,
+            rr_next: 0,
+            threshold_pages: cfg.gc_threshold_pages(),
+            plane_valid: vec![0; planes as usize],
+            plane_pending: vec![0; planes as usize],
+            room_limit: (ppb as u64 * bpp as u64)
+                .saturating_sub(cfg.gc_threshold_pages() + 2 * ppb as u64),
+            reserve_blocks: cfg.gc_write_streams() as usize,
+            fast: (cfg.ftl.mapping == Mapping::Fast).then(|| Fast::new(cfg, static_table(cfg))),
+            versions: check.then(|| Versions {
+                latest: vec![0; mapped as usize],
+                page: vec![0; phys],
+            }),
+        }
+    }
+
+    pub fn planes(&self) -> u32 {
+        self.planes
+    }
+
+    pub fn pages_per_block(&self) -> u32 {
+        self.ppb
+    }
+
+    pub fn blocks_per_plane(&self) -> u32 {
+        self.bpp
+    }
+
+    /// Start fetching the forward-map entry of `lpn` into the cache: the
+    /// map is large and read at random, so callers that know an LPN ahead of
+    /// its lookup (the next trace record, an evicted page, a GC move) hide
+    /// the memory latency. Has no effect on results.
+    #[inline]
+    pub fn prefetch(&self, lpn: Lpn) {
+        if let Some(entry) = self.l2p.get(lpn as usize) {
+            prefetch(entry);
+        }
+    }
+
+    #[inline]
+    pub fn lookup(&self, lpn: Lpn) -> Option<Ppn> {
+        let p = self.l2p[lpn as usize];
+        (p != INVALID).then_some(p)
+    }
+
+    /// LPN stored in a physical page, if the page is valid.
+    #[inline]
+    pub fn owner(&self, ppn: Ppn) -> Option<Lpn> {
+        let l = self.p2l[ppn as usize];
+        (l != INVALID).then_some(l)
+    }
+
+    #[inline]
+    pub fn valid_count(&self, gb: u32) -> u32 {
+        self.valid[gb as usize] as u32
+    }
+
+    pub fn block_state(&self, gb: u32) -> BlockState {
+        self.state[gb as usize]
+    }
+
+    pub fn erase_counts(&self) -> &[u32] {
+        &self.erase_count
+    }
+
+    /// Are blocks allocated, collected and erased in aligned groups per die?
+    pub fn groups(&self) -> bool {
+        self.groups
+    }
+
+    /// Do per-plane openings take block indices sibling planes use
+    /// (`ftl.align_block_index`, where it applies)?
+    pub fn aligned_open(&self) -> bool {
+        self.align_open
+    }
+
+    /// Valid pages held by a plane.
+    pub fn plane_valid(&self, plane: u32) -> u32 {
+        self.plane_valid[plane as usize]
+    }
+
+    /// Index into `active` of a plane's stream for this writer.
+    #[inline]
+    fn stream(&self, plane: u32, w: Writer) -> usize {
+        if self.streams == 1 {
+            return plane as usize;
+        }
+        let s = match w {
+            Writer::Host { hot: true } | Writer::Gc { hot: true } => 0,
+            Writer::Host { hot: false } | Writer::Gc { hot: false } => self.streams - 1,
+        };
+        (plane * self.streams + s) as usize
+    }
+
+    /// Free pages of a plane: free blocks plus the rest of its active blocks.
+    #[inline]
+    pub fn free_pages(&self, plane: u32) -> u64 {
+        let free = if self.groups {
+            let first = (plane * self.streams) as usize;
+            let reserved: usize = self.reserved[first..first + self.streams as usize]
+                .iter()
+                .map(|r| r.len())
+                .sum();
+            (self.free[(plane / self.ppd) as usize].len() + reserved) as u64 * self.ppb as u64
+        } else {
+            self.free[plane as usize].len() as u64 * self.ppb as u64
+        };
+        if self.streams == 1 {
+            let a = self.active[plane as usize];
+            return free
+                + if a == INVALID {
+                    0
+                } else {
+                    (self.ppb - self.wp[a as usize] as u32) as u64
+                };
+        }
+        let first = (plane * self.streams) as usize;
+        let rest: u64 = self.active[first..first + self.streams as usize]
+            .iter()
+            .filter(|&&a| a != INVALID)
+            .map(|&a| (self.ppb - self.wp[a as usize] as u32) as u64)
+            .sum();
+        free + rest
+    }
+
+    /// Free pages of a plane that writer `w` may take (group mode): free
+    /// groups, groups its stream has reserved and the rest of its active block.
+    pub fn free_pages_for(&self, plane: u32, w: Writer) -> u64 {
+        let s = self.stream(plane, w);
+        let mut blocks = self.free[self.free_list(plane)].len();
+        if self.groups {
+            blocks += self.reserved[s].len();
+        }
+        let a = self.active[s];
+        let rest = if a == INVALID {
+            0
+        } else {
+            (self.ppb - self.wp[a as usize] as u32) as u64
+        };
+        blocks as u64 * self.ppb as u64 + rest
+    }
+
+    /// Free pages a GC in `plane` can count on: free blocks (groups), and
+    /// what the streams GC writes to have reserved or left in their active
+    /// blocks. With two GC streams one block is discounted: the moves may
+    /// split so that one stream opens a block it leaves partly unused.
+    pub fn gc_free_pages(&self, plane: u32) -> u64 {
+        let cold = self.free_pages_for(plane, Writer::GC);
+        if self.reserve_blocks < 2 {
+            return cold;
+        }
+        let shared = self.free[self.free_list(plane)].len() as u64 * self.ppb as u64;
+        let hot = self.free_pages_for(plane, Writer::Gc { hot: true });
+        (cold + hot - shared).saturating_sub(self.ppb as u64)
+    }
+
+    /// Should `plane` collect garbage? Below the threshold; in group mode
+    /// also when only the GC's reserve group is left (free pages reserved
+    /// for another write stream may keep a plane above the threshold while
+    /// this one cannot open a block).
+    #[inline]
+    pub fn needs_gc(&self, plane: u32) -> bool {
+        if self.fast.is_some() {
+            return self.fast_merge_due(self.free_list(plane) as u32);
+        }
+        self.free_pages(plane) < self.threshold_pages
+            || (self.groups && self.free[self.free_list(plane)].len() <= self.reserve_blocks)
+    }
+
+    /// In-plane (block, page) the next write of `w` to `plane` would take,
+    /// if it may take one (host writes may not use the GC reserve).
+    #[inline]
+    pub fn peek_write(&self, plane: u32, w: Writer) -> Option<(u32, u32)> {
+        let gc = matches!(w, Writer::Gc { .. });
+        let a = self.active[self.stream(plane, w)];
+        if a != INVALID && (self.wp[a as usize] as u32) < self.ppb {
+            return Some((a % self.bpp, self.wp[a as usize] as u32));
+        }
+        if self.groups {
+            if let Some(&g) = self.reserved[self.stream(plane, w)].front() {
+                return Some((g, 0));
+            }
+        }
+        if let Some(f) = &self.fast {
+            // A new log unit only while the domain holds fewer than its limit.
+            if f.logs[self.free_list(plane)].len() >= f.limit {
+                return None;
+            }
+        }
+        let free = &self.free[self.free_list(plane)];
+        let reserve = if gc { 0 } else { self.reserve_blocks };
+        if free.len() > reserve {
+            let pos = if self.align_open {
+                self.aligned_open_pos(plane, self.stream(plane, w))
+            } else {
+                0
+            };
+            Some((free[pos] % self.bpp, 0))
+        } else {
+            None
+        }
+    }
+
+    /// Index of the free list a plane allocates from.
+    #[inline]
+    fn free_list(&self, plane: u32) -> usize {
+        if self.groups {
+            (plane / self.ppd) as usize
+        } else {
+            plane as usize
+        }
+    }
+
+    /// Open the next block of a plane's stream `s`. Group mode: the group a
+    /// sibling plane opened first, else a free group, which every sibling
+    /// plane then opens next.
+    fn open_block(&mut self, plane: u32, s: usize) -> u32 {
+        let a = if self.groups {
+            let g = match self.reserved[s].pop_front() {
+                Some(g) => g,
+                None => {
+                    let die = plane / self.ppd;
+                    let g = self.free[die as usize]
+                        .pop_front()
+                        .expect("peek_write saw a free group");
+                    if let Some(f) = &mut self.fast {
+                        f.logs[die as usize].push_back(die * self.bpp + g);
+                    }
+                    let si = s as u32 % self.streams;
+                    for q in die * self.ppd..(die + 1) * self.ppd {
+                        if q != plane {
+                            self.reserved[(q * self.streams + si) as usize].push_back(g);
+                        }
+                    }
+                    g
+                }
+            };
+            self.opened[s] += 1;
+            plane * self.bpp + g
+        } else {
+            let pos = if self.align_open {
+                self.aligned_open_pos(plane, s)
+            } else {
+                0
+            };
+            let b = self.free[plane as usize]
+                .remove(pos)
+                .expect("peek_write saw a free block");
+            if let Some(f) = &mut self.fast {
+                f.logs[plane as usize].push_back(b);
+            }
+            b
+        };
+        self.state[a as usize] = BlockState::Active;
+        self.active[s] = a;
+        a
+    }
+
+    /// Program the next page of `plane` with `lpn` (INVALID: a page whose data
+    /// is already stale, programmed but not mapped). Updates both maps,
+    /// invalidates the LPN's previous page, closes the block when full.
+    /// Returns None when the plane has no page this writer may use.
+    pub fn write(
+        &mut self,
+        plane: u32,
+        lpn: Lpn,
+        version: u32,
+        w: Writer,
+        now: Time,
+    ) -> Option<Ppn> {
+        let old = if lpn == INVALID {
+            INVALID
+        } else {
+            self.l2p[lpn as usize]
+        };
+        self.write_replacing(plane, lpn, old, version, w, now)
+    }
+
+    /// [`write`](Self::write) when the LPN's current page `old` is known
+    /// (INVALID: none), sparing a random read of the forward map.
+    fn write_replacing(
+        &mut self,
+        plane: u32,
+        lpn: Lpn,
+        old: Ppn,
+        version: u32,
+        w: Writer,
+        now: Time,
+    ) -> Option<Ppn> {
+        self.peek_write(plane, w)?;
+        let p = plane as usize;
+        let s = self.stream(plane, w);
+        let mut a = self.active[s];
+        if a == INVALID || self.wp[a as usize] as u32 >= self.ppb {
+            a = self.open_block(plane, s);
+        }
+        let page = self.wp[a as usize] as u32;
+        self.wp[a as usize] += 1;
+        let ppn = a * self.ppb + page;
+        if lpn != INVALID {
+            if old != INVALID {
+                self.invalidate(old);
+            }
+            self.l2p[lpn as usize] = ppn;
+            self.p2l[ppn as usize] = lpn;
+            self.valid[a as usize] += 1;
+            self.plane_valid[p] += 1;
+            if let Some(v) = &mut self.versions {
+                v.page[ppn as usize] = version;
+            }
+        }
+        if page + 1 == self.ppb {
+            self.state[a as usize] = BlockState::Closed;
+            self.active[s] = INVALID;
+            self.close(a, now);
+        }
+        Some(ppn)
+    }
+
+    /// A block was closed: it (or, in group mode, its group once all of its
+    /// blocks are closed) becomes a victim candidate.
+    fn close(&mut self, gb: u32, now: Time) {
+        if self.groups {
+            let g = self.group_of(gb);
+            self.group_closed[g as usize] += 1;
+            if self.group_closed[g as usize] as u32 == self.ppd && self.fast.is_none() {
+                self.victims.insert(g, self.group_valid(g), now);
+            }
+        } else if self.fast.is_none() {
+            self.victims.insert(gb, self.valid[gb as usize] as u32, now);
+        }
+    }
+
+    /// Mark a physical page invalid (its LPN was rewritten or trimmed).
+    #[inline]
+    pub fn invalidate(&mut self, ppn: Ppn) {
+        let gb = ppn / self.ppb;
+        self.p2l[ppn as usize] = INVALID;
+        self.valid[gb as usize] -= 1;
+        self.plane_valid[(gb / self.bpp) as usize] -= 1;
+        if self.state[gb as usize] == BlockState::Closed && self.fast.is_none() {
+            if self.groups {
+                let g = self.group_of(gb);
+                if self.group_closed[g as usize] as u32 == self.ppd {
+                    self.victims.update(g, self.group_valid(g));
+                }
+            } else {
+                self.victims.update(gb, self.valid[gb as usize] as u32);
+            }
+        }
+    }
+
+    /// Move the data of `src` (which must still be valid) to a new page of
+    /// `plane`. Returns the destination, or None if the plane is full.
+    pub fn relocate(&mut self, src: Ppn, plane: u32, now: Time) -> Option<Ppn> {
+        self.relocate_as(src, plane, Writer::GC, now)
+    }
+
+    /// [`relocate`](Self::relocate) into `w`'s write stream (a Die-Write
+    /// mixing GC moves and host pages writes all of them to one stream).
+    pub fn relocate_as(&mut self, src: Ppn, plane: u32, w: Writer, now: Time) -> Option<Ppn> {
+        let lpn = self.p2l[src as usize];
+        debug_assert_ne!(lpn, INVALID);
+        let version = self.versions.as_ref().map_or(0, |v| v.page[src as usize]);
+        self.write_replacing(plane, lpn, src, version, w, now)
+    }
+
+    /// Choose a GC victim in `plane`; it leaves the victim index. Group
+    /// mode: a group of the plane's die (its id; all its blocks become
+    /// victims).
+    pub fn pick_victim(
+        &mut self,
+        plane: u32,
+        now: Time,
+        rng: &mut Xoshiro256PlusPlus,
+    ) -> Option<u32> {
+        if self.fast.is_some() {
+            return self.fast_pick(self.free_list(plane) as u32);
+        }
+        if self.groups {
+            let die = plane / self.ppd;
+            let (valid, bpp, ppd) = (&self.valid, self.bpp, self.ppd);
+            let g = self.victims.pick(die, now, rng, |id| {
+                let (d, i) = (id / bpp, id % bpp);
+                (d * ppd..(d + 1) * ppd)
+                    .map(|p| valid[(p * bpp + i) as usize] as u32)
+                    .sum()
+            })?;
+            self.group_closed[g as usize] = 0;
+            for b in self.group_blocks(g).collect::<Vec<_>>() {
+                self.state[b as usize] = BlockState::Victim;
+            }
+            return Some(g);
+        }
+        let valid = &self.valid;
+        let gb = self
+            .victims
+            .pick(plane, now, rng, |b| valid[b as usize] as u32)?;
+        self.state[gb as usize] = BlockState::Victim;
+        Some(gb)
+    }
+
+    /// Valid pages of a block, as (ppn, lpn).
+    pub fn valid_pages(&self, gb: u32) -> impl Iterator<Item = (Ppn, Lpn)> + '_ {
+        let first = gb * self.ppb;
+        (first..first + self.ppb).filter_map(|p| self.owner(p).map(|l| (p, l)))
+    }
+
+    /// Erase a victim block (no valid pages left) and return it to the free list.
+    pub fn erase(&mut self, gb: u32) {
+        debug_assert_eq!(
+            self.valid[gb as usize], 0,
+            "erasing a block with valid data"
+        );
+        debug_assert_eq!(self.state[gb as usize], BlockState::Victim);
+        self.wp[gb as usize] = 0;
+        self.erase_count[gb as usize] += 1;
+        self.state[gb as usize] = BlockState::Free;
+        if self.groups {
+            // The group is free once all its blocks are.
+            let g = self.group_of(gb);
+            if self
+                .group_blocks(g)
+                .all(|b| self.state[b as usize] == BlockState::Free)
+            {
+                self.free[(g / self.bpp) as usize].push_back(g % self.bpp);
+            }
+        } else {
+            self.free[(gb / self.bpp) as usize].push_back(gb);
+        }
+    }
+
+    /// Pin a block against erasure while a read of it is outstanding.
+    #[inline]
+    pub fn pin(&mut self, ppn: Ppn) {
+        self.pins[(ppn / self.ppb) as usize] += 1;
+    }
+
+    /// Unpin; returns the block's remaining pins.
+    #[inline]
+    pub fn unpin(&mut self, ppn: Ppn) -> u32 {
+        let gb = (ppn / self.ppb) as usize;
+        self.pins[gb] -= 1;
+        self.pins[gb] as u32
+    }
+
+    pub fn pins(&self, gb: u32) -> u32 {
+        self.pins[gb as usize] as u32
+    }
+}
+
+#[inline(always)]
+fn prefetch<T>(p: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint; it never faults and reads nothing
+    // into the program, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(p as *const T as *const i8, std::arch::x86_64::_MM_HINT_T0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}

@@ -1,0 +1,441 @@
+//! Preconditioning: untimed aging of the drive (fill, map, trace-sequence)
+//! with untimed GC.
+
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use super::*;
+use crate::addr::{Lpn, Ppn, INVALID};
+use crate::error::{Error, Result};
+
+/// Result of preconditioning, reported in the run's JSON.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct PreconditionReport {
+    pub mode: String,
+    /// Untimed page writes of every preconditioning step.
+    pub pages_written: u64,
+    pub valid_pages: u64,
+    /// Valid pages the fill asked for but the logical capacity could not hold.
+    pub valid_pages_capped: u64,
+    pub trace_read_pages_mapped: u64,
+    /// DFTL: translation pages written for the preconditioned data.
+    pub translation_pages_written: u64,
+    /// age:X: pages written.
+    pub age_pages_written: u64,
+    /// trace-sequence: pages written over all passes.
+    pub sequence_pages_written: u64,
+    /// Untimed GC runs preconditioning needed to make room.
+    pub functional_gc: u64,
+    /// trace-sequence: passes applied, and the last pass's write amplification.
+    pub sequence_passes: u32,
+    pub sequence_write_amplification: f64,
+}
+
+/// Planes (LPN residues) filled together: their forward-map entries of one
+/// LPN row share a cache line.
+pub(crate) const FILL_GROUP: usize = 16;
+
+/// A raw pointer that may be shared by fill threads writing disjoint elements.
+struct SharedMut<T>(*mut T);
+unsafe impl<T> Sync for SharedMut<T> {}
+unsafe impl<T> Send for SharedMut<T> {}
+
+/// What the fill threads share: the maps (written at disjoint elements) and
+/// the fill's parameters.
+pub(crate) struct FillJob<'a> {
+    l2p: SharedMut<u32>,
+    p2l: SharedMut<u32>,
+    valid: SharedMut<u16>,
+    plane_of_residue: &'a [u32],
+    planes: u64,
+    logical: u64,
+    pages_per_plane: u32,
+    ppb: u32,
+    used_pages: u64,
+    want: u64,
+}
+
+impl FillJob<'_> {
+    /// Fill the planes of residues `g*FILL_GROUP ..`: a random subset of each
+    /// plane's used pages, in random order, receives a random subset of the
+    /// plane's LPNs, walked row by row for all planes of the group at once.
+    ///
+    /// # Safety
+    /// No other thread may touch the forward-map entries of these residues or
+    /// the pages and blocks of their planes while this runs.
+    unsafe fn fill_group(&self, g: u64, seed: u64) {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let residues = g * FILL_GROUP as u64..((g + 1) * FILL_GROUP as u64).min(self.planes);
+        let n = residues.clone().count();
+        let mut slots: Vec<Vec<u32>> = Vec::with_capacity(n);
+        let mut pool = [0u64; FILL_GROUP];
+        let mut need = [0u64; FILL_GROUP];
+        let mut next = [0usize; FILL_GROUP];
+        for (i, r) in residues.clone().enumerate() {
+            pool[i] = if r < self.logical {
+                (self.logical - r).div_ceil(self.planes)
+            } else {
+                0
+            };
+            need[i] = self.want.min(pool[i]);
+            let mut sl = Vec::with_capacity(need[i] as usize);
+            select(&mut rng, self.used_pages, need[i], |p| sl.push(p as u32));
+            for a in 0..sl.len() {
+                let b = a + rng.gen_range(0..(sl.len() - a) as u64) as usize;
+                sl.swap(a, b);
+            }
+            slots.push(sl);
+        }
+        let rows = pool[..n].iter().copied().max().unwrap_or(0);
+        for j in 0..rows {
+            for (i, r) in residues.clone().enumerate() {
+                let left = pool[i].saturating_sub(j);
+                if need[i] == 0
+                    || left == 0
+                    || (need[i] < left && rng.gen_range(0..left) >= need[i])
+                {
+                    continue;
+                }
+                need[i] -= 1;
+                let plane = self.plane_of_residue[r as usize];
+                let ppn = plane * self.pages_per_plane + slots[i][next[i]];
+                next[i] += 1;
+                let lpn = j * self.planes + r;
+                // SAFETY: see the function's contract; indices are in range
+                // (lpn < logical, ppn < physical pages).
+                unsafe {
+                    *self.l2p.0.add(lpn as usize) = ppn;
+                    *self.p2l.0.add(ppn as usize) = lpn as u32;
+                    *self.valid.0.add((ppn / self.ppb) as usize) += 1;
+                }
+            }
+        }
+    }
+}
+
+/// Selection sampling (Knuth's Algorithm S): call `f` with `k` of `0..n`,
+/// chosen uniformly at random, in increasing order.
+pub(crate) fn select(rng: &mut Xoshiro256PlusPlus, n: u64, k: u64, mut f: impl FnMut(u64)) {
+    let mut r = rng.clone(); // a local copy stays in registers
+    let mut need = k;
+    for i in 0..n {
+        let left = n - i;
+        if need == 0 {
+            break;
+        }
+        // When every remaining item is needed, no draw is needed either.
+        if need == left || r.gen_range(0..left) < need {
+            f(i);
+            need -= 1;
+        }
+    }
+    *rng = r;
+}
+
+impl Ftl {
+    /// Fill every plane of a fresh drive to `used` of its pages, `valid` of
+    /// them holding data, without timed writes. Each plane's pages are
+    /// written from its first free block on, as sequential writes would; a
+    /// uniformly random subset of them is valid, holding a uniformly random
+    /// subset of the LPNs static allocation gives the plane, in random order.
+    /// Valid pages beyond the logical capacity are capped (and counted).
+    ///
+    /// Bulk rather than page by page, and planes in groups of consecutive LPN
+    /// residues walked in lock-step over LPN rows, so that the forward map is
+    /// written a cache line at a time: 512 GiB fills in about a second.
+    pub fn precondition_fill(
+        &mut self,
+        used: f64,
+        valid: f64,
+        rng: &mut Xoshiro256PlusPlus,
+        report: &mut PreconditionReport,
+    ) -> Result<()> {
+        self.fast_refuses("fill")?;
+        if !(0.0..1.0).contains(&used) || !(0.0..=1.0).contains(&valid) {
+            return Err(Error::Invalid(format!(
+                "--precondition fill:{used}:{valid}: USED must be in [0, 1) and VALID in [0, 1]"
+            )));
+        }
+        if self.free.iter().any(|f| f.len() != self.bpp as usize) {
+            return Err(Error::Invalid(
+                "--precondition fill applies to a fresh drive only".into(),
+            ));
+        }
+        let ppb = self.ppb as u64;
+        let ppp = self.map.pages_per_plane as u64;
+        let max_used = ppp - self.reserve_blocks as u64 * ppb - 1;
+        let used_pages = ((ppp as f64 * used).round() as u64).min(max_used);
+        let want = (used_pages as f64 * valid).round() as u64;
+        let planes = self.planes as u64;
+        let groups = planes.div_ceil(FILL_GROUP as u64);
+        // One random stream per group, drawn in order: the result does not
+        // depend on how groups are spread over threads.
+        let seeds: Vec<u64> = (0..groups).map(|_| rng.gen()).collect();
+        for r in 0..planes {
+            let pool = if r < self.logical_pages {
+                (self.logical_pages - r).div_ceil(planes)
+            } else {
+                0
+            };
+            let n_valid = want.min(pool);
+            report.valid_pages_capped += want - n_valid;
+            report.pages_written += used_pages;
+            report.valid_pages += n_valid;
+        }
+        let job = FillJob {
+            l2p: SharedMut(self.l2p.as_mut_ptr()),
+            p2l: SharedMut(self.p2l.as_mut_ptr()),
+            valid: SharedMut(self.valid.as_mut_ptr()),
+            plane_of_residue: &self.plane_of_residue,
+            planes,
+            logical: self.logical_pages,
+            pages_per_plane: self.map.pages_per_plane,
+            ppb: self.ppb,
+            used_pages,
+            want,
+        };
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(groups as usize)
+            .max(1);
+        std::thread::scope(|scope| {
+            for t in 0..threads {
+                let (job, seeds) = (&job, &seeds);
+                scope.spawn(move || {
+                    for g in (t as u64..groups).step_by(threads) {
+                        // SAFETY: groups partition the residues, so each
+                        // writes forward-map entries of its own residues,
+                        // reverse-map pages and block counters of its own
+                        // planes only: no two threads touch the same element.
+                        unsafe { job.fill_group(g, seeds[g as usize]) };
+                    }
+                });
+            }
+        });
+        // The fill wrote block valid counts directly: total them per plane.
+        for (plane, v) in self.plane_valid.iter_mut().enumerate() {
+            let blocks = &self.valid[plane * self.bpp as usize..(plane + 1) * self.bpp as usize];
+            *v = blocks.iter().map(|&c| c as u32).sum();
+        }
+        // The written blocks of every plane: full ones closed, a partial one active.
+        let full = (used_pages / ppb) as u32;
+        let rest = (used_pages % ppb) as u16;
+        if self.groups {
+            // Every plane wrote the same block indices: aligned groups.
+            for die in 0..self.planes / self.ppd {
+                for _ in 0..full + (rest > 0) as u32 {
+                    let g = self.free[die as usize].pop_front().expect("fresh die");
+                    for plane in die * self.ppd..(die + 1) * self.ppd {
+                        let gb = plane * self.bpp + g;
+                        let s = self.stream(plane, Writer::GC);
+                        self.opened[s] += 1;
+                        if g < full {
+                            self.wp[gb as usize] = self.ppb as u16;
+                            self.state[gb as usize] = BlockState::Closed;
+                            self.close(gb, 0);
+                        } else {
+                            self.wp[gb as usize] = rest;
+                            self.state[gb as usize] = BlockState::Active;
+                            self.active[s] = gb;
+                        }
+                    }
+                }
+            }
+            return Ok(());
+        }
+        for plane in 0..self.planes {
+            for _ in 0..full + (rest > 0) as u32 {
+                let gb = self.free[plane as usize].pop_front().expect("fresh plane");
+                if (gb % self.bpp) < full {
+                    self.wp[gb as usize] = self.ppb as u16;
+                    self.state[gb as usize] = BlockState::Closed;
+                    self.victims.insert(gb, self.valid[gb as usize] as u32, 0);
+                } else {
+                    self.wp[gb as usize] = rest;
+                    self.state[gb as usize] = BlockState::Active;
+                    let s = self.stream(plane, Writer::GC);
+                    self.active[s] = gb;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Map every LPN in `lpns` that has no data yet, as if written once before
+    /// the run (no timed writes), cleaning planes with untimed GC as needed.
+    /// Returns the pages written (also added to `report.pages_written`).
+    pub fn precondition_map(
+        &mut self,
+        lpns: impl Iterator<Item = Lpn>,
+        rng: &mut Xoshiro256PlusPlus,
+        report: &mut PreconditionReport,
+    ) -> Result<u64> {
+        if self.fast.is_some() {
+            let written = self.fast_precondition(lpns)?;
+            report.pages_written += written;
+            report.valid_pages += written;
+            return Ok(written);
+        }
+        let mut written = 0;
+        for lpn in lpns {
+            if self.l2p[lpn as usize] != INVALID {
+                continue;
+            }
+            let plane = self.choose_plane(lpn, Writer::Host { hot: false }, |_| 0);
+            self.make_room(plane, rng, report)?;
+            self.write(plane, lpn, 0, Writer::Host { hot: false }, 0)
+                .expect("make_room left free pages");
+            written += 1;
+        }
+        self.pad_all();
+        report.pages_written += written;
+        report.valid_pages += written;
+        Ok(written)
+    }
+
+    /// DFTL: write (untimed) every translation page that holds the entry of
+    /// a mapped host page: translation page `i` is LPN `logical + i` and
+    /// covers host pages `i * per_page ..`. Returns the pages written.
+    pub fn precondition_translation(
+        &mut self,
+        per_page: u64,
+        rng: &mut Xoshiro256PlusPlus,
+        report: &mut PreconditionReport,
+    ) -> Result<u64> {
+        let logical = self.logical_pages;
+        let pages = (self.l2p.len() as u64).saturating_sub(logical);
+        let needed: Vec<Lpn> = (0..pages)
+            .filter(|&i| {
+                let lo = (i * per_page) as usize;
+                let hi = ((i + 1) * per_page).min(logical) as usize;
+                self.l2p[lo..hi].iter().any(|&p| p != INVALID)
+            })
+            .map(|i| (logical + i) as Lpn)
+            .collect();
+        self.precondition_map(needed.into_iter(), rng, report)
+    }
+
+    /// Write `sequence()` over and over (untimed, with untimed GC) until a
+    /// pass in which GC ran has a write amplification within 1% of the
+    /// previous pass's, or 20 passes. The parallel-GC paper's warm-up.
+    pub fn precondition_sequence<I: Iterator<Item = Lpn>>(
+        &mut self,
+        sequence: impl Fn() -> I,
+        rng: &mut Xoshiro256PlusPlus,
+        report: &mut PreconditionReport,
+    ) -> Result<()> {
+        self.fast_refuses("trace-sequence")?;
+        const MAX_PASSES: u32 = 20;
+        let mut previous: Option<f64> = None;
+        for pass in 1..=MAX_PASSES {
+            let (mut writes, mut moves) = (0u64, 0u64);
+            let gcs_before = report.functional_gc;
+            for lpn in sequence() {
+                let plane = self.choose_plane(lpn, Writer::Host { hot: false }, |_| 0);
+                moves += self.make_room(plane, rng, report)?;
+                self.write(plane, lpn, 0, Writer::Host { hot: false }, 0)
+                    .expect("make_room left free pages");
+                writes += 1;
+            }
+            self.pad_all();
+            report.pages_written += writes;
+            report.sequence_pages_written += writes;
+            if writes == 0 {
+                break;
+            }
+            let wa = (writes + moves) as f64 / writes as f64;
+            report.sequence_passes = pass;
+            report.sequence_write_amplification = wa;
+            // Steady: the drive has wrapped (GC ran in this pass) and write
+            // amplification stopped changing.
+            let wrapped = report.functional_gc > gcs_before;
+            if wrapped && previous.is_some_and(|p| (wa - p).abs() <= 0.01 * p) {
+                break;
+            }
+            // Only passes that wrapped are compared: the filling pass is not
+            // a steady state.
+            previous = wrapped.then_some(wa);
+        }
+        report.valid_pages = self.l2p.iter().filter(|&&p| p != INVALID).count() as u64;
+        Ok(())
+    }
+
+    /// Clean `plane` with untimed GC until a write leaves it at or above its
+    /// GC threshold, so the timed run does not start with GC owed. A victim
+    /// may be all valid (FIFO, random): give up only after a whole plane's
+    /// worth of victims reclaimed nothing. Returns the pages moved.
+    pub(crate) fn make_room(
+        &mut self,
+        plane: u32,
+        rng: &mut Xoshiro256PlusPlus,
+        report: &mut PreconditionReport,
+    ) -> Result<u64> {
+        let (mut fruitless, mut moved) = (0, 0u64);
+        while self.free_pages(plane) <= self.threshold_pages {
+            match self.functional_gc(plane, rng) {
+                Some(m) => {
+                    moved += m as u64;
+                    let unit = self.ppb * if self.groups { self.ppd } else { 1 };
+                    fruitless = if m < unit { 0 } else { fruitless + 1 };
+                }
+                None => fruitless += 1,
+            }
+            report.functional_gc += 1;
+            if fruitless > self.bpp {
+                return Err(Error::Invalid(format!(
+                    "preconditioning: plane {plane} is full of valid data; the workload needs more than the drive holds"
+                )));
+            }
+        }
+        Ok(moved)
+    }
+
+    /// Die-Writes: pad every die's streams back to aligned write points after
+    /// page-by-page preconditioning writes.
+    pub(crate) fn pad_all(&mut self) {
+        if !self.aligned {
+            return;
+        }
+        for die in 0..self.planes / self.ppd {
+            self.pad_die(die, Writer::Host { hot: true }, 0);
+            self.pad_die(die, Writer::GC, 0);
+        }
+    }
+
+    /// Garbage-collect one victim of `plane` instantly (preconditioning only).
+    /// Returns the pages moved, or None if there was no victim.
+    pub fn functional_gc(&mut self, plane: u32, rng: &mut Xoshiro256PlusPlus) -> Option<u32> {
+        if self.groups {
+            // Group mode: the group's valid pages go round-robin over the
+            // die's planes; Die-Writes pad the last short one.
+            let group = self.pick_victim(plane, 0, rng)?;
+            let die = plane / self.ppd;
+            let blocks: Vec<u32> = self.group_blocks(group).collect();
+            let mut moved = 0;
+            for &b in &blocks {
+                let pages: Vec<Ppn> = self.valid_pages(b).map(|(p, _)| p).collect();
+                for src in pages {
+                    let dst = self.next_plane_in_die(die, Writer::GC);
+                    self.relocate(src, dst, 0)
+                        .expect("a victim group always fits in the GC reserve");
+                    moved += 1;
+                }
+            }
+            if self.aligned {
+                self.pad_die(die, Writer::GC, 0);
+            }
+            for b in blocks {
+                self.erase(b);
+            }
+            return Some(moved);
+        }
+        let victim = self.pick_victim(plane, 0, rng)?;
+        let moved: Vec<Ppn> = self.valid_pages(victim).map(|(p, _)| p).collect();
+        for &src in &moved {
+            self.relocate(src, plane, 0)
+                .expect("a victim always fits in the GC reserve");
+        }
+        self.erase(victim);
+        Some(moved.len() as u32)
+    }
+}

@@ -1,0 +1,253 @@
+//! FAST merges: reclaiming a log unit by merging its logical blocks.
+
+use crate::addr::INVALID;
+use crate::error::Error;
+use crate::flash::{CmdKind, Origin};
+use crate::sched::Class;
+use crate::sim::*;
+
+/// FAST: the merges reclaiming one log unit (the GC unit's victim). Logical
+/// blocks with a valid page in it are merged one at a time: their pages
+/// are read wherever they are, then programmed at their offsets in a new
+/// data unit, page index by page index (a group's N planes as one
+/// Die-Write, padded where an offset has no data); emptied units are
+/// erased once no read holds them.
+#[derive(Default)]
+pub(crate) struct MergeJob {
+    pub(crate) lbns: Vec<u32>,
+    pub(crate) next: usize,
+    /// Logical block being merged (INVALID: none), and its new data unit.
+    pub(crate) lbn: u32,
+    pub(crate) dst: u32,
+    /// Next offset to look at; reads and programs under way.
+    pub(crate) cursor: u32,
+    pub(crate) reading: u32,
+    pub(crate) programs: u32,
+    /// Per offset: nothing to copy (INVALID), read pending, or its program.
+    pub(crate) ready: Vec<u32>,
+    /// Next page index whose programs are to be queued.
+    pub(crate) release: u32,
+    /// Units to erase once unpinned, and erases under way.
+    pub(crate) erase_wait: Vec<u32>,
+    pub(crate) erasing: u32,
+    /// The victim is dealt with (queued for erase, or switched to data).
+    pub(crate) victim_done: bool,
+    /// The next merge waits for an erase to free a unit.
+    pub(crate) wait_unit: bool,
+}
+
+pub(crate) const READ_PENDING: u32 = INVALID - 1;
+
+impl Simulator {
+    /// Start reclaiming log unit `victim` of GC unit `u`.
+    pub(crate) fn merge_start(&mut self, u: usize, victim: u32) -> bool {
+        let now = self.engine.now();
+        let g = &mut self.gc[u];
+        g.victim = victim;
+        g.start = now;
+        let lbns = self.ftl.fast_lbns(victim);
+        let m = &mut self.merges[u];
+        *m = MergeJob {
+            lbns,
+            lbn: INVALID,
+            erase_wait: std::mem::take(&mut m.erase_wait),
+            ready: std::mem::take(&mut m.ready),
+            ..Default::default()
+        };
+        self.die_gc_change(self.die_of_unit(u), 1);
+        self.merge_next(u);
+        true
+    }
+
+    /// Merge the next logical block with a page in the victim (a switch if
+    /// the victim is that block, in order); when none is left, erase.
+    pub(crate) fn merge_next(&mut self, u: usize) {
+        let victim = self.gc[u].victim;
+        loop {
+            let m = &mut self.merges[u];
+            if m.next == m.lbns.len() {
+                if !m.victim_done {
+                    m.victim_done = true;
+                    m.erase_wait.push(victim);
+                }
+                return self.merge_erase(u);
+            }
+            let lbn = m.lbns[m.next];
+            m.next += 1;
+            if !self.ftl.fast_holds(lbn, victim) {
+                continue;
+            }
+            if self.ftl.fast_switchable(lbn, victim) {
+                self.metrics.gc.switch_merges += 1;
+                self.merges[u].victim_done = true;
+                if let Some(old) = self.ftl.fast_seal(lbn, victim) {
+                    self.merges[u].erase_wait.push(old);
+                }
+                continue;
+            }
+            let Some(dst) = self.ftl.fast_open_data(u as u32) else {
+                let m = &mut self.merges[u];
+                if m.erasing > 0 || !m.erase_wait.is_empty() {
+                    // The unit an erase under way frees.
+                    m.next -= 1;
+                    m.wait_unit = true;
+                    return;
+                }
+                self.error.get_or_insert(Error::Invalid(format!(
+                    "FAST: GC unit {u} has no free unit to merge logical block {lbn} into (the data, log and free units do not fit)"
+                )));
+                return;
+            };
+            self.metrics.gc.full_merges += 1;
+            let pages = self.victim_pages() as usize;
+            let m = &mut self.merges[u];
+            m.lbn = lbn;
+            m.dst = dst;
+            m.cursor = 0;
+            m.release = 0;
+            m.ready.clear();
+            m.ready.resize(pages, INVALID);
+            return self.merge_refill(u);
+        }
+    }
+
+    /// Read the merging block's pages, offset by offset, up to
+    /// `gc.moves_in_flight` per plane at once.
+    pub(crate) fn merge_refill(&mut self, u: usize) {
+        let n = if self.groups { self.ppd } else { 1 };
+        let window = self.cfg.gc.moves_in_flight * n;
+        let pages = self.victim_pages();
+        while self.merges[u].reading < window && self.merges[u].cursor < pages {
+            let (lbn, dst, o) = {
+                let m = &mut self.merges[u];
+                m.cursor += 1;
+                (m.lbn, m.dst, m.cursor - 1)
+            };
+            let f = self.ftl.fast().expect("FAST");
+            let Some(lpn) = f.lpn_of(lbn, o) else {
+                continue;
+            };
+            let Some(src) = self.ftl.lookup(lpn) else {
+                continue;
+            };
+            let to = f.page_at(dst, o);
+            let plane = self.ftl.map.plane_of(src);
+            let t = self.new_txn(CmdKind::Read, Origin::Gc, plane, lpn, src);
+            self.txns[t as usize].dst = to;
+            let m = &mut self.merges[u];
+            m.ready[o as usize] = READ_PENDING;
+            m.reading += 1;
+            self.enqueue(plane, Class::Gc, t);
+        }
+        self.merge_release(u);
+    }
+
+    /// A merge read completed: its program waits for its page index.
+    pub(crate) fn merge_read_done(&mut self, t: u32) {
+        let tx = self.txns[t as usize];
+        let plane = self.ftl.map.plane_of(tx.dst);
+        let p = self.new_txn(CmdKind::Program, Origin::Gc, plane, tx.lpn, tx.src);
+        self.txns[p as usize].dst = tx.dst;
+        let u = self.gc_unit(plane);
+        let o = self.ftl.fast().expect("FAST").offset_of_page(tx.dst);
+        let m = &mut self.merges[u];
+        m.ready[o as usize] = p;
+        m.reading -= 1;
+        self.merge_refill(u);
+    }
+
+    /// Queue programs page index by page index, once every read of an index
+    /// is done (with Die-Writes, offsets without data are padded so the
+    /// die's N pages go as one multi-plane program).
+    pub(crate) fn merge_release(&mut self, u: usize) {
+        let n = if self.groups { self.ppd } else { 1 };
+        let rows = self.ftl.pages_per_block();
+        loop {
+            let m = &self.merges[u];
+            if m.lbn == INVALID || m.release == rows {
+                break;
+            }
+            let (lo, hi) = ((m.release * n) as usize, ((m.release + 1) * n) as usize);
+            if (m.cursor as usize) < hi || m.ready[lo..hi].contains(&READ_PENDING) {
+                break;
+            }
+            let any = m.ready[lo..hi].iter().any(|&p| p != INVALID);
+            let dst = m.dst;
+            self.merges[u].release += 1;
+            if !any {
+                continue;
+            }
+            for o in lo..hi {
+                let mut p = self.merges[u].ready[o];
+                let to = self.ftl.fast().expect("FAST").page_at(dst, o as u32);
+                let plane = self.ftl.map.plane_of(to);
+                if p == INVALID {
+                    if !self.die_write {
+                        continue;
+                    }
+                    p = self.new_txn(CmdKind::Program, Origin::Gc, plane, INVALID, INVALID);
+                    self.txns[p as usize].dst = to;
+                }
+                self.merges[u].programs += 1;
+                self.enqueue(plane, Class::Gc, p);
+            }
+        }
+        self.merge_check(u);
+    }
+
+    /// The merging block is done once every page index is programmed: its
+    /// new data unit replaces the old, which is erased.
+    pub(crate) fn merge_check(&mut self, u: usize) {
+        let rows = self.ftl.pages_per_block();
+        let m = &self.merges[u];
+        if m.lbn == INVALID || m.release < rows || m.reading > 0 || m.programs > 0 {
+            return;
+        }
+        let (lbn, dst) = (m.lbn, m.dst);
+        self.merges[u].lbn = INVALID;
+        if let Some(old) = self.ftl.fast_seal(lbn, dst) {
+            self.merges[u].erase_wait.push(old);
+            self.merge_erase(u);
+        }
+        self.merge_next(u);
+    }
+
+    /// Erase emptied units no read holds; when the victim is dealt with and
+    /// every erase is done, the GC is over.
+    pub(crate) fn merge_erase(&mut self, u: usize) {
+        let ppb = self.ftl.pages_per_block();
+        let mut i = 0;
+        while i < self.merges[u].erase_wait.len() {
+            let unit = self.merges[u].erase_wait[i];
+            let blocks: Vec<u32> = self.ftl.unit_blocks(unit).collect();
+            if blocks.iter().any(|&b| self.ftl.pins(b) > 0) {
+                i += 1;
+                continue;
+            }
+            self.merges[u].erase_wait.swap_remove(i);
+            self.merges[u].erasing += blocks.len() as u32;
+            for b in blocks {
+                let plane = b / self.ftl.blocks_per_plane();
+                let t = self.new_txn(CmdKind::Erase, Origin::Gc, plane, INVALID, b * ppb);
+                self.enqueue(plane, Class::Gc, t);
+            }
+        }
+        let m = &self.merges[u];
+        if !m.victim_done
+            || m.lbn != INVALID
+            || m.next < m.lbns.len()
+            || !m.erase_wait.is_empty()
+            || m.erasing > 0
+        {
+            return;
+        }
+        let now = self.engine.now();
+        self.metrics.gc.count += 1;
+        self.metrics.series_gc(now);
+        self.metrics.gc.duration_ns += (now - self.gc[u].start) as u128;
+        self.gc[u].victim = INVALID;
+        self.merges[u].victim_done = false;
+        self.die_gc_change(self.die_of_unit(u), -1);
+        self.maybe_start_gc(u as u32 * if self.groups { self.ppd } else { 1 });
+    }
+}

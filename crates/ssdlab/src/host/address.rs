@@ -1,0 +1,99 @@
+//! How the host turns byte addresses into logical pages, and the workload
+//! pre-scan (footprint, pages read and written).
+
+use rustc_hash::FxHashMap;
+
+use crate::addr::Lpn;
+use crate::error::Result;
+use crate::workload::{Op, Source};
+
+/// How the host turns a byte-address page into a logical page.
+pub(crate) enum AddressMap {
+    /// Modulo the logical capacity.
+    Fold,
+    /// Dense numbering in order of first touch (then modulo).
+    Compact(FxHashMap<u64, Lpn>),
+}
+
+impl AddressMap {
+    #[inline]
+    pub(crate) fn lpn(&self, page: u64, logical: u64) -> Lpn {
+        match self {
+            AddressMap::Fold => (page % logical) as Lpn,
+            AddressMap::Compact(m) => m.get(&page).copied().unwrap_or((page % logical) as Lpn),
+        }
+    }
+}
+
+/// What a pre-scan of the workload learned: bitmaps over logical pages.
+pub(crate) struct Scan {
+    pub(crate) footprint_pages: u64,
+    pub(crate) touched: Vec<u64>,
+    pub(crate) read: Vec<u64>,
+    pub(crate) written: Vec<u64>,
+}
+
+/// Set bits of a bitmap, in increasing order.
+pub(crate) fn bits(map: &[u64]) -> impl Iterator<Item = Lpn> + '_ {
+    map.iter().enumerate().flat_map(|(w, &word)| {
+        let mut word = word;
+        std::iter::from_fn(move || {
+            if word == 0 {
+                return None;
+            }
+            let b = word.trailing_zeros();
+            word &= word - 1;
+            Some((w * 64) as Lpn + b)
+        })
+    })
+}
+
+/// One pass over the workload; builds the compact address map if asked.
+pub(crate) fn scan(
+    source: &Source,
+    logical: u64,
+    page: u64,
+    compact: bool,
+) -> Result<(Scan, AddressMap)> {
+    let words = logical.div_ceil(64) as usize;
+    let (mut touched, mut read, mut written) =
+        (vec![0u64; words], vec![0u64; words], vec![0u64; words]);
+    let mut footprint = 0;
+    let mut dense: FxHashMap<u64, Lpn> = FxHashMap::default();
+    for rec in source.open()? {
+        let rec = rec?;
+        let first = rec.offset / page;
+        let last = (rec.offset + rec.size - 1) / page;
+        for p in first..=last {
+            let l = if compact {
+                let next = dense.len() as u64;
+                *dense.entry(p).or_insert((next % logical) as Lpn) as usize
+            } else {
+                (p % logical) as usize
+            };
+            let (w, b) = (l / 64, 1u64 << (l % 64));
+            if touched[w] & b == 0 {
+                touched[w] |= b;
+                footprint += 1;
+            }
+            match rec.op {
+                Op::Read => read[w] |= b,
+                Op::Write => written[w] |= b,
+            }
+        }
+    }
+    let map = if compact {
+        AddressMap::Compact(dense)
+    } else {
+        AddressMap::Fold
+    };
+    Ok((
+        Scan {
+            footprint_pages: footprint,
+            touched,
+            read,
+            written,
+        },
+        map,
+    ))
+}

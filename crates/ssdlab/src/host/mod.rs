@@ -1,0 +1,294 @@
+//! The host: arrival of requests (open and closed loop, replays), their
+//! splitting into page sub-requests, and request completion.
+
+pub mod address;
+pub mod precondition;
+
+use crate::addr::{Lpn, INVALID};
+use crate::config::HostMode;
+use crate::engine::{EventKind, Time};
+use crate::error::Error;
+use crate::flash::{CmdKind, Origin};
+use crate::ftl::mapping::dftl::*;
+use crate::ftl::Writer;
+use crate::sched::Class;
+use crate::sim::*;
+use crate::workload::{IoRecord, Op};
+
+pub(crate) struct Req {
+    pub(crate) arrival: Time,
+    pub(crate) pages_left: u32,
+    pub(crate) write: bool,
+}
+
+impl Simulator {
+    pub(crate) fn pull(&mut self) -> Option<IoRecord> {
+        loop {
+            if self.stream_done {
+                return None;
+            }
+            match self.stream.next() {
+                Some(Ok(mut r)) => {
+                    if self.pass == 0 {
+                        let (first, last, n) = &mut self.pass0;
+                        first.get_or_insert(r.time_ns);
+                        *last = r.time_ns;
+                        *n += 1;
+                    }
+                    r.time_ns += self.replay_offset;
+                    return Some(r);
+                }
+                Some(Err(e)) => {
+                    self.error = Some(e);
+                    self.stream_done = true;
+                    return None;
+                }
+                None if self.pass + 1 < self.cfg.host.replays && self.pass0.2 > 0 => {
+                    // The next pass starts one mean gap after this one ends.
+                    let (first, last, n) = self.pass0;
+                    let span = last - first.unwrap_or(last);
+                    let gap = if n > 1 { span / (n - 1) } else { 0 };
+                    self.replay_offset += span + gap;
+                    self.pass += 1;
+                    match self.source.open() {
+                        Ok(st) => self.stream = st,
+                        Err(e) => {
+                            self.error = Some(e);
+                            self.stream_done = true;
+                            return None;
+                        }
+                    }
+                }
+                None => {
+                    self.stream_done = true;
+                    return None;
+                }
+            }
+        }
+    }
+
+    /// Read the next record and schedule its arrival; returns true when it
+    /// arrives now (the caller submits it in the same event).
+    pub(crate) fn schedule_next_arrival(&mut self) -> bool {
+        let Some(rec) = self.pull() else { return false };
+        self.prefetch_record(&rec);
+        let base = *self.base_time.get_or_insert(rec.time_ns);
+        let rel = rec.time_ns.saturating_sub(base);
+        let t = ((rel as f64 * self.cfg.host.time_scale).round() as Time).max(self.engine.now());
+        self.next_record = Some(rec);
+        if t == self.engine.now() && self.engine.fired() > 0 {
+            return true;
+        }
+        self.engine.schedule(t, EventKind::Arrival, 0);
+        false
+    }
+
+    /// Warm the map entries a record will look up when it arrives.
+    pub(crate) fn prefetch_record(&self, rec: &IoRecord) {
+        let first = rec.offset / self.page_size;
+        let pages = ((rec.offset + rec.size - 1) / self.page_size - first + 1).min(8);
+        for page in first..first + pages {
+            self.ftl
+                .prefetch(self.address_map.lpn(page, self.ftl.logical_pages));
+        }
+    }
+
+    pub(crate) fn on_arrival(&mut self) {
+        match self.cfg.host.mode {
+            // Requests with the same arrival time are submitted in one event,
+            // so that their pages can share multi-plane commands.
+            HostMode::OpenLoop => {
+                while let Some(rec) = self.next_record.take() {
+                    self.submit(rec);
+                    if !self.schedule_next_arrival() {
+                        break;
+                    }
+                }
+            }
+            // Every request owed by completions at this instant, together.
+            HostMode::ClosedLoop => {
+                for _ in 0..std::mem::take(&mut self.closed_due) {
+                    match self.pull() {
+                        Some(rec) => self.submit(rec),
+                        None => break,
+                    }
+                }
+            }
+        }
+    }
+
+    pub(crate) fn submit(&mut self, rec: IoRecord) {
+        let now = self.engine.now();
+        let ps = self.page_size;
+        let first = rec.offset / ps;
+        let last = (rec.offset + rec.size - 1) / ps;
+        let n = last - first + 1;
+        if n > u32::MAX as u64 {
+            self.error = Some(Error::Invalid(format!(
+                "a request of {} bytes spans more than 2^32 pages",
+                rec.size
+            )));
+            return;
+        }
+        let write = rec.op == Op::Write;
+        let id = match self.free_reqs.pop() {
+            Some(i) => i,
+            None => {
+                self.reqs.push(Req {
+                    arrival: 0,
+                    pages_left: 0,
+                    write: false,
+                });
+                (self.reqs.len() - 1) as u32
+            }
+        };
+        self.reqs[id as usize] = Req {
+            arrival: now,
+            pages_left: n as u32,
+            write,
+        };
+        self.metrics.first_arrival.get_or_insert(now);
+        self.metrics.queue_depth(now, 1);
+        self.outstanding += 1;
+        self.submitted += 1;
+        if write {
+            self.metrics.write_bytes += rec.size;
+        } else {
+            self.metrics.read_bytes += rec.size;
+        }
+        let logical = self.ftl.logical_pages;
+        let end = rec.offset + rec.size;
+        for page in first..=last {
+            let lpn = self.address_map.lpn(page, logical);
+            if !write {
+                self.host_read_page(id, lpn, false);
+                continue;
+            }
+            let partial = (page == first && !rec.offset.is_multiple_of(ps))
+                || (page == last && !end.is_multiple_of(ps));
+            let in_buf = self.buf.as_ref().is_some_and(|b| b.contains(lpn));
+            if partial
+                && self.cfg.host.partial_write_rmw
+                && !in_buf
+                && self.ftl.lookup(lpn).is_some()
+            {
+                self.host_read_page(id, lpn, true);
+            } else {
+                self.host_write_page(id, lpn);
+            }
+        }
+    }
+
+    /// A page of host request `req` is done (now).
+    pub(crate) fn sub_done(&mut self, req: u32) {
+        let now = self.engine.now();
+        let r = &mut self.reqs[req as usize];
+        r.pages_left -= 1;
+        if r.pages_left > 0 {
+            return;
+        }
+        let (lat, write) = (now - r.arrival, r.write);
+        self.metrics.record_latency(write, lat, now);
+        self.metrics.last_completion = now;
+        self.metrics.queue_depth(now, -1);
+        self.free_reqs.push(req);
+        self.outstanding -= 1;
+        self.completed += 1;
+        if self.cfg.host.mode == HostMode::ClosedLoop {
+            // One arrival event per instant carries all requests owed then.
+            if self.closed_due == 0 {
+                self.engine.schedule(now, EventKind::Arrival, 0);
+            }
+            self.closed_due += 1;
+        }
+        if self.completed == self.cfg.host.warmup_requests {
+            self.metrics.reset(now);
+            // A GC under way is measured from the end of the warm-up.
+            for g in &mut self.gc {
+                g.start = g.start.max(now);
+            }
+        }
+        let every = self.cfg.check.interval_requests;
+        if self.cfg.check.enabled && every > 0 && self.completed.is_multiple_of(every) {
+            if let Err(e) = self.check() {
+                self.error.get_or_insert(Error::Consistency(format!(
+                    "after {} requests: {e}",
+                    self.completed
+                )));
+            }
+        }
+    }
+
+    pub(crate) fn host_read_page(&mut self, req: u32, lpn: Lpn, rmw: bool) {
+        if !rmw {
+            self.metrics.read_pages += 1;
+            if self.buf.as_ref().is_some_and(|b| b.contains(lpn)) {
+                self.metrics.read_hits += 1;
+                self.sub_done(req);
+                return;
+            }
+        }
+        // (An unmapped page is never read from flash: no entry needed.)
+        if self.ftl.lookup(lpn).is_some()
+            && !self.map_access(lpn, false, MapWaiter::Read { req, lpn, rmw })
+        {
+            return;
+        }
+        self.host_read_flash(req, lpn, rmw);
+    }
+
+    /// Read `lpn` from flash for host request `req` (its map entry is known).
+    pub(crate) fn host_read_flash(&mut self, req: u32, lpn: Lpn, rmw: bool) {
+        match self.ftl.lookup(lpn) {
+            Some(ppn) => {
+                self.ftl.pin(ppn);
+                let plane = self.ftl.map.plane_of(ppn);
+                let t = self.new_txn(CmdKind::Read, Origin::Host, plane, lpn, ppn);
+                self.txns[t as usize].req = req;
+                self.txns[t as usize].rmw = rmw;
+                self.enqueue(plane, Class::Read, t);
+            }
+            None => {
+                self.metrics.unmapped_read_pages += 1;
+                self.sub_done(req);
+            }
+        }
+    }
+
+    pub(crate) fn next_version(&mut self, lpn: Lpn) -> u32 {
+        match &mut self.ftl.versions {
+            Some(v) => {
+                v.latest[lpn as usize] += 1;
+                v.latest[lpn as usize]
+            }
+            None => 0,
+        }
+    }
+
+    pub(crate) fn host_write_page(&mut self, req: u32, lpn: Lpn) {
+        self.metrics.write_pages += 1;
+        if let Some(h) = &mut self.hdi {
+            h.set_time_ns(self.engine.now());
+            h.record_write(lpn as u64);
+        }
+        if self.buf.is_some() {
+            self.waiting.push_back((req, lpn));
+            self.admit_waiting();
+        } else {
+            let hot = self.host_hot(lpn);
+            let queues = &self.queues;
+            let plane = self
+                .ftl
+                .choose_plane(lpn, Writer::Host { hot }, |d| queues.die_load(d));
+            self.ftl.assign(plane);
+            let version = self.next_version(lpn);
+            let t = self.new_txn(CmdKind::Program, Origin::Host, plane, lpn, INVALID);
+            let tx = &mut self.txns[t as usize];
+            tx.hot = hot;
+            tx.req = req;
+            tx.version = version;
+            self.inflight.insert(lpn, t);
+            self.enqueue(plane, Class::Write, t);
+        }
+    }
+}

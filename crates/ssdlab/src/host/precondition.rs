@@ -1,0 +1,104 @@
+//! The `--precondition` language: how the drive is aged before a run.
+
+use crate::addr::Lpn;
+use crate::error::{Error, Result};
+use crate::host::address::*;
+
+/// How the drive is aged before the run (no timed writes). Parts combine
+/// with `+` and apply in the order fill, age, trace-sequence, trace-reads.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Precondition {
+    /// `fill:USED:VALID`: every plane filled to `used` with `valid` of the
+    /// filled pages valid (the SPD paper's aging: fill:0.94:0.8).
+    pub fill: Option<(f64, f64)>,
+    /// `age:X`: the first X of the logical space written once, sequentially
+    /// (PA-SSD: 0.7).
+    pub age: Option<f64>,
+    /// `trace-sequence`: the parallel-GC paper's warm-up: the workload's read
+    /// addresses, then its write addresses, then its addresses shifted by its
+    /// span until the sequence covers the logical capacity, written
+    /// repeatedly (with untimed GC) until write amplification is steady.
+    pub trace_sequence: bool,
+    /// `trace-reads`: every LPN the workload reads is mapped.
+    pub trace_reads: bool,
+}
+
+impl Precondition {
+    /// Parse `none` or `+`-joined parts: `fill:USED:VALID`, `age:X`,
+    /// `trace-sequence`, `trace-reads`.
+    pub fn parse(s: &str) -> Result<Precondition> {
+        let bad = |m: &str| {
+            Error::Invalid(format!(
+                "--precondition `{s}`: {m} (expected none, or parts joined by +: fill:USED:VALID, age:X, trace-sequence, trace-reads)"
+            ))
+        };
+        let mut p = Precondition::default();
+        if s == "none" {
+            return Ok(p);
+        }
+        let number = |t: &str, what: &str| {
+            t.parse::<f64>()
+                .map_err(|_| bad(&format!("{what} is not a number")))
+        };
+        for part in s.split('+') {
+            if part == "trace-reads" {
+                p.trace_reads = true;
+            } else if part == "trace-sequence" {
+                p.trace_sequence = true;
+            } else if let Some(rest) = part.strip_prefix("fill:") {
+                let (u, v) = rest
+                    .split_once(':')
+                    .ok_or_else(|| bad("fill needs USED:VALID"))?;
+                let (u, v) = (number(u, "USED")?, number(v, "VALID")?);
+                if !(0.0..1.0).contains(&u) || !(0.0..=1.0).contains(&v) {
+                    return Err(bad("USED must be in [0, 1) and VALID in [0, 1]"));
+                }
+                p.fill = Some((u, v));
+            } else if let Some(rest) = part.strip_prefix("age:") {
+                let x = number(rest, "X")?;
+                if !(0.0..=1.0).contains(&x) {
+                    return Err(bad(
+                        "age:X needs X in [0, 1] (a share of the logical capacity)",
+                    ));
+                }
+                p.age = Some(x);
+            } else {
+                return Err(bad(&format!("unknown part `{part}`")));
+            }
+        }
+        Ok(p)
+    }
+    pub fn describe(&self) -> String {
+        let mut parts = vec![];
+        if let Some((u, v)) = self.fill {
+            parts.push(format!("fill:{u}:{v}"));
+        }
+        if let Some(x) = self.age {
+            parts.push(format!("age:{x}"));
+        }
+        if self.trace_sequence {
+            parts.push("trace-sequence".to_string());
+        }
+        if self.trace_reads {
+            parts.push("trace-reads".to_string());
+        }
+        if parts.is_empty() {
+            "none".into()
+        } else {
+            parts.join("+")
+        }
+    }
+}
+
+/// The parallel-GC paper's fill sequence: read addresses, write addresses,
+/// then all touched addresses shifted by the workload's span, repeatedly,
+/// until the sequence is as long as the logical capacity.
+pub(crate) fn fill_sequence(scan: &Scan, logical: u64) -> impl Iterator<Item = Lpn> + '_ {
+    let span = bits(&scan.touched).last().map_or(0, |l| l as u64 + 1);
+    let head = bits(&scan.read).chain(bits(&scan.written));
+    let len = logical.max(bits(&scan.read).count() as u64 + bits(&scan.written).count() as u64);
+    let shifted = (1..).take_while(move |_| span > 0).flat_map(move |k: u64| {
+        bits(&scan.touched).map(move |l| ((l as u64 + k * span) % logical) as Lpn)
+    });
+    head.chain(shifted).take(len as usize)
+}

@@ -1,0 +1,209 @@
+//! The command builder: which queued transaction a die runs next, and which
+//! heads of its other planes join it in one multi-plane command.
+
+use crate::addr::INVALID;
+use crate::config::SchedPolicy;
+use crate::flash::{CmdKind, Origin};
+use crate::ftl::Writer;
+use crate::sched::Class;
+use crate::sim::*;
+
+impl Simulator {
+    /// Who writes a Die-Write of `class`: a GC's Die-Writes (GC class, even
+    /// when they carry host pages) may use the GC reserve and go to the
+    /// stream they were staged for (`stage` marks every member alike); a
+    /// host Die-Write goes where its first host page would.
+    pub(crate) fn gang_writer(&self, class: Class, members: &[u32]) -> Writer {
+        if class == Class::Gc {
+            return Writer::Gc {
+                hot: self.txns[members[0] as usize].hot,
+            };
+        }
+        members
+            .iter()
+            .find(|&&t| self.txns[t as usize].origin != Origin::Gc)
+            .map_or(Writer::GC, |&t| self.writer(t))
+    }
+
+    /// Die-Writes: the heads of `class` on every plane of `die` if they form
+    /// a Die-Write that may run now. Host Die-Writes wait for the die's GC
+    /// to finish (under SPD+ too: there host pages get through only by
+    /// joining the GC's Die-Writes, within the space the GC can spare).
+    pub(crate) fn gang(&self, die: u32, class: Class) -> Option<[u32; MAX_PLANES_PER_DIE]> {
+        let first = die * self.ppd;
+        let mut members = [INVALID; MAX_PLANES_PER_DIE];
+        if class == Class::Write && self.gc[die as usize].victim != INVALID {
+            return None;
+        }
+        for i in 0..self.ppd {
+            let p = first + i;
+            if class == Class::Write && self.queues.head(p, Class::Gc).is_some() {
+                return None;
+            }
+            let t = self.queues.head(p, class)?;
+            if self.txns[t as usize].kind != CmdKind::Program {
+                return None;
+            }
+            members[i as usize] = t;
+        }
+        // A FAST merge queues a data unit's page index on all planes at once.
+        if self.txns[members[0] as usize].dst != INVALID {
+            return Some(members);
+        }
+        let w = self.gang_writer(class, &members[..self.ppd as usize]);
+        (first..first + self.ppd)
+            .all(|p| self.ftl.peek_write(p, w).is_some())
+            .then_some(members)
+    }
+
+    /// May the head `t` of a queue of `plane` run now?
+    pub(crate) fn eligible(&self, plane: u32, class: Class, t: u32) -> bool {
+        if self.die_write && class != Class::Read && self.txns[t as usize].kind == CmdKind::Program
+        {
+            return self.gang(self.ftl.map.die_of_plane(plane), class).is_some();
+        }
+        match class {
+            Class::Read => true,
+            Class::Write => {
+                // GC has priority over host writes in its plane; with
+                // aligned block groups GC holds the die (it moves pages over
+                // all its planes, into groups reserved for them all); a
+                // joined GC holds its plane while its moves wait in the
+                // cache for placement.
+                let g = &self.gc[self.gc_unit(plane)];
+                self.queues.head(plane, Class::Gc).is_none()
+                    && (!(self.groups || g.joined) || g.victim == INVALID)
+                    && self.ftl.peek_write(plane, self.writer(t)).is_some()
+            }
+            Class::Gc => match self.txns[t as usize].kind {
+                CmdKind::Program | CmdKind::Copyback => {
+                    self.txns[t as usize].dst != INVALID
+                        || self.ftl.peek_write(plane, self.writer(t)).is_some()
+                }
+                CmdKind::Read | CmdKind::Erase => true,
+            },
+        }
+    }
+
+    pub(crate) fn dispatch(&mut self, die: u32) {
+        let first = die * self.ppd;
+        let planes = first..first + self.ppd;
+        for p in planes.clone() {
+            self.clean_gc_head(p);
+        }
+        // Choose the leading transaction.
+        let mut lead: Option<(Class, u32, u64)> = None;
+        for class in [Class::Read, Class::Gc, Class::Write] {
+            for p in planes.clone() {
+                if let Some(t) = self.queues.head(p, class) {
+                    let seq = self.txns[t as usize].seq;
+                    if lead.is_none_or(|(_, _, s)| seq < s) && self.eligible(p, class, t) {
+                        lead = Some((class, p, seq));
+                    }
+                }
+            }
+            if lead.is_some() && self.queues.policy == SchedPolicy::ReadPriority {
+                break;
+            }
+        }
+        let Some((class, lead_plane, _)) = lead else {
+            return;
+        };
+        let lt = self.queues.head(lead_plane, class).expect("lead exists");
+        let kind = self.txns[lt as usize].kind;
+        if self.die_write && kind == CmdKind::Program {
+            let members = self.gang(die, class).expect("eligible() saw the Die-Write");
+            for p in planes.clone() {
+                self.queues.pop(p, class);
+            }
+            let w = self.gang_writer(class, &members[..self.ppd as usize]);
+            return self.execute(die, kind, &members[..self.ppd as usize], Some(w));
+        }
+        let mut members = [INVALID; MAX_PLANES_PER_DIE];
+        let mut n = 0;
+        members[n] = self.queues.pop(lead_plane, class).expect("lead exists");
+        n += 1;
+        if self.rules.enabled {
+            let lead_addr = self.cmd_addr(lt, kind, lead_plane);
+            for p in planes.clone() {
+                if !self.rules.may_pair(lead_plane - first, p - first) {
+                    continue;
+                }
+                let Some(t) = self.queues.head(p, class) else {
+                    continue;
+                };
+                if self.txns[t as usize].kind != kind || !self.eligible(p, class, t) {
+                    continue;
+                }
+                // Aligned block groups: sibling planes open the die's free
+                // groups in one order per write stream, so only programs of
+                // one stream can share the group their addresses show; so
+                // with per-plane blocks opened at indices siblings use
+                // (`ftl.align_block_index`: one plane's opening decides the
+                // next's).
+                if (self.groups || self.ftl.aligned_open())
+                    && matches!(kind, CmdKind::Program | CmdKind::Copyback)
+                    && self.writer(t) != self.writer(lt)
+                {
+                    continue;
+                }
+                let addr = self.cmd_addr(t, kind, p);
+                // Joined GCs' copybacks (ParaGC): each page is read into its
+                // plane's register on its own, so only the destinations
+                // need to be aligned.
+                let registers = kind == CmdKind::Copyback
+                    && self.txns[lt as usize].home != INVALID
+                    && self.txns[t as usize].home != INVALID;
+                if self.addr_aligned(kind, lead_addr, addr, registers) {
+                    members[n] = self.queues.pop(p, class).expect("head exists");
+                    n += 1;
+                }
+            }
+        }
+        self.execute(die, kind, &members[..n], None);
+    }
+
+    /// Source and destination in-plane addresses that alignment is judged on.
+    pub(crate) fn cmd_addr(&self, t: u32, kind: CmdKind, plane: u32) -> [(u32, u32); 2] {
+        let m = &self.ftl.map;
+        let src = self.txns[t as usize].src;
+        let s = if src == INVALID {
+            (0, 0)
+        } else {
+            (m.block_of(src), m.page_of(src))
+        };
+        let dst = self.txns[t as usize].dst;
+        let d = match kind {
+            CmdKind::Program if dst != INVALID => (m.block_of(dst), m.page_of(dst)),
+            CmdKind::Program | CmdKind::Copyback => self
+                .ftl
+                .peek_write(plane, self.writer(t))
+                .unwrap_or((INVALID, INVALID)),
+            _ => (0, 0),
+        };
+        [s, d]
+    }
+
+    /// May commands at in-plane addresses `a` and `b` (source, destination)
+    /// join? `registers`: copybacks whose sources are read one by one into
+    /// their planes' registers (only the destinations must be aligned).
+    pub(crate) fn addr_aligned(
+        &self,
+        kind: CmdKind,
+        a: [(u32, u32); 2],
+        b: [(u32, u32); 2],
+        registers: bool,
+    ) -> bool {
+        let r = &self.rules;
+        match kind {
+            CmdKind::Read => r.aligned(a[0].0, a[0].1, b[0].0, b[0].1),
+            CmdKind::Program => r.aligned(a[1].0, a[1].1, b[1].0, b[1].1),
+            CmdKind::Erase => r.erase_aligned(a[0].0, b[0].0),
+            CmdKind::Copyback => {
+                (registers || r.aligned(a[0].0, a[0].1, b[0].0, b[0].1))
+                    && r.aligned(a[1].0, a[1].1, b[1].0, b[1].1)
+                    && (!self.cfg.flash.copyback_odd_even || b[0].1 % 2 == b[1].1 % 2)
+            }
+        }
+    }
+}

@@ -1,0 +1,118 @@
+//! Die-Writes (SPD): every program is one page on each plane of the die;
+//! host gangs from the buffer, GC gangs from staging, SPD+ combining.
+
+use crate::addr::INVALID;
+use crate::flash::{CmdKind, Origin};
+use crate::sched::Class;
+use crate::sim::*;
+
+impl Simulator {
+    /// A Die-Write of host pages to `die`: under SPD+, while the die's GC is
+    /// still moving pages, they join its Die-Writes; otherwise they are
+    /// queued as whole Die-Writes, padded to a multiple of the planes.
+    pub(crate) fn die_write_host(&mut self, die: u32, mut txns: Vec<u32>) {
+        if self.superpage {
+            return self.superpage_write(die, &txns);
+        }
+        if self.combine && self.gc_staging_open(die) && self.gc_has_room_for(die, txns.len()) {
+            self.combined_pending[die as usize] += txns.len() as u32;
+            // GC writes to the hot stream only when it sorts its moves
+            // (then host pages are hot); otherwise all to the cold one.
+            for t in txns {
+                let hot = self.sort_moves && self.txns[t as usize].hot;
+                self.stage(die, t, hot);
+            }
+            self.flush_staging(die);
+            return;
+        }
+        while !txns.len().is_multiple_of(self.ppd as usize) {
+            txns.push(self.pad_txn());
+        }
+        self.enqueue_die_writes(die, &txns, Class::Write);
+    }
+
+    /// A padding page: programmed without data to complete a Die-Write.
+    pub(crate) fn pad_txn(&mut self) -> u32 {
+        self.new_txn(CmdKind::Program, Origin::Gc, INVALID, INVALID, INVALID)
+    }
+
+    /// Queue whole Die-Writes of `die` in `class`: program `i` of `txns` (a
+    /// multiple of the planes per die) goes to plane `i mod N`, so every
+    /// plane's queue gets one page of each Die-Write, in the same order.
+    pub(crate) fn enqueue_die_writes(&mut self, die: u32, txns: &[u32], class: Class) {
+        debug_assert!(txns.len().is_multiple_of(self.ppd as usize));
+        for (i, &t) in txns.iter().enumerate() {
+            let plane = die * self.ppd + i as u32 % self.ppd;
+            self.txns[t as usize].plane = plane;
+            if self.txns[t as usize].origin != Origin::Gc {
+                self.ftl.assign(plane);
+            }
+            self.enqueue(plane, class, t);
+        }
+    }
+
+    /// Stage program `t` for a Die-Write of the die's GC in the hot or the
+    /// cold stream (marking it so, which decides the Die-Write's stream).
+    pub(crate) fn stage(&mut self, die: u32, t: u32, hot: bool) {
+        self.txns[t as usize].hot = hot;
+        self.staging[die as usize][hot as usize].push(t);
+    }
+
+    /// Queue every full Die-Write of the die's staged programs (GC class:
+    /// they belong to a GC).
+    pub(crate) fn flush_staging(&mut self, die: u32) {
+        let n = self.ppd as usize;
+        for s in 0..2 {
+            while self.staging[die as usize][s].len() >= n {
+                let gang: Vec<u32> = self.staging[die as usize][s].drain(..n).collect();
+                self.enqueue_die_writes(die, &gang, Class::Gc);
+            }
+        }
+    }
+
+    /// The die's GC has read all its pages: complete the last, short
+    /// Die-Write of each stream with the die's least recently used dirty
+    /// pages from the buffer, then with padding.
+    pub(crate) fn complete_staging(&mut self, die: u32) {
+        let n = self.ppd as usize;
+        for hot in [false, true] {
+            let short = (n - self.staging[die as usize][hot as usize].len() % n) % n;
+            if short == 0 {
+                continue;
+            }
+            for t in self.evict_from_die(die, short) {
+                self.stage(die, t, hot);
+                self.combined_pending[die as usize] += 1;
+            }
+            while !self.staging[die as usize][hot as usize]
+                .len()
+                .is_multiple_of(n)
+            {
+                let t = self.pad_txn();
+                self.stage(die, t, hot);
+            }
+        }
+        self.flush_staging(die);
+    }
+
+    /// SPD+: can the die's GC take `extra` host pages into its Die-Writes and
+    /// still move all its victim's valid pages before running out of space
+    /// (the GC reserve is sized for the victim, not for host data)?
+    pub(crate) fn gc_has_room_for(&self, die: u32, extra: usize) -> bool {
+        let victim = self.gc[die as usize].victim;
+        // Pages still to program: the victim's valid ones (read or not) and
+        // the host pages already combined, spread evenly over the planes.
+        let pages = self.ftl.group_valid(victim) as u64
+            + self.combined_pending[die as usize] as u64
+            + extra as u64;
+        let per_plane = pages.div_ceil(self.ppd as u64) + 1;
+        let first = die * self.ppd;
+        (first..first + self.ppd).all(|p| self.ftl.gc_free_pages(p) >= per_plane)
+    }
+
+    /// Is the die's GC still producing page moves for Die-Writes?
+    pub(crate) fn gc_staging_open(&self, die: u32) -> bool {
+        let g = &self.gc[die as usize];
+        g.victim != INVALID && !(g.cursor == self.victim_pages() && g.reading == 0)
+    }
+}
