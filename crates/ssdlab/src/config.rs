@@ -1213,12 +1213,6 @@ impl Config {
         }
         Ok(())
     }
-
-    /// Free-page count below which a plane joins a sibling's GC (ParaGC's
-    /// early threshold), or 0.
-    pub fn gc_join_pages(&self) -> u64 {
-        (self.pages_per_plane() as f64 * self.gc.join_percent / 100.0).ceil() as u64
-    }
 }
 
 fn parse_toml_value(s: &str) -> toml::Value {

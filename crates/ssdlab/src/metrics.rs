@@ -96,7 +96,7 @@ pub struct GcTotals {
     /// GCs started early because a sibling plane of the die started one
     /// (ParaGC's early threshold).
     pub joined: u64,
-    /// ParaGC alignment (`gc.join_align`): moves programmed on a joined
+    /// ParaGC alignment: moves programmed on a joined
     /// plane whose write point lagged its siblings', to align them.
     pub aligning_moves: u64,
     /// Host pages programmed within a GC's Die-Writes (SPD+ combining, and

@@ -3,7 +3,7 @@
 //! never forks the simulator; it only sets keys, so `ssdlab presets show`
 //! with `--scheme` prints exactly what a scheme is.
 
-use crate::config::{Config, GcThreshold};
+use crate::config::Config;
 use crate::error::{Error, Result};
 
 /// A named scheme.
@@ -102,12 +102,7 @@ pub const SCHEMES: &[Scheme] = &[
         overrides: |c| {
             // The drive's own threshold is the urgent one (the SPD paper runs
             // every scheme at 7%); ParaGC's early threshold is one point above.
-            let urgent = match c.gc.threshold {
-                GcThreshold::Percent(p) => p,
-                GcThreshold::Blocks(b) => {
-                    100.0 * b as f64 / c.geometry.blocks_per_plane as f64
-                }
-            };
+            let (urgent, early) = crate::gc::paragc::ParaGc::thresholds(c);
             let mut o = v(&[
                 "ftl.block_groups=plane",
                 "ftl.write_unit=page",
@@ -115,7 +110,7 @@ pub const SCHEMES: &[Scheme] = &[
                 "buffer.eviction=die-multi-plane",
             ]);
             o.push(format!("gc.threshold={{percent={urgent:?}}}"));
-            o.push(format!("gc.join_percent={:?}", urgent + 1.0));
+            o.push(format!("gc.join_percent={early:?}"));
             // Its alignment of joined GCs' write points (no effect under
             // FAST: merges, not moves, into units FAST places itself).
             o.extend(v(&["ftl.align_block_index=true", "gc.join_align=true"]));

@@ -125,7 +125,7 @@ impl Simulator {
                             self.metrics.wasted_pages += 1;
                         }
                         Some(tx.dst)
-                    } else if tx.origin == Origin::Gc {
+                    } else if matches!(tx.data, Data::Move | Data::Pad) {
                         if tx.src != INVALID && self.ftl.owner(tx.src) == Some(tx.lpn) {
                             self.metrics.gc.pages_migrated += 1;
                             self.metrics.gc.hot_moves += (w == Writer::Gc { hot: true }) as u64;
@@ -138,7 +138,7 @@ impl Simulator {
                             self.metrics.wasted_pages += 1;
                             self.ftl.write(tx.plane, INVALID, 0, w, now)
                         }
-                    } else if tx.copy {
+                    } else if tx.data == Data::Copy {
                         self.ftl.assigned_written(tx.plane);
                         if self.ftl.owner(tx.src) == Some(tx.lpn) {
                             self.metrics.copied_pages += 1;
@@ -155,7 +155,7 @@ impl Simulator {
                         let lpn = if current { tx.lpn } else { INVALID };
                         if tx.origin == Origin::Host {
                             // GC time of this die the write waited through.
-                            self.txns[t as usize].gc_mark = self.gc_clock(die, now) - tx.gc_mark;
+                            self.txns[t as usize].gc_mark = self.gc.clock(die, now) - tx.gc_mark;
                             self.metrics.host_program_pages[0] += 1;
                             if matches!(gang_writer, Some(Writer::Gc { .. })) {
                                 self.metrics.gc.host_pages_combined += 1;
@@ -175,10 +175,10 @@ impl Simulator {
                     self.metrics.programmed_types[tx.origin as usize]
                         [self.timing.page_type[page as usize] as usize] += 1;
                     array = array.max(self.timing.program_time(page));
-                    self.maybe_start_gc(tx.plane);
+                    self.gc_trigger(tx.plane);
                 }
                 self.check_multiplane(kind, &dsts[..n], now);
-                if self.die_write && self.cfg.check.enabled {
+                if gang_writer.is_some() && self.cfg.check.enabled {
                     if let Err(e) = self.ftl.die_alignment(die) {
                         self.error.get_or_insert(Error::Consistency(format!(
                             "after a Die-Write at {now} ns: {e}"
@@ -245,7 +245,7 @@ impl Simulator {
                     self.metrics.programmed_types[Origin::Gc as usize]
                         [self.timing.page_type[page as usize] as usize] += 1;
                     tp = tp.max(self.timing.program_time(page));
-                    self.maybe_start_gc(tx.plane);
+                    self.gc_trigger(tx.plane);
                 }
                 self.check_multiplane(kind, &dsts[..n], now);
                 let read = if one_read { tr } else { tr_sum };

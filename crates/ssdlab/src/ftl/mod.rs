@@ -288,10 +288,13 @@ impl Ftl {
         self.groups
     }
 
-    /// Do per-plane openings take block indices sibling planes use
-    /// (`ftl.align_block_index`, where it applies)?
-    pub fn aligned_open(&self) -> bool {
-        self.align_open
+    /// May only programs of one write stream share a multi-plane command?
+    /// So when sibling planes open blocks in one order per stream (aligned
+    /// block groups, or `ftl.align_block_index`): one plane's opening
+    /// decides where the next one's goes, and only programs of one stream
+    /// can share the block index their addresses show.
+    pub fn one_stream_per_command(&self) -> bool {
+        self.groups || self.align_open
     }
 
     /// Valid pages held by a plane.

@@ -1,8 +1,11 @@
 //! FAST merges: reclaiming a log unit by merging its logical blocks.
 
 use crate::addr::INVALID;
+use crate::config::{Config, WriteUnit};
 use crate::error::Error;
-use crate::flash::{CmdKind, Origin};
+use crate::flash::CmdKind;
+use crate::gc::paragc::ParaGc;
+use crate::gc::Reclaimer;
 use crate::sched::Class;
 use crate::sim::*;
 
@@ -38,15 +41,118 @@ pub(crate) struct MergeJob {
 
 pub(crate) const READ_PENDING: u32 = INVALID - 1;
 
+/// The FAST-merge reclaimer's state: a merge job per GC unit.
+pub(crate) struct Merges {
+    jobs: Vec<MergeJob>,
+    /// Offsets without data are padded, so that a page index of a group's
+    /// planes goes as one Die-Write.
+    pad: bool,
+    /// Merges of sibling domains below this many free pages start together
+    /// (ParaGC's joining; 0: off).
+    join_pages: u64,
+}
+
+impl Merges {
+    pub(crate) fn new(cfg: &Config) -> Merges {
+        Merges {
+            jobs: (0..cfg.total_planes())
+                .map(|_| MergeJob::default())
+                .collect(),
+            pad: cfg.ftl.write_unit != WriteUnit::Page,
+            join_pages: ParaGc::join_pages(cfg),
+        }
+    }
+}
+
 impl Simulator {
-    /// Start reclaiming log unit `victim` of GC unit `u`.
-    pub(crate) fn merge_start(&mut self, u: usize, victim: u32) -> bool {
+    fn merges(&mut self) -> &mut Vec<MergeJob> {
+        match &mut self.gc.reclaimer {
+            Reclaimer::Merge(m) => &mut m.jobs,
+            _ => unreachable!("FAST's reclaimer"),
+        }
+    }
+
+    fn merges_ref(&self) -> &Merges {
+        match &self.gc.reclaimer {
+            Reclaimer::Merge(m) => m,
+            _ => unreachable!("FAST's reclaimer"),
+        }
+    }
+
+    /// A merge's transaction: it goes to (or comes from a read for) the
+    /// data unit page `dst`, and is programmed even if its page went stale.
+    fn merge_txn(
+        &mut self,
+        u: usize,
+        kind: CmdKind,
+        plane: u32,
+        lpn: u32,
+        src: u32,
+        dst: u32,
+    ) -> u32 {
+        let t = self.gc_txn(u, kind, plane, lpn, src);
+        self.txns[t as usize].dst = dst;
+        self.txns[t as usize].keep = true;
+        t
+    }
+
+    /// The unit of `plane` needs space: merge its oldest log unit (with
+    /// ParaGC's joining, sibling domains low on space merge too).
+    pub(crate) fn merge_trigger(&mut self, plane: u32) {
+        let join_pages = self.merges_ref().join_pages;
+        if join_pages == 0 {
+            self.merge_begin(plane);
+            return;
+        }
+        let (joiners, _) = self.joiners(plane, join_pages);
+        if !self.merge_begin(plane) {
+            return;
+        }
+        for q in joiners {
+            if self.merge_begin(q) {
+                self.metrics.gc.joined += 1;
+            }
+        }
+    }
+
+    /// Start merging the oldest log unit of `plane`'s domain, if one is due.
+    fn merge_begin(&mut self, plane: u32) -> bool {
+        let u = self.gc.unit(plane);
         let now = self.engine.now();
-        let g = &mut self.gc[u];
+        let Some(victim) = self.ftl.pick_victim(plane, now, &mut self.rng) else {
+            return false;
+        };
+        self.merge_start(u, victim);
+        true
+    }
+
+    /// A merge program completed.
+    pub(crate) fn merge_program_done(&mut self, tx: Txn) {
+        let u = tx.unit as usize;
+        self.merges()[u].programs -= 1;
+        self.merge_check(u);
+    }
+
+    /// An erase of an emptied unit's block completed.
+    pub(crate) fn merge_erase_done(&mut self, tx: Txn) {
+        let u = tx.unit as usize;
+        self.ftl.erase(self.ftl.map.gblock_of(tx.src));
+        self.metrics.gc.erases += 1;
+        self.merges()[u].erasing -= 1;
+        if std::mem::take(&mut self.merges()[u].wait_unit) {
+            self.merge_next(u);
+        }
+        self.merge_erase(u);
+    }
+
+    /// Start reclaiming log unit `victim` of GC unit `u`.
+    fn merge_start(&mut self, u: usize, victim: u32) {
+        let now = self.engine.now();
+        let g = &mut self.gc.jobs[u];
         g.victim = victim;
         g.start = now;
         let lbns = self.ftl.fast_lbns(victim);
-        let m = &mut self.merges[u];
+        let m = &mut self.merges()[u];
         *m = MergeJob {
             lbns,
             lbn: INVALID,
@@ -54,17 +160,16 @@ impl Simulator {
             ready: std::mem::take(&mut m.ready),
             ..Default::default()
         };
-        self.die_gc_change(self.die_of_unit(u), 1);
+        self.gc.clock_change(self.gc.die_of_unit(u), 1, now);
         self.merge_next(u);
-        true
     }
 
     /// Merge the next logical block with a page in the victim (a switch if
     /// the victim is that block, in order); when none is left, erase.
     pub(crate) fn merge_next(&mut self, u: usize) {
-        let victim = self.gc[u].victim;
+        let victim = self.gc.jobs[u].victim;
         loop {
-            let m = &mut self.merges[u];
+            let m = &mut self.merges()[u];
             if m.next == m.lbns.len() {
                 if !m.victim_done {
                     m.victim_done = true;
@@ -79,14 +184,14 @@ impl Simulator {
             }
             if self.ftl.fast_switchable(lbn, victim) {
                 self.metrics.gc.switch_merges += 1;
-                self.merges[u].victim_done = true;
+                self.merges()[u].victim_done = true;
                 if let Some(old) = self.ftl.fast_seal(lbn, victim) {
-                    self.merges[u].erase_wait.push(old);
+                    self.merges()[u].erase_wait.push(old);
                 }
                 continue;
             }
             let Some(dst) = self.ftl.fast_open_data(u as u32) else {
-                let m = &mut self.merges[u];
+                let m = &mut self.merges()[u];
                 if m.erasing > 0 || !m.erase_wait.is_empty() {
                     // The unit an erase under way frees.
                     m.next -= 1;
@@ -100,7 +205,7 @@ impl Simulator {
             };
             self.metrics.gc.full_merges += 1;
             let pages = self.victim_pages() as usize;
-            let m = &mut self.merges[u];
+            let m = &mut self.merges()[u];
             m.lbn = lbn;
             m.dst = dst;
             m.cursor = 0;
@@ -114,12 +219,12 @@ impl Simulator {
     /// Read the merging block's pages, offset by offset, up to
     /// `gc.moves_in_flight` per plane at once.
     pub(crate) fn merge_refill(&mut self, u: usize) {
-        let n = if self.groups { self.ppd } else { 1 };
-        let window = self.cfg.gc.moves_in_flight * n;
+        let n = if self.gc.per_die { self.ppd } else { 1 };
+        let window = self.gc.window * n;
         let pages = self.victim_pages();
-        while self.merges[u].reading < window && self.merges[u].cursor < pages {
+        while self.merges()[u].reading < window && self.merges()[u].cursor < pages {
             let (lbn, dst, o) = {
-                let m = &mut self.merges[u];
+                let m = &mut self.merges()[u];
                 m.cursor += 1;
                 (m.lbn, m.dst, m.cursor - 1)
             };
@@ -132,9 +237,8 @@ impl Simulator {
             };
             let to = f.page_at(dst, o);
             let plane = self.ftl.map.plane_of(src);
-            let t = self.new_txn(CmdKind::Read, Origin::Gc, plane, lpn, src);
-            self.txns[t as usize].dst = to;
-            let m = &mut self.merges[u];
+            let t = self.merge_txn(u, CmdKind::Read, plane, lpn, src, to);
+            let m = &mut self.merges()[u];
             m.ready[o as usize] = READ_PENDING;
             m.reading += 1;
             self.enqueue(plane, Class::Gc, t);
@@ -146,11 +250,10 @@ impl Simulator {
     pub(crate) fn merge_read_done(&mut self, t: u32) {
         let tx = self.txns[t as usize];
         let plane = self.ftl.map.plane_of(tx.dst);
-        let p = self.new_txn(CmdKind::Program, Origin::Gc, plane, tx.lpn, tx.src);
-        self.txns[p as usize].dst = tx.dst;
-        let u = self.gc_unit(plane);
+        let u = tx.unit as usize;
+        let p = self.merge_txn(u, CmdKind::Program, plane, tx.lpn, tx.src, tx.dst);
         let o = self.ftl.fast().expect("FAST").offset_of_page(tx.dst);
-        let m = &mut self.merges[u];
+        let m = &mut self.merges()[u];
         m.ready[o as usize] = p;
         m.reading -= 1;
         self.merge_refill(u);
@@ -160,10 +263,10 @@ impl Simulator {
     /// is done (with Die-Writes, offsets without data are padded so the
     /// die's N pages go as one multi-plane program).
     pub(crate) fn merge_release(&mut self, u: usize) {
-        let n = if self.groups { self.ppd } else { 1 };
+        let n = if self.gc.per_die { self.ppd } else { 1 };
         let rows = self.ftl.pages_per_block();
         loop {
-            let m = &self.merges[u];
+            let m = &self.merges_ref().jobs[u];
             if m.lbn == INVALID || m.release == rows {
                 break;
             }
@@ -173,22 +276,21 @@ impl Simulator {
             }
             let any = m.ready[lo..hi].iter().any(|&p| p != INVALID);
             let dst = m.dst;
-            self.merges[u].release += 1;
+            self.merges()[u].release += 1;
             if !any {
                 continue;
             }
             for o in lo..hi {
-                let mut p = self.merges[u].ready[o];
+                let mut p = self.merges()[u].ready[o];
                 let to = self.ftl.fast().expect("FAST").page_at(dst, o as u32);
                 let plane = self.ftl.map.plane_of(to);
                 if p == INVALID {
-                    if !self.die_write {
+                    if !self.merges_ref().pad {
                         continue;
                     }
-                    p = self.new_txn(CmdKind::Program, Origin::Gc, plane, INVALID, INVALID);
-                    self.txns[p as usize].dst = to;
+                    p = self.merge_txn(u, CmdKind::Program, plane, INVALID, INVALID, to);
                 }
-                self.merges[u].programs += 1;
+                self.merges()[u].programs += 1;
                 self.enqueue(plane, Class::Gc, p);
             }
         }
@@ -199,14 +301,14 @@ impl Simulator {
     /// new data unit replaces the old, which is erased.
     pub(crate) fn merge_check(&mut self, u: usize) {
         let rows = self.ftl.pages_per_block();
-        let m = &self.merges[u];
+        let m = &self.merges_ref().jobs[u];
         if m.lbn == INVALID || m.release < rows || m.reading > 0 || m.programs > 0 {
             return;
         }
         let (lbn, dst) = (m.lbn, m.dst);
-        self.merges[u].lbn = INVALID;
+        self.merges()[u].lbn = INVALID;
         if let Some(old) = self.ftl.fast_seal(lbn, dst) {
-            self.merges[u].erase_wait.push(old);
+            self.merges()[u].erase_wait.push(old);
             self.merge_erase(u);
         }
         self.merge_next(u);
@@ -217,22 +319,22 @@ impl Simulator {
     pub(crate) fn merge_erase(&mut self, u: usize) {
         let ppb = self.ftl.pages_per_block();
         let mut i = 0;
-        while i < self.merges[u].erase_wait.len() {
-            let unit = self.merges[u].erase_wait[i];
+        while i < self.merges()[u].erase_wait.len() {
+            let unit = self.merges()[u].erase_wait[i];
             let blocks: Vec<u32> = self.ftl.unit_blocks(unit).collect();
             if blocks.iter().any(|&b| self.ftl.pins(b) > 0) {
                 i += 1;
                 continue;
             }
-            self.merges[u].erase_wait.swap_remove(i);
-            self.merges[u].erasing += blocks.len() as u32;
+            self.merges()[u].erase_wait.swap_remove(i);
+            self.merges()[u].erasing += blocks.len() as u32;
             for b in blocks {
                 let plane = b / self.ftl.blocks_per_plane();
-                let t = self.new_txn(CmdKind::Erase, Origin::Gc, plane, INVALID, b * ppb);
+                let t = self.gc_txn(u, CmdKind::Erase, plane, INVALID, b * ppb);
                 self.enqueue(plane, Class::Gc, t);
             }
         }
-        let m = &self.merges[u];
+        let m = &self.merges_ref().jobs[u];
         if !m.victim_done
             || m.lbn != INVALID
             || m.next < m.lbns.len()
@@ -244,10 +346,10 @@ impl Simulator {
         let now = self.engine.now();
         self.metrics.gc.count += 1;
         self.metrics.series_gc(now);
-        self.metrics.gc.duration_ns += (now - self.gc[u].start) as u128;
-        self.gc[u].victim = INVALID;
-        self.merges[u].victim_done = false;
-        self.die_gc_change(self.die_of_unit(u), -1);
-        self.maybe_start_gc(u as u32 * if self.groups { self.ppd } else { 1 });
+        self.metrics.gc.duration_ns += (now - self.gc.jobs[u].start) as u128;
+        self.gc.jobs[u].victim = INVALID;
+        self.merges()[u].victim_done = false;
+        self.gc.clock_change(self.gc.die_of_unit(u), -1, now);
+        self.gc_trigger(u as u32 * if self.gc.per_die { self.ppd } else { 1 });
     }
 }

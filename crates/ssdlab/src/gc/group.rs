@@ -1,57 +1,50 @@
-//! Die-GC over aligned block groups (TwinBlk, SPD, SuperPage).
+//! Die-GC over aligned block groups (TwinBlk, SPD, SuperPage): the GC unit
+//! is a die, its victim a group (block `g` of every plane), its valid pages
+//! are read page index by page index across the planes (aligned ones go as
+//! one multi-plane read) and programmed over the die's planes; the group's
+//! blocks are erased at one block index (one multi-plane erase). Where the
+//! programs go is the write unit's business (`sched::diewrite`): the die's
+//! planes in turn, or staged into Die-Writes.
 
-use crate::flash::{CmdKind, Origin};
+use crate::flash::CmdKind;
 use crate::sched::Class;
 use crate::sim::*;
 
 impl Simulator {
-    /// Group GC: read the group's valid pages, page index by page index over
-    /// the die's planes (aligned ones go as one multi-plane read), up to
-    /// `gc.moves_in_flight` per plane at once. Read pages are programmed to
-    /// the die's planes in turn (Die-Writes: staged until a Die-Write is full).
-    pub(crate) fn gc_refill_group(&mut self, u: usize) {
+    /// Read the group's valid pages, up to `gc.moves_in_flight` per plane
+    /// at once; when every page is read, the write unit completes its last
+    /// programs; then erase.
+    pub(crate) fn group_refill(&mut self, u: usize) {
         let die = u as u32;
         let n = self.ppd;
         let (ppb, bpp) = (self.ftl.pages_per_block(), self.ftl.blocks_per_plane());
         let total = self.victim_pages();
-        let window = self.cfg.gc.moves_in_flight * n;
-        let g = self.gc[u].victim % bpp;
-        while self.gc[u].reading < window && self.gc[u].cursor < total {
-            let c = self.gc[u].cursor;
-            self.gc[u].cursor += 1;
+        let window = self.gc.window * n;
+        let g = self.gc.jobs[u].victim % bpp;
+        while self.gc.jobs[u].reading < window && self.gc.jobs[u].cursor < total {
+            let c = self.gc.jobs[u].cursor;
+            self.gc.jobs[u].cursor += 1;
             let plane = die * n + c % n;
             let ppn = (plane * bpp + g) * ppb + c / n;
             if let Some(lpn) = self.ftl.owner(ppn) {
                 self.ftl.prefetch(lpn);
-                let t = self.new_txn(CmdKind::Read, Origin::Gc, plane, lpn, ppn);
-                self.gc[u].pending += 1;
-                self.gc[u].reading += 1;
+                let t = self.gc_txn(u, CmdKind::Read, plane, lpn, ppn);
+                self.gc.jobs[u].pending += 1;
+                self.gc.jobs[u].reading += 1;
                 self.enqueue(plane, Class::Gc, t);
             }
         }
-        if self.die_write && self.gc[u].cursor == total && self.gc[u].reading == 0 {
-            self.complete_staging(die);
+        if self.gc.jobs[u].cursor == total && self.gc.jobs[u].reading == 0 {
+            self.gc_reads_done(die);
         }
         self.try_erase(u);
     }
 
-    /// A group GC's page read completed: program it on the die's next plane
-    /// (Die-Writes: stage it).
-    pub(crate) fn gc_read_done(&mut self, t: u32) {
-        let tx = self.txns[t as usize];
-        let p = self.new_txn(CmdKind::Program, Origin::Gc, tx.plane, tx.lpn, tx.src);
-        let u = self.gc_unit(tx.plane);
-        self.gc[u].reading -= 1;
-        let die = u as u32;
-        if self.die_write {
-            let hot = self.txns[p as usize].hot;
-            self.stage(die, p, hot);
-            self.flush_staging(die);
-        } else {
-            let dst = self.ftl.next_plane_in_die(die, self.writer(p));
-            self.txns[p as usize].plane = dst;
-            self.enqueue(dst, Class::Gc, p);
-        }
+    /// A group GC's page read completed: the write unit places its program.
+    pub(crate) fn group_read_done(&mut self, t: u32) {
+        let p = self.move_program(t);
+        let u = self.txns[t as usize].unit as usize;
+        self.gc_program(u as u32, p);
         self.gc_refill(u);
     }
 }

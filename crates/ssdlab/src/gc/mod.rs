@@ -1,18 +1,38 @@
 //! Garbage collection: one job per GC unit (a plane, or with aligned block
-//! groups a die), its trigger, migrations, erase, and the GC-active clock.
+//! groups a die), the GC-active clock, and the reclaimer that runs the jobs.
+//!
+//! A reclaimer decides when a unit collects (trigger), which pages move and
+//! where their moves go (migration plan), and when the victim is erased. The
+//! victim itself comes from the FTL's victim index (`victim.rs`). The
+//! reclaimers are the variants of [`Reclaimer`], each in its own file:
+//!
+//! | reclaimer | file | unit | migration |
+//! |---|---|---|---|
+//! | per-plane | `plane.rs` | a plane | copyback, or read + program through the controller, on the plane |
+//! | die group | `group.rs` | a die (aligned block group) | read, then program on the die's planes in turn (or staged into Die-Writes) |
+//! | ParaGC | `paragc.rs` | a plane; siblings below the early threshold join | as per-plane; joined GCs place moves through the die's cache, aligning write points |
+//! | FAST merge | `fast_merge.rs` | a FAST domain (plane or die) | merges of the oldest log unit into data units |
+//!
+//! The entry points below (`gc_trigger`, `gc_refill`, `gc_txn_done`,
+//! `gc_unpinned`, `gc_holds_host_writes`, `clean_gc_head`) are all the
+//! rest of the simulator calls; each dispatches on the reclaimer.
 
 pub mod fast_merge;
 pub mod group;
 pub mod paragc;
+pub mod plane;
 pub mod victim;
 
 use crate::addr::{Ppn, INVALID};
-use crate::config::Migration;
+use crate::config::{BlockGroups, Config, Mapping, Migration};
 use crate::engine::Time;
 use crate::error::Error;
-use crate::flash::{CmdKind, Origin};
+use crate::flash::CmdKind;
 use crate::sched::Class;
 use crate::sim::*;
+
+use fast_merge::Merges;
+use paragc::ParaGc;
 
 /// A garbage collection under way in one GC unit: a plane, or with aligned
 /// block groups a die (victim = group id; the cursor walks the group's pages
@@ -25,7 +45,7 @@ pub(crate) struct GcJob {
     /// Migrations queued or executing (group mode: read, staged or being
     /// programmed).
     pub(crate) pending: u32,
-    /// Group mode: migrations whose read has not completed.
+    /// Migrations whose read has not completed.
     pub(crate) reading: u32,
     /// Group mode: erases of the group's blocks not yet completed.
     pub(crate) erases_left: u32,
@@ -33,35 +53,81 @@ pub(crate) struct GcJob {
     pub(crate) erase_queued: bool,
     /// Consecutive GCs that reclaimed nothing (livelock guard).
     pub(crate) fruitless: u32,
-    /// ParaGC alignment: collecting at the same time as sibling planes
-    /// (started with them, or while they collected); its moves wait in the
-    /// die's cache (`para_pool`) to be placed.
-    pub(crate) joined: bool,
 }
 
-impl Simulator {
-    /// GC-active time of a die up to `now`: the time during which at least
-    /// one of its planes was collecting garbage.
-    #[inline]
-    pub(crate) fn gc_clock(&self, die: u32, now: Time) -> Time {
-        let (active, since, acc) = self.die_gc[die as usize];
-        acc + if active > 0 { now - since } else { 0 }
-    }
+/// How GC units are reclaimed (module documentation). Each variant holds
+/// the state only it needs.
+pub(crate) enum Reclaimer {
+    Plane,
+    Group,
+    Para(Box<ParaGc>),
+    Merge(Box<Merges>),
+}
 
-    /// A plane of `die` started (`+1`) or finished (`-1`) a GC.
-    pub(crate) fn die_gc_change(&mut self, die: u32, delta: i32) {
-        let now = self.engine.now();
-        let acc = self.gc_clock(die, now);
-        let g = &mut self.die_gc[die as usize];
-        g.0 = (g.0 as i32 + delta) as u32;
-        g.1 = now;
-        g.2 = acc;
+/// The GC layer's state.
+pub(crate) struct Gc {
+    pub(crate) jobs: Vec<GcJob>,
+    /// GC units are dies (aligned block groups), else planes.
+    pub(crate) per_die: bool,
+    pub(crate) ppd: u32,
+    /// How a per-plane GC moves a page: copyback, or a read whose data
+    /// comes back as a program.
+    pub(crate) move_kind: CmdKind,
+    /// `gc.moves_in_flight`.
+    pub(crate) window: u32,
+    /// `flash.copyback_odd_even`: a copyback whose destination page has
+    /// the other parity falls back to the controller.
+    pub(crate) odd_even: bool,
+    /// Per die: planes collecting garbage now, when the die last became
+    /// busy with GC, and the GC-active time accumulated before that.
+    pub(crate) clock: Vec<(u32, Time, Time)>,
+    pub(crate) reclaimer: Reclaimer,
+}
+
+impl Gc {
+    pub(crate) fn new(cfg: &Config) -> Gc {
+        let planes = cfg.total_planes();
+        let per_die = cfg.ftl.block_groups == BlockGroups::Die;
+        let reclaimer = if cfg.ftl.mapping == Mapping::Fast {
+            Reclaimer::Merge(Box::new(Merges::new(cfg)))
+        } else if let Some(p) = ParaGc::from_config(cfg) {
+            Reclaimer::Para(Box::new(p))
+        } else if per_die {
+            Reclaimer::Group
+        } else {
+            Reclaimer::Plane
+        };
+        Gc {
+            jobs: vec![
+                GcJob {
+                    victim: INVALID,
+                    cursor: 0,
+                    pending: 0,
+                    reading: 0,
+                    erases_left: 0,
+                    start: 0,
+                    erase_queued: false,
+                    fruitless: 0,
+                };
+                planes as usize
+            ],
+            per_die,
+            ppd: cfg.geometry.planes_per_die,
+            move_kind: match cfg.gc.migration {
+                Migration::Copyback => CmdKind::Copyback,
+                Migration::Controller => CmdKind::Read,
+            },
+            window: cfg.gc.moves_in_flight,
+            odd_even: cfg.flash.copyback_odd_even,
+            clock: vec![(0, 0, 0); cfg.total_dies() as usize],
+            reclaimer,
+        }
     }
 
     /// GC unit of a plane: the plane, or with aligned block groups its die.
     #[inline]
-    pub(crate) fn gc_unit(&self, plane: u32) -> usize {
-        if self.groups {
+    pub(crate) fn unit(&self, plane: u32) -> usize {
+        if self.per_die {
             (plane / self.ppd) as usize
         } else {
             plane as usize
@@ -71,25 +137,52 @@ impl Simulator {
     /// Die of GC unit `u`.
     #[inline]
     pub(crate) fn die_of_unit(&self, u: usize) -> u32 {
-        if self.groups {
+        if self.per_die {
             u as u32
         } else {
-            self.ftl.map.die_of_plane(u as u32)
+            u as u32 / self.ppd
         }
     }
 
+    /// Is GC unit `u` collecting?
+    #[inline]
+    pub(crate) fn active(&self, u: usize) -> bool {
+        self.jobs[u].victim != INVALID
+    }
+
+    /// GC-active time of a die up to `now`: the time during which at least
+    /// one of its planes was collecting garbage.
+    #[inline]
+    pub(crate) fn clock(&self, die: u32, now: Time) -> Time {
+        let (active, since, acc) = self.clock[die as usize];
+        acc + if active > 0 { now - since } else { 0 }
+    }
+
+    /// A unit of `die` started (`+1`) or finished (`-1`) a GC at `now`.
+    pub(crate) fn clock_change(&mut self, die: u32, delta: i32, now: Time) {
+        let acc = self.clock(die, now);
+        let g = &mut self.clock[die as usize];
+        g.0 = (g.0 as i32 + delta) as u32;
+        g.1 = now;
+        g.2 = acc;
+    }
+}
+
+impl Simulator {
     /// Pages of a GC victim: a block, or a group of one block per plane.
     #[inline]
     pub(crate) fn victim_pages(&self) -> u32 {
-        self.ftl.pages_per_block() * if self.groups { self.ppd } else { 1 }
+        self.ftl.pages_per_block() * if self.gc.per_die { self.ppd } else { 1 }
     }
 
-    pub(crate) fn maybe_start_gc(&mut self, plane: u32) {
-        let u = self.gc_unit(plane);
-        if self.gc[u].victim != INVALID {
+    /// `plane` was written (or the drive is new): start a GC in its unit if
+    /// it needs one and is not collecting.
+    pub(crate) fn gc_trigger(&mut self, plane: u32) {
+        let u = self.gc.unit(plane);
+        if self.gc.active(u) {
             return;
         }
-        let needs = if self.groups {
+        let needs = if self.gc.per_die {
             let first = u as u32 * self.ppd;
             (first..first + self.ppd).any(|p| self.ftl.needs_gc(p))
         } else {
@@ -98,66 +191,32 @@ impl Simulator {
         if !needs {
             return;
         }
-        if self.join_pages == 0 {
-            self.start_gc(plane, false);
-            return;
-        }
-        // ParaGC: sibling planes already low on space collect with it.
-        let die = self.ftl.map.die_of_plane(plane);
-        let planes = die * self.ppd..(die + 1) * self.ppd;
-        let mut joiners = [INVALID; MAX_PLANES_PER_DIE];
-        let mut n = 0;
-        let mut collecting = false;
-        for q in planes.clone().filter(|&q| q != plane) {
-            if self.gc[q as usize].victim != INVALID {
-                collecting = true;
-            } else if self.ftl.free_pages(q) < self.join_pages {
-                joiners[n] = q;
-                n += 1;
-            }
-        }
-        // Alignment: planes of a die collecting at the same time (started
-        // together, or this one while siblings were collecting) move their
-        // pages together through the cache.
-        let joined = self.join_align && (n > 0 || collecting);
-        if !self.start_gc(plane, joined) {
-            return;
-        }
-        for &q in &joiners[..n] {
-            if self.start_gc(q, joined) {
-                self.metrics.gc.joined += 1;
-            }
-        }
-        if joined {
-            for q in planes {
-                let g = &mut self.gc[q as usize];
-                if g.victim != INVALID && !g.joined {
-                    g.joined = true;
-                    self.gc_refill(q as usize);
+        match self.gc.reclaimer {
+            Reclaimer::Merge(_) => self.merge_trigger(plane),
+            Reclaimer::Para(_) => self.para_trigger(plane),
+            Reclaimer::Plane | Reclaimer::Group => {
+                if let Some(u) = self.begin_gc(plane) {
+                    self.gc_refill(u);
                 }
             }
         }
     }
 
-    /// Start a GC in the unit of `plane` (`joined`: with sibling planes'
-    /// GCs, their moves aligned through the cache); false if it has no victim.
-    pub(crate) fn start_gc(&mut self, plane: u32, joined: bool) -> bool {
-        let u = self.gc_unit(plane);
+    /// Start a GC in the unit of `plane`: take a victim and reset the
+    /// unit's job (its moves are queued by the caller's refill). None if
+    /// there is no victim.
+    pub(crate) fn begin_gc(&mut self, plane: u32) -> Option<usize> {
+        let u = self.gc.unit(plane);
         let now = self.engine.now();
-        let Some(victim) = self.ftl.pick_victim(plane, now, &mut self.rng) else {
-            return false;
-        };
-        if self.fast {
-            return self.merge_start(u, victim);
-        }
-        let valid = if self.groups {
+        let victim = self.ftl.pick_victim(plane, now, &mut self.rng)?;
+        let valid = if self.gc.per_die {
             self.ftl.group_valid(victim)
         } else {
             self.ftl.valid_count(victim)
         };
         if valid == self.victim_pages() {
-            self.gc[u].fruitless += 1;
-            if self.gc[u].fruitless > self.ftl.blocks_per_plane() {
+            self.gc.jobs[u].fruitless += 1;
+            if self.gc.jobs[u].fruitless > self.ftl.blocks_per_plane() {
                 self.error.get_or_insert(Error::Invalid(format!(
                     "plane {plane} holds only valid data ({} valid pages of {}, {} free): garbage collection \
                      cannot free space (is the logical capacity larger than the plane?)",
@@ -167,9 +226,9 @@ impl Simulator {
                 )));
             }
         } else {
-            self.gc[u].fruitless = 0;
+            self.gc.jobs[u].fruitless = 0;
         }
-        let g = &mut self.gc[u];
+        let g = &mut self.gc.jobs[u];
         g.victim = victim;
         g.cursor = 0;
         g.pending = 0;
@@ -177,140 +236,165 @@ impl Simulator {
         g.erases_left = 0;
         g.start = now;
         g.erase_queued = false;
-        g.joined = joined;
-        self.die_gc_change(self.ftl.map.die_of_plane(plane), 1);
-        self.gc_refill(u);
-        true
+        let die = self.ftl.map.die_of_plane(plane);
+        self.gc.clock_change(die, 1, now);
+        Some(u)
     }
 
-    /// Keep up to `gc.moves_in_flight` migrations of the unit's victim
-    /// queued or executing, walking the victim's pages in order; when all are
-    /// done, erase it.
+    /// Keep the unit's victim's migrations going (up to `gc.moves_in_flight`
+    /// at once); when all are done, erase it.
     pub(crate) fn gc_refill(&mut self, u: usize) {
-        if self.groups {
-            return self.gc_refill_group(u);
+        match self.gc.reclaimer {
+            Reclaimer::Group => self.group_refill(u),
+            Reclaimer::Para(_) => self.para_refill(u),
+            Reclaimer::Plane => self.plane_refill(u),
+            Reclaimer::Merge(_) => self.merge_refill(u),
         }
-        let plane = u as u32;
-        let ppb = self.ftl.pages_per_block();
-        let kind = match self.cfg.gc.migration {
-            Migration::Copyback => CmdKind::Copyback,
-            Migration::Controller => CmdKind::Read,
-        };
-        // A joined GC's moves wait in the cache to be placed (`para_flush`):
-        // copybacks in the plane's registers, moves through the controller
-        // once read. Only the reads of the latter are limited: pages waiting
-        // in the controller's cache hold no plane.
-        let joined = self.gc[u].joined;
-        let by_reads = joined && kind == CmdKind::Read;
-        let window = self.cfg.gc.moves_in_flight;
-        let mut cached = false;
-        while (if by_reads {
-            self.gc[u].reading
-        } else {
-            self.gc[u].pending
-        }) < window
-            && self.gc[u].cursor < ppb
-        {
-            let ppn = self.gc[u].victim * ppb + self.gc[u].cursor;
-            self.gc[u].cursor += 1;
-            if let Some(lpn) = self.ftl.owner(ppn) {
-                self.ftl.prefetch(lpn);
-                let t = self.new_txn(kind, Origin::Gc, plane, lpn, ppn);
-                self.gc[u].pending += 1;
-                if kind == CmdKind::Read {
-                    self.gc[u].reading += 1;
-                    self.enqueue(plane, Class::Gc, t);
-                } else if joined {
-                    self.txns[t as usize].home = plane;
-                    self.para_pool[self.ftl.map.die_of_plane(plane) as usize].push(t);
-                    cached = true;
-                } else {
-                    self.enqueue(plane, Class::Gc, t);
-                }
-            }
-        }
-        if cached {
-            self.para_flush(self.ftl.map.die_of_plane(plane));
-        }
-        self.try_erase(u);
     }
 
+    /// A move of unit `u` is done (programmed, or dropped).
     pub(crate) fn gc_progress(&mut self, u: usize) {
-        self.gc[u].pending -= 1;
+        self.gc.jobs[u].pending -= 1;
         self.gc_refill(u);
     }
 
+    /// A GC transaction (`Owner::Gc`) completed.
+    pub(crate) fn gc_txn_done(&mut self, t: u32) {
+        let tx = self.txns[t as usize];
+        match (tx.kind, &self.gc.reclaimer) {
+            (CmdKind::Erase, Reclaimer::Merge(_)) => self.merge_erase_done(tx),
+            (CmdKind::Erase, _) => self.gc_erase_done(tx),
+            (CmdKind::Read, Reclaimer::Merge(_)) => self.merge_read_done(t),
+            (CmdKind::Read, Reclaimer::Group) => self.group_read_done(t),
+            (CmdKind::Read, Reclaimer::Para(_)) => self.para_read_done(t),
+            (CmdKind::Read, Reclaimer::Plane) => self.plane_read_done(t),
+            (_, Reclaimer::Merge(_)) => self.merge_program_done(tx),
+            (_, Reclaimer::Para(_)) => self.para_move_done(t),
+            (_, Reclaimer::Plane | Reclaimer::Group) => self.gc_progress(tx.unit as usize),
+        }
+    }
+
+    /// A GC move was dropped from the head of a queue (the host rewrote its
+    /// page).
+    fn gc_move_dropped(&mut self, t: u32) {
+        match self.gc.reclaimer {
+            Reclaimer::Para(_) => self.para_move_done(t),
+            _ => self.gc_progress(self.txns[t as usize].unit as usize),
+        }
+    }
+
+    /// Queue the erase of the unit's victim once every move is done and no
+    /// read holds it: one erase per block (a group's, at one block index,
+    /// go as one multi-plane erase).
     pub(crate) fn try_erase(&mut self, u: usize) {
-        let g = self.gc[u];
+        let g = self.gc.jobs[u];
         if g.victim == INVALID || g.cursor < self.victim_pages() || g.pending > 0 || g.erase_queued
         {
             return;
         }
+        let blocks: Vec<u32> = if self.gc.per_die {
+            self.ftl.group_blocks(g.victim).collect()
+        } else {
+            vec![g.victim]
+        };
+        if blocks.iter().any(|&b| self.ftl.pins(b) > 0) {
+            return;
+        }
+        self.gc.jobs[u].erase_queued = true;
+        self.gc.jobs[u].erases_left = blocks.len() as u32;
         let ppb = self.ftl.pages_per_block();
-        if self.groups {
-            let blocks: Vec<u32> = self.ftl.group_blocks(g.victim).collect();
-            if blocks.iter().any(|&b| self.ftl.pins(b) > 0) {
-                return;
-            }
-            self.gc[u].erase_queued = true;
-            self.gc[u].erases_left = blocks.len() as u32;
-            // One erase per plane, same block index: one multi-plane erase.
-            for b in blocks {
-                let plane = b / self.ftl.blocks_per_plane();
-                let t = self.new_txn(CmdKind::Erase, Origin::Gc, plane, INVALID, b * ppb);
-                self.enqueue(plane, Class::Gc, t);
-            }
+        for b in blocks {
+            let plane = b / self.ftl.blocks_per_plane();
+            let t = self.gc_txn(u, CmdKind::Erase, plane, INVALID, b * ppb);
+            self.enqueue(plane, Class::Gc, t);
+        }
+    }
+
+    /// An erase of a victim's block completed; the last one ends the GC.
+    fn gc_erase_done(&mut self, tx: Txn) {
+        let now = self.engine.now();
+        let u = tx.unit as usize;
+        self.ftl.erase(self.ftl.map.gblock_of(tx.src));
+        self.metrics.gc.erases += 1;
+        self.gc.jobs[u].erases_left = self.gc.jobs[u].erases_left.saturating_sub(1);
+        if self.gc.jobs[u].erases_left > 0 {
             return;
         }
-        if self.ftl.pins(g.victim) > 0 {
-            return;
+        self.metrics.gc.count += 1;
+        self.metrics.series_gc(now);
+        self.metrics.gc.duration_ns += (now - self.gc.jobs[u].start) as u128;
+        self.gc.jobs[u].victim = INVALID;
+        let die = self.ftl.map.die_of_plane(tx.plane);
+        self.gc.clock_change(die, -1, now);
+        self.flush_gc_translation();
+        self.gc_trigger(tx.plane);
+        if let Reclaimer::Para(_) = self.gc.reclaimer {
+            self.para_gc_ended(die);
         }
-        self.gc[u].erase_queued = true;
-        let plane = u as u32;
-        let t = self.new_txn(CmdKind::Erase, Origin::Gc, plane, INVALID, g.victim * ppb);
-        self.enqueue(plane, Class::Gc, t);
+    }
+
+    /// A GC transaction of unit `u`.
+    pub(crate) fn gc_txn(
+        &mut self,
+        u: usize,
+        kind: CmdKind,
+        plane: u32,
+        lpn: u32,
+        src: Ppn,
+    ) -> u32 {
+        let t = self.new_txn(kind, crate::flash::Origin::Gc, plane, lpn, src);
+        self.txns[t as usize].owner = Owner::Gc;
+        self.txns[t as usize].unit = u as u32;
+        t
+    }
+
+    /// May host writes to `plane` go now, as far as GC is concerned? Not
+    /// while GC work is queued on the plane; with aligned block groups not
+    /// while the die collects (GC moves pages over all its planes, into
+    /// groups reserved for them all); ParaGC: not while the plane's joined
+    /// GC runs (its moves wait in the cache).
+    pub(crate) fn gc_holds_host_writes(&self, plane: u32) -> bool {
+        let u = self.gc.unit(plane);
+        if self.queues.head(plane, Class::Gc).is_some() {
+            return true;
+        }
+        if !self.gc.active(u) {
+            return false;
+        }
+        match &self.gc.reclaimer {
+            Reclaimer::Para(p) => p.joined(u),
+            _ => self.gc.per_die,
+        }
     }
 
     /// Drop GC migrations at the head of a plane's GC queue whose page the
     /// host has rewritten meanwhile; convert copybacks the odd/even rule
     /// forbids into migrations through the controller.
     pub(crate) fn clean_gc_head(&mut self, plane: u32) {
-        // FAST merges program what they read (stale pages too).
-        if self.fast {
-            return;
-        }
         while let Some(t) = self.queues.head(plane, Class::Gc) {
             let tx = self.txns[t as usize];
-            // Erases, padding and host pages of a Die-Write stay; so do
-            // moves that are part of a Die-Write (programmed stale).
-            if tx.kind == CmdKind::Erase
-                || tx.src == INVALID
-                || tx.origin == Origin::Host
-                || (self.die_write && tx.kind == CmdKind::Program)
-            {
+            // Erases and padding stay, and so do transactions that must be
+            // programmed even if stale (members of a Die-Write, a FAST
+            // merge's pages).
+            if tx.kind == CmdKind::Erase || tx.src == INVALID || tx.keep {
                 return;
             }
+            let u = tx.unit as usize;
             if self.ftl.owner(tx.src) != Some(tx.lpn) {
                 self.queues.pop(plane, Class::Gc);
                 self.metrics.gc.moves_dropped += 1;
                 self.free_txn(t);
-                let u = self.move_unit(&tx);
                 if tx.kind == CmdKind::Read {
-                    self.gc[u].reading -= 1;
+                    self.gc.jobs[u].reading -= 1;
                 }
-                if tx.home != INVALID {
-                    self.para_placed_done(tx.home, plane);
-                } else {
-                    self.gc_progress(u);
-                }
+                self.gc_move_dropped(t);
                 continue;
             }
-            if tx.kind == CmdKind::Copyback && self.cfg.flash.copyback_odd_even {
+            if tx.kind == CmdKind::Copyback && self.gc.odd_even {
                 if let Some((_, dst_page)) = self.ftl.peek_write(plane, self.writer(t)) {
                     if dst_page % 2 != self.ftl.map.page_of(tx.src) % 2 {
                         self.txns[t as usize].kind = CmdKind::Read;
-                        let u = self.move_unit(&tx);
-                        self.gc[u].reading += 1;
+                        self.gc.jobs[u].reading += 1;
                         self.metrics.gc.copyback_fallbacks += 1;
                     }
                 }
@@ -319,37 +403,27 @@ impl Simulator {
         }
     }
 
-    /// GC unit a page move belongs to (a joined move may be placed on a
-    /// sibling plane of its own).
-    #[inline]
-    pub(crate) fn move_unit(&self, tx: &Txn) -> usize {
-        if tx.home != INVALID {
-            tx.home as usize
-        } else {
-            self.gc_unit(tx.plane)
-        }
-    }
-
     /// A read of `src` finished: unpin it; if a GC waits to erase its block,
     /// the erase may go now.
     pub(crate) fn read_unpin(&mut self, src: Ppn) {
-        if self.ftl.unpin(src) == 0 {
-            let gb = self.ftl.map.gblock_of(src);
-            let u = self.gc_unit(self.ftl.map.plane_of(src));
-            if self.fast {
-                if self.gc[u].victim != INVALID {
-                    self.merge_erase(u);
-                }
-                return;
+        if self.ftl.unpin(src) > 0 {
+            return;
+        }
+        let gb = self.ftl.map.gblock_of(src);
+        let u = self.gc.unit(self.ftl.map.plane_of(src));
+        if let Reclaimer::Merge(_) = self.gc.reclaimer {
+            if self.gc.active(u) {
+                self.merge_erase(u);
             }
-            let v = if self.groups {
-                self.ftl.group_of(gb)
-            } else {
-                gb
-            };
-            if self.gc[u].victim == v {
-                self.try_erase(u);
-            }
+            return;
+        }
+        let v = if self.gc.per_die {
+            self.ftl.group_of(gb)
+        } else {
+            gb
+        };
+        if self.gc.jobs[u].victim == v {
+            self.try_erase(u);
         }
     }
 }

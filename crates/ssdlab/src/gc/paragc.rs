@@ -1,17 +1,214 @@
-//! ParaGC: joined GCs of a die align their write points through the cache.
+//! ParaGC (Shahidi et al., SC'16): per-plane GC whose sibling planes join.
+//!
+//! When a plane starts GC, the other planes of its die with fewer free pages
+//! than the early threshold (`gc.join_percent`) start with it
+//! (`gc.joined` counts them). With `gc.join_align`, the GCs of a die that
+//! run at the same time (started together, or one started while siblings
+//! were collecting) are *joined*: their moves do not go to the queues but
+//! wait in the die's cache — a copyback in its plane's register as soon as
+//! it is created, a move through the controller once its read completes —
+//! and `para_flush` places them one round at a time so that the joined
+//! planes' write points line up and the moves go as multi-plane commands.
+//! A joined GC holds its plane against host writes while it runs.
+//!
+//! Everything of ParaGC is in this file; the per-plane reclaimer
+//! (`plane.rs`) does the rest.
+
+use rustc_hash::FxHashSet;
 
 use crate::addr::INVALID;
+use crate::config::{Config, GcThreshold};
 use crate::flash::CmdKind;
 use crate::sched::Class;
 use crate::sim::*;
 
+/// ParaGC's state.
+pub(crate) struct ParaGc {
+    /// Free pages below which a plane joins a sibling's GC.
+    join_pages: u64,
+    /// Joined GCs align their moves through the cache.
+    align: bool,
+    /// Per plane: its GC is joined.
+    joined: Vec<bool>,
+    /// Per die: the joined GCs' moves waiting in the cache, oldest first.
+    pool: Vec<Vec<u32>>,
+    /// Per die: placed moves not yet completed (the next round waits).
+    queued: Vec<u32>,
+    /// Moves placed from the cache and not yet completed.
+    placed: FxHashSet<u32>,
+}
+
+impl ParaGc {
+    /// Free pages below which a plane joins a sibling's GC (ParaGC's early
+    /// threshold, `gc.join_percent`), or 0: off. Under FAST, merges of
+    /// sibling domains join alike (`fast_merge.rs`); alignment has no
+    /// meaning there.
+    pub(crate) fn join_pages(cfg: &Config) -> u64 {
+        (cfg.pages_per_plane() as f64 * cfg.gc.join_percent / 100.0).ceil() as u64
+    }
+
+    /// ParaGC's state, if `gc.join_percent` turns it on.
+    pub(crate) fn from_config(cfg: &Config) -> Option<ParaGc> {
+        let join_pages = Self::join_pages(cfg);
+        (join_pages > 0).then(|| ParaGc {
+            join_pages,
+            align: cfg.gc.join_align,
+            joined: vec![false; cfg.total_planes() as usize],
+            pool: vec![Vec::new(); cfg.total_dies() as usize],
+            queued: vec![0; cfg.total_dies() as usize],
+            placed: FxHashSet::default(),
+        })
+    }
+
+    /// Is plane `u`'s GC joined?
+    pub(crate) fn joined(&self, u: usize) -> bool {
+        self.joined[u]
+    }
+
+    /// The urgent threshold a ParaGC drive's own GC threshold is, and the
+    /// early one a point above it (the scheme's overrides).
+    pub(crate) fn thresholds(cfg: &Config) -> (f64, f64) {
+        let urgent = match cfg.gc.threshold {
+            GcThreshold::Percent(p) => p,
+            GcThreshold::Blocks(b) => 100.0 * b as f64 / cfg.geometry.blocks_per_plane as f64,
+        };
+        (urgent, urgent + 1.0)
+    }
+}
+
 impl Simulator {
+    fn para(&self) -> &ParaGc {
+        match &self.gc.reclaimer {
+            crate::gc::Reclaimer::Para(p) => p,
+            _ => unreachable!("ParaGC's reclaimer"),
+        }
+    }
+
+    fn para_mut(&mut self) -> &mut ParaGc {
+        match &mut self.gc.reclaimer {
+            crate::gc::Reclaimer::Para(p) => p,
+            _ => unreachable!("ParaGC's reclaimer"),
+        }
+    }
+
+    /// The other planes of `plane`'s die with fewer free pages than
+    /// `join_pages` and no GC (they join its GC), and whether a sibling is
+    /// collecting already.
+    pub(crate) fn joiners(&self, plane: u32, join_pages: u64) -> (Vec<u32>, bool) {
+        let die = self.ftl.map.die_of_plane(plane);
+        let mut joiners = Vec::new();
+        let mut collecting = false;
+        for q in (die * self.ppd..(die + 1) * self.ppd).filter(|&q| q != plane) {
+            if self.gc.active(q as usize) {
+                collecting = true;
+            } else if self.ftl.free_pages(q) < join_pages {
+                joiners.push(q);
+            }
+        }
+        (joiners, collecting)
+    }
+
+    /// Plane `plane` needs GC: start it, with the sibling planes already
+    /// low on space.
+    pub(crate) fn para_trigger(&mut self, plane: u32) {
+        let (joiners, collecting) = self.joiners(plane, self.para().join_pages);
+        // Alignment: planes of a die collecting at the same time (started
+        // together, or this one while siblings were collecting) move their
+        // pages together through the cache.
+        let joined = self.para().align && (!joiners.is_empty() || collecting);
+        if !self.para_start(plane, joined) {
+            return;
+        }
+        for &q in &joiners {
+            if self.para_start(q, joined) {
+                self.metrics.gc.joined += 1;
+            }
+        }
+        if joined {
+            let die = self.ftl.map.die_of_plane(plane);
+            for q in die * self.ppd..(die + 1) * self.ppd {
+                let u = q as usize;
+                if self.gc.active(u) && !self.para().joined[u] {
+                    self.para_mut().joined[u] = true;
+                    self.gc_refill(u);
+                }
+            }
+        }
+    }
+
+    /// Start plane `plane`'s GC, joined or not; false if it has no victim.
+    fn para_start(&mut self, plane: u32, joined: bool) -> bool {
+        let Some(u) = self.begin_gc(plane) else {
+            return false;
+        };
+        self.para_mut().joined[u] = joined;
+        self.gc_refill(u);
+        true
+    }
+
+    /// The next moves of plane `u`'s GC: a joined GC's copybacks go to the
+    /// cache, and are placed from there.
+    pub(crate) fn para_refill(&mut self, u: usize) {
+        let joined = self.para().joined[u];
+        let cache: Option<fn(&mut Simulator, u32)> =
+            joined.then_some(|sim: &mut Simulator, t: u32| sim.para_cache(t));
+        if self.plane_moves(u, cache) {
+            self.para_flush(self.ftl.map.die_of_plane(u as u32));
+        }
+        self.try_erase(u);
+    }
+
+    /// Put move `t` into its die's cache.
+    fn para_cache(&mut self, t: u32) {
+        let die = self.ftl.map.die_of_plane(self.txns[t as usize].plane);
+        self.para_mut().pool[die as usize].push(t);
+    }
+
+    /// A move's read through the controller completed: a placed move's
+    /// program stays placed (a copyback the odd/even rule turned into a
+    /// read); a joined GC's waits in the cache; others go to the plane.
+    pub(crate) fn para_read_done(&mut self, t: u32) {
+        let p = self.move_program(t);
+        let tx = self.txns[t as usize];
+        let u = tx.unit as usize;
+        if self.para_mut().placed.remove(&t) {
+            self.para_mut().placed.insert(p);
+            self.enqueue(tx.plane, Class::Gc, p);
+        } else if self.para().joined[u] {
+            let die = self.ftl.map.die_of_plane(tx.plane);
+            self.para_mut().pool[die as usize].push(p);
+            self.para_flush(die);
+            self.gc_refill(u);
+        } else {
+            self.enqueue(tx.plane, Class::Gc, p);
+        }
+    }
+
+    /// A move of a ParaGC GC completed or was dropped: a placed one lets
+    /// the die's next round go.
+    pub(crate) fn para_move_done(&mut self, t: u32) {
+        let tx = self.txns[t as usize];
+        if self.para_mut().placed.remove(&t) {
+            self.para_placed_done(tx.unit, tx.plane);
+        } else {
+            self.gc_progress(tx.unit as usize);
+        }
+    }
+
+    /// A GC of `die` ended: with fewer joined planes, cached moves may be
+    /// placed now.
+    pub(crate) fn para_gc_ended(&mut self, die: u32) {
+        if self.para().align {
+            self.para_flush(die);
+        }
+    }
+
     /// A joined move placed on `plane` was programmed, or dropped (the
     /// host rewrote its page): its GC (of plane `home`) progresses, and
     /// the die's next moves may be placed.
-    pub(crate) fn para_placed_done(&mut self, home: u32, plane: u32) {
+    fn para_placed_done(&mut self, home: u32, plane: u32) {
         let die = self.ftl.map.die_of_plane(plane);
-        self.para_queued[die as usize] -= 1;
+        self.para_mut().queued[die as usize] -= 1;
         self.gc_progress(home as usize);
         self.para_flush(die);
     }
@@ -27,52 +224,52 @@ impl Simulator {
     /// as planes while reads are still under way. A plane takes a page of
     /// its own victim where the cache holds one, else (through the
     /// controller only) the oldest.
-    pub(crate) fn para_flush(&mut self, die: u32) {
+    fn para_flush(&mut self, die: u32) {
         let d = die as usize;
-        if self.para_queued[d] > 0 {
+        if self.para().queued[d] > 0 {
             return;
         }
         // Pages the host rewrote while cached need no move.
         let mut i = 0;
-        while i < self.para_pool[d].len() {
-            let t = self.para_pool[d][i];
+        while i < self.para().pool[d].len() {
+            let t = self.para().pool[d][i];
             let tx = self.txns[t as usize];
             if self.ftl.owner(tx.src) == Some(tx.lpn) {
                 i += 1;
                 continue;
             }
-            self.para_pool[d].remove(i);
+            self.para_mut().pool[d].remove(i);
             self.metrics.gc.moves_dropped += 1;
             self.free_txn(t);
-            self.gc_progress(tx.home as usize);
+            self.gc_progress(tx.unit as usize);
         }
         // The GC's next move may have been cached and a round placed.
-        if self.para_queued[d] > 0 {
+        if self.para().queued[d] > 0 {
             return;
         }
-        let Some(&oldest) = self.para_pool[d].first() else {
+        let Some(&oldest) = self.para().pool[d].first() else {
             return;
         };
         let w = self.writer(oldest);
         let ppb = self.ftl.pages_per_block();
         // The joined planes that can take a page of the stream now: there
         // is one of their own victim, or one through the controller.
-        let shared = self.para_pool[d]
+        let shared = self.para().pool[d]
             .iter()
             .any(|&t| self.txns[t as usize].kind == CmdKind::Program && self.writer(t) == w);
         let mut planes = [(INVALID, 0u32); MAX_PLANES_PER_DIE];
         let mut n = 0;
         let mut coming = false;
         for q in die * self.ppd..(die + 1) * self.ppd {
-            let g = self.gc[q as usize];
-            if g.victim == INVALID || !g.joined {
+            let g = self.gc.jobs[q as usize];
+            if g.victim == INVALID || !self.para().joined[q as usize] {
                 continue;
             }
             coming |= g.reading > 0;
             let own = || {
-                self.para_pool[d]
+                self.para().pool[d]
                     .iter()
-                    .any(|&t| self.txns[t as usize].home == q && self.writer(t) == w)
+                    .any(|&t| self.txns[t as usize].unit == q && self.writer(t) == w)
             };
             if !(shared || own()) {
                 continue;
@@ -97,11 +294,11 @@ impl Simulator {
                 continue;
             }
             let free = |t: u32| self.writer(t) == w && !picks[..k].iter().any(|&(_, x)| x == t);
-            let pool = &self.para_pool[d];
+            let pool = &self.para().pool[d];
             let own = pool
                 .iter()
                 .copied()
-                .find(|&t| self.txns[t as usize].home == q && free(t));
+                .find(|&t| self.txns[t as usize].unit == q && free(t));
             let any = || {
                 pool.iter()
                     .copied()
@@ -116,13 +313,18 @@ impl Simulator {
             return;
         }
         for &(q, t) in &picks[..k] {
-            let i = self.para_pool[d]
+            let i = self.para().pool[d]
                 .iter()
                 .position(|&x| x == t)
                 .expect("picked from the pool");
-            self.para_pool[d].remove(i);
+            let para = self.para_mut();
+            para.pool[d].remove(i);
+            para.queued[d] += 1;
+            para.placed.insert(t);
             self.txns[t as usize].plane = q;
-            self.para_queued[d] += 1;
+            // Each page is read into its own plane's register: only the
+            // destinations of such copybacks need to be aligned.
+            self.txns[t as usize].separate_read = true;
             self.metrics.gc.aligning_moves += lagging as u64;
             self.enqueue(q, Class::Gc, t);
         }

@@ -204,7 +204,7 @@ impl Simulator {
         if self.completed == self.cfg.host.warmup_requests {
             self.metrics.reset(now);
             // A GC under way is measured from the end of the warm-up.
-            for g in &mut self.gc {
+            for g in &mut self.gc.jobs {
                 g.start = g.start.max(now);
             }
         }
@@ -235,6 +235,39 @@ impl Simulator {
             return;
         }
         self.host_read_flash(req, lpn, rmw);
+    }
+
+    /// A host transaction (`Owner::Host`) completed: a page read (or a
+    /// read-modify-write's read, whose write follows), or a host page's
+    /// program (its buffer slot frees, its request may complete).
+    pub(crate) fn host_txn_done(&mut self, t: u32) {
+        let now = self.engine.now();
+        let tx = self.txns[t as usize];
+        if tx.kind == CmdKind::Read {
+            self.read_unpin(tx.src);
+            if tx.rmw {
+                self.host_write_page(tx.req, tx.lpn);
+            } else {
+                self.sub_done(tx.req);
+            }
+            return;
+        }
+        let g = &mut self.metrics.gc;
+        g.host_write_ns += (now - tx.queued_at) as u128;
+        g.blocked_ns += tx.gc_mark as u128;
+        g.blocked_writes += (tx.gc_mark > 0) as u64;
+        if self.inflight.get(&tx.lpn) == Some(&t) {
+            self.inflight.remove(&tx.lpn);
+            // Its entry changes (a miss loads it first, then changes it).
+            self.map_access(tx.lpn, true, MapWaiter::Update(tx.lpn));
+        }
+        if tx.slot != INVALID {
+            self.buf.as_mut().expect("buffered").flush_done(tx.slot);
+            self.admit_waiting();
+        }
+        if tx.req != INVALID {
+            self.sub_done(tx.req);
+        }
     }
 
     /// Read `lpn` from flash for host request `req` (its map entry is known).

@@ -32,7 +32,7 @@ impl Simulator {
     pub(crate) fn gang(&self, die: u32, class: Class) -> Option<[u32; MAX_PLANES_PER_DIE]> {
         let first = die * self.ppd;
         let mut members = [INVALID; MAX_PLANES_PER_DIE];
-        if class == Class::Write && self.gc[die as usize].victim != INVALID {
+        if class == Class::Write && self.gc.active(die as usize) {
             return None;
         }
         for i in 0..self.ppd {
@@ -70,9 +70,7 @@ impl Simulator {
                 // all its planes, into groups reserved for them all); a
                 // joined GC holds its plane while its moves wait in the
                 // cache for placement.
-                let g = &self.gc[self.gc_unit(plane)];
-                self.queues.head(plane, Class::Gc).is_none()
-                    && (!(self.groups || g.joined) || g.victim == INVALID)
+                !self.gc_holds_host_writes(plane)
                     && self.ftl.peek_write(plane, self.writer(t)).is_some()
             }
             Class::Gc => match self.txns[t as usize].kind {
@@ -135,25 +133,22 @@ impl Simulator {
                 if self.txns[t as usize].kind != kind || !self.eligible(p, class, t) {
                     continue;
                 }
-                // Aligned block groups: sibling planes open the die's free
-                // groups in one order per write stream, so only programs of
-                // one stream can share the group their addresses show; so
-                // with per-plane blocks opened at indices siblings use
-                // (`ftl.align_block_index`: one plane's opening decides the
-                // next's).
-                if (self.groups || self.ftl.aligned_open())
+                // Where sibling planes open blocks in one order per write
+                // stream, only programs of one stream can share the block
+                // index their addresses show.
+                if self.ftl.one_stream_per_command()
                     && matches!(kind, CmdKind::Program | CmdKind::Copyback)
                     && self.writer(t) != self.writer(lt)
                 {
                     continue;
                 }
                 let addr = self.cmd_addr(t, kind, p);
-                // Joined GCs' copybacks (ParaGC): each page is read into its
-                // plane's register on its own, so only the destinations
-                // need to be aligned.
+                // Copybacks whose pages are read into their planes'
+                // registers one by one: only the destinations need to be
+                // aligned.
                 let registers = kind == CmdKind::Copyback
-                    && self.txns[lt as usize].home != INVALID
-                    && self.txns[t as usize].home != INVALID;
+                    && self.txns[lt as usize].separate_read
+                    && self.txns[t as usize].separate_read;
                 if self.addr_aligned(kind, lead_addr, addr, registers) {
                     members[n] = self.queues.pop(p, class).expect("head exists");
                     n += 1;

@@ -33,7 +33,33 @@ impl Simulator {
 
     /// A padding page: programmed without data to complete a Die-Write.
     pub(crate) fn pad_txn(&mut self) -> u32 {
-        self.new_txn(CmdKind::Program, Origin::Gc, INVALID, INVALID, INVALID)
+        let t = self.new_txn(CmdKind::Program, Origin::Gc, INVALID, INVALID, INVALID);
+        let tx = &mut self.txns[t as usize];
+        tx.owner = Owner::None;
+        tx.data = Data::Pad;
+        t
+    }
+
+    /// A GC program of die `die`'s group GC: staged for a Die-Write, or
+    /// queued on the die's next plane in turn.
+    pub(crate) fn gc_program(&mut self, die: u32, p: u32) {
+        if self.die_write {
+            let hot = self.txns[p as usize].hot;
+            self.stage(die, p, hot);
+            self.flush_staging(die);
+        } else {
+            let dst = self.ftl.next_plane_in_die(die, self.writer(p));
+            self.txns[p as usize].plane = dst;
+            self.enqueue(dst, Class::Gc, p);
+        }
+    }
+
+    /// Die `die`'s group GC has read every page of its victim: with
+    /// Die-Writes, complete the last short ones.
+    pub(crate) fn gc_reads_done(&mut self, die: u32) {
+        if self.die_write {
+            self.complete_staging(die);
+        }
     }
 
     /// Queue whole Die-Writes of `die` in `class`: program `i` of `txns` (a
@@ -44,6 +70,8 @@ impl Simulator {
         for (i, &t) in txns.iter().enumerate() {
             let plane = die * self.ppd + i as u32 % self.ppd;
             self.txns[t as usize].plane = plane;
+            // A Die-Write goes whole, stale members too.
+            self.txns[t as usize].keep = true;
             if self.txns[t as usize].origin != Origin::Gc {
                 self.ftl.assign(plane);
             }
@@ -99,7 +127,7 @@ impl Simulator {
     /// still move all its victim's valid pages before running out of space
     /// (the GC reserve is sized for the victim, not for host data)?
     pub(crate) fn gc_has_room_for(&self, die: u32, extra: usize) -> bool {
-        let victim = self.gc[die as usize].victim;
+        let victim = self.gc.jobs[die as usize].victim;
         // Pages still to program: the victim's valid ones (read or not) and
         // the host pages already combined, spread evenly over the planes.
         let pages = self.ftl.group_valid(victim) as u64
@@ -112,7 +140,7 @@ impl Simulator {
 
     /// Is the die's GC still producing page moves for Die-Writes?
     pub(crate) fn gc_staging_open(&self, die: u32) -> bool {
-        let g = &self.gc[die as usize];
+        let g = &self.gc.jobs[die as usize];
         g.victim != INVALID && !(g.cursor == self.victim_pages() && g.reading == 0)
     }
 }

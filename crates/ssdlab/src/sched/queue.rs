@@ -9,7 +9,7 @@ impl Simulator {
         self.seq += 1;
         let d = self.ftl.map.die_of_plane(plane);
         let now = self.engine.now();
-        let mark = self.gc_clock(d, now);
+        let mark = self.gc.clock(d, now);
         let tx = &mut self.txns[t as usize];
         tx.seq = self.seq;
         if tx.origin == Origin::Host && tx.kind == CmdKind::Program {

@@ -55,15 +55,29 @@ impl Simulator {
             self.ftl.pin(ppn);
             let plane = self.ftl.map.plane_of(ppn);
             let t = self.new_txn(CmdKind::Read, Origin::Host, plane, lpn, ppn);
-            self.txns[t as usize].copy = true;
             self.txns[t as usize].hot = self.host_hot(lpn);
-            self.txns[t as usize].assembly = id;
+            self.txns[t as usize].owner = Owner::Unit;
+            self.txns[t as usize].unit = id;
             self.metrics.superpage_reads += 1;
             a.reads_left += 1;
             self.enqueue(plane, Class::Read, t);
         }
         self.assemblies[id as usize] = a;
         self.assembly_progress(id);
+    }
+
+    /// A read for a super page completed (`Owner::Unit`): the page goes
+    /// back unchanged, as a copy in the super page's Die-Write.
+    pub(crate) fn unit_txn_done(&mut self, t: u32) {
+        let tx = self.txns[t as usize];
+        self.read_unpin(tx.src);
+        let p = self.new_txn(CmdKind::Program, Origin::Host, INVALID, tx.lpn, tx.src);
+        self.txns[p as usize].data = Data::Copy;
+        self.txns[p as usize].owner = Owner::None;
+        let a = &mut self.assemblies[tx.unit as usize];
+        a.members[(tx.lpn % self.ppd) as usize] = p;
+        a.reads_left -= 1;
+        self.assembly_progress(tx.unit);
     }
 
     /// A super page got a member: queue its Die-Write once it is complete.

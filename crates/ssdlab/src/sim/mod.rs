@@ -34,8 +34,7 @@ use crate::flash::{FlashTiming, PlaneRules};
 use crate::ftl::mapping::cache::MappingCache;
 use crate::ftl::mapping::dftl::*;
 use crate::ftl::{Ftl, PreconditionReport};
-use crate::gc::fast_merge::*;
-use crate::gc::*;
+use crate::gc::Gc;
 use crate::host::address::*;
 use crate::host::precondition::*;
 use crate::host::*;
@@ -62,33 +61,19 @@ pub struct Simulator {
     pub(crate) kicked: Vec<u32>,
     pub(crate) kick_flag: Vec<bool>,
     pub(crate) channel_free: Vec<Time>,
-    pub(crate) gc: Vec<GcJob>,
-    /// FAST: merge jobs per GC unit (empty without FAST).
-    pub(crate) fast: bool,
-    pub(crate) merges: Vec<MergeJob>,
+    /// Garbage collection: its jobs, clock and reclaimer (`gc`).
+    pub(crate) gc: Gc,
+    /// LPNs whose newest data is in a queued program (not on flash yet).
     pub(crate) inflight: FxHashMap<Lpn, u32>,
-    /// Per die: planes collecting garbage now, when the die last became
-    /// busy with GC, and the GC-active time accumulated before that.
-    pub(crate) die_gc: Vec<(u32, Time, Time)>,
     /// Hot-data identification for hot/cold write streams (ftl.hot_data).
     pub(crate) hdi: Option<Box<dyn ssdlab_hdi::HotDataIdentifier>>,
     /// Hot/cold separation sorts GC moves (host pages are all hot) rather
     /// than host pages (`ftl.hot_separation`).
     pub(crate) sort_moves: bool,
-    /// Aligned block groups (GC units are dies) and Die-Writes (every program
-    /// is a full multi-plane command over the die), SPD+ combining.
-    pub(crate) groups: bool,
+    /// Die-Writes (every program is a full multi-plane command over the
+    /// die), SPD+ combining.
     pub(crate) die_write: bool,
     pub(crate) combine: bool,
-    /// ParaGC: free pages below which a plane joins a sibling's GC (0 = off).
-    pub(crate) join_pages: u64,
-    /// ParaGC alignment (`gc.join_align`): per die, the joined GCs' moves
-    /// waiting in the cache (copybacks in their plane's register, moves
-    /// through the controller once read), oldest first, and how many placed
-    /// moves have not completed (the next round waits for them).
-    pub(crate) join_align: bool,
-    pub(crate) para_pool: Vec<Vec<u32>>,
-    pub(crate) para_queued: Vec<u32>,
     /// Die-Writes: program transactions per die (GC moves, and under SPD+
     /// host pages) waiting to fill a Die-Write, `[cold, hot]`: a Die-Write
     /// goes to one write stream, so with hot/cold separation each stream
@@ -252,36 +237,12 @@ impl Simulator {
             kicked: Vec::new(),
             kick_flag: vec![false; dies as usize],
             channel_free: vec![0; cfg.geometry.channels as usize],
-            gc: vec![
-                GcJob {
-                    victim: INVALID,
-                    cursor: 0,
-                    pending: 0,
-                    reading: 0,
-                    erases_left: 0,
-                    start: 0,
-                    erase_queued: false,
-                    fruitless: 0,
-                    joined: false,
-                };
-                planes as usize
-            ],
-            fast: cfg.ftl.mapping == Mapping::Fast,
-            merges: if cfg.ftl.mapping == Mapping::Fast {
-                (0..planes).map(|_| MergeJob::default()).collect()
-            } else {
-                Vec::new()
-            },
+            gc: Gc::new(cfg),
             inflight: FxHashMap::default(),
             hdi: cfg.hot_data_identifier(),
             sort_moves: cfg.ftl.hot_separation == HotSeparation::GcMoves,
-            groups: cfg.ftl.block_groups == crate::config::BlockGroups::Die,
             die_write: cfg.ftl.write_unit != WriteUnit::Page,
             combine: cfg.gc.combine_host_writes,
-            join_pages: cfg.gc_join_pages(),
-            join_align: cfg.gc.join_align && cfg.ftl.mapping != Mapping::Fast,
-            para_pool: vec![Vec::new(); dies as usize],
-            para_queued: vec![0; dies as usize],
             staging: vec![[Vec::new(), Vec::new()]; dies as usize],
             combined_pending: vec![0; dies as usize],
             superpage: cfg.ftl.write_unit == WriteUnit::SuperPage,
@@ -297,7 +258,6 @@ impl Simulator {
             }),
             map_waiters: FxHashMap::default(),
             gc_translation: Vec::new(),
-            die_gc: vec![(0, 0, 0); dies as usize],
             waiting: VecDeque::new(),
             evict_out: Vec::new(),
             source: source.clone(),
@@ -323,7 +283,7 @@ impl Simulator {
             ppd,
         };
         for p in 0..planes {
-            sim.maybe_start_gc(p);
+            sim.gc_trigger(p);
         }
         Ok(sim)
     }
@@ -427,7 +387,7 @@ impl Simulator {
                 }
             }
             if !heads.is_empty() {
-                let g = &self.gc[self.gc_unit(first)];
+                let g = &self.gc.jobs[self.gc.unit(first)];
                 return format!(
                     "; die {die} queue heads: {}; its GC victim {} (cursor {}, pending {}, reading {}, staged {})",
                     heads.join(", "),

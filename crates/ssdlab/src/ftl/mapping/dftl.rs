@@ -18,6 +18,19 @@ pub(crate) enum MapWaiter {
 }
 
 impl Simulator {
+    /// A mapping transaction (`Owner::Mapping`) completed: a translation
+    /// page arrived (what waited for it goes on), or was written back.
+    pub(crate) fn map_txn_done(&mut self, t: u32) {
+        let tx = self.txns[t as usize];
+        if tx.kind == CmdKind::Read {
+            self.read_unpin(tx.src);
+            let waiters = self.map_waiters.remove(&tx.lpn).unwrap_or_default();
+            self.map_loaded(tx.lpn, &waiters);
+        } else if self.inflight.get(&tx.lpn) == Some(&t) {
+            self.inflight.remove(&tx.lpn);
+        }
+    }
+
     /// Get translation page `tp` for `w`: join a read of it under way, else
     /// read it (a mapping read, queued with host reads); a page never
     /// written holds no entries, and one being programmed is still in the

@@ -1,0 +1,75 @@
+//! Per-plane GC (Baseline-D, Baseline-P, and every drive without aligned
+//! block groups): a plane below its threshold takes a victim block of its
+//! own and moves its valid pages, by copyback or through the controller,
+//! within the plane, up to `gc.moves_in_flight` at once.
+
+use crate::flash::CmdKind;
+use crate::sched::Class;
+use crate::sim::*;
+
+impl Simulator {
+    /// Queue the next moves of plane `u`'s victim, walking its pages in
+    /// order, then erase it once all are done.
+    pub(crate) fn plane_refill(&mut self, u: usize) {
+        self.plane_moves(u, None);
+        self.try_erase(u);
+    }
+
+    /// Create the next moves of plane `u`'s victim while fewer than
+    /// `gc.moves_in_flight` are under way. A move is a copyback, or a read
+    /// whose data comes back as a program (`plane_read_done`). With `cache`,
+    /// new copybacks are handed to it instead of the plane's queue, and only
+    /// reads count against the window (a page waiting in the controller's
+    /// cache holds no plane). Returns whether anything went to the cache.
+    pub(crate) fn plane_moves(&mut self, u: usize, cache: Option<fn(&mut Simulator, u32)>) -> bool {
+        let plane = u as u32;
+        let ppb = self.ftl.pages_per_block();
+        let kind = self.gc.move_kind;
+        let by_reads = cache.is_some() && kind == CmdKind::Read;
+        let window = self.gc.window;
+        let mut cached = false;
+        loop {
+            let g = &self.gc.jobs[u];
+            let busy = if by_reads { g.reading } else { g.pending };
+            if busy >= window || g.cursor >= ppb {
+                break;
+            }
+            let ppn = g.victim * ppb + g.cursor;
+            self.gc.jobs[u].cursor += 1;
+            let Some(lpn) = self.ftl.owner(ppn) else {
+                continue;
+            };
+            self.ftl.prefetch(lpn);
+            let t = self.gc_txn(u, kind, plane, lpn, ppn);
+            self.gc.jobs[u].pending += 1;
+            if kind == CmdKind::Read {
+                self.gc.jobs[u].reading += 1;
+                self.enqueue(plane, Class::Gc, t);
+            } else if let Some(to_cache) = cache {
+                to_cache(self, t);
+                cached = true;
+            } else {
+                self.enqueue(plane, Class::Gc, t);
+            }
+        }
+        cached
+    }
+
+    /// A move's read through the controller completed: its data comes back
+    /// as a GC program on the same plane.
+    pub(crate) fn plane_read_done(&mut self, t: u32) {
+        let p = self.move_program(t);
+        let plane = self.txns[p as usize].plane;
+        self.enqueue(plane, Class::Gc, p);
+    }
+
+    /// The program of a move whose read `t` completed (same plane, LPN,
+    /// source and unit); the read no longer counts as reading.
+    pub(crate) fn move_program(&mut self, t: u32) -> u32 {
+        let tx = self.txns[t as usize];
+        let u = tx.unit as usize;
+        let p = self.gc_txn(u, CmdKind::Program, tx.plane, tx.lpn, tx.src);
+        self.gc.jobs[u].reading -= 1;
+        p
+    }
+}
