@@ -6,7 +6,6 @@ use crate::buffer::WriteOutcome;
 use crate::config::PlaneAllocation;
 use crate::flash::{CmdKind, Origin};
 use crate::ftl::Writer;
-use crate::sched::Class;
 use crate::sim::*;
 
 impl Simulator {
@@ -29,10 +28,8 @@ impl Simulator {
             let (die, plane) = if dirty {
                 (0, INVALID)
             } else if self.cfg.ftl.plane_allocation == PlaneAllocation::DieRoundRobin {
-                // The plane within the die is chosen when the page leaves;
-                // SuperPage: the die of its logical super page.
-                let key = if self.superpage { lpn / self.ppd } else { lpn };
-                (self.ftl.static_die(key), INVALID)
+                // The plane within the die is chosen when the page leaves.
+                (self.unit_die(lpn), INVALID)
             } else {
                 let queues = &self.queues;
                 // (Dynamic policies ignore the write stream.)
@@ -68,24 +65,7 @@ impl Simulator {
             if out.is_empty() {
                 break;
             }
-            if self.die_write {
-                let die = self.buf.as_ref().expect("buffered mode").slot_die(out[0]);
-                let txns: Vec<u32> = out.iter().map(|&slot| self.evicted_txn(slot)).collect();
-                self.die_write_host(die, txns);
-                continue;
-            }
-            for &slot in &out {
-                let t = self.evicted_txn(slot);
-                let mut plane = self.txns[t as usize].plane;
-                if plane == INVALID {
-                    let die = self.buf.as_ref().expect("buffered mode").slot_die(slot);
-                    let hot = self.txns[t as usize].hot;
-                    plane = self.ftl.next_plane_in_die(die, Writer::Host { hot });
-                    self.ftl.assign(plane);
-                    self.txns[t as usize].plane = plane;
-                }
-                self.enqueue(plane, Class::Write, t);
-            }
+            self.unit_evicted(&out);
         }
         self.evict_out = out;
     }

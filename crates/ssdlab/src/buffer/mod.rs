@@ -12,7 +12,6 @@ pub mod admit;
 use rustc_hash::FxHashMap;
 
 use crate::addr::{Lpn, INVALID};
-use crate::config::{Buffer as BufferConfig, Eviction};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum SlotState {
@@ -46,6 +45,15 @@ pub trait EvictionPolicy: Send {
 pub struct DieMultiPlane {
     next: u32,
     planes_per_die: u32,
+}
+
+impl DieMultiPlane {
+    pub fn new(planes_per_die: u32) -> Self {
+        DieMultiPlane {
+            next: 0,
+            planes_per_die,
+        }
+    }
 }
 
 const SCAN: usize = 64;
@@ -87,6 +95,12 @@ pub struct DieRoundRobin {
     pages: u32,
 }
 
+impl DieRoundRobin {
+    pub fn new(pages: u32) -> Self {
+        DieRoundRobin { next: 0, pages }
+    }
+}
+
 impl EvictionPolicy for DieRoundRobin {
     fn select(&mut self, buf: &WriteBuffer, out: &mut Vec<u32>) {
         let dies = buf.dies();
@@ -110,6 +124,18 @@ pub struct DieWrite {
     next: u32,
     pages: u32,
     planes_per_die: u32,
+}
+
+impl DieWrite {
+    /// Up to `pages` per eviction, rounded down to a multiple of the planes
+    /// (at least one page per plane).
+    pub fn new(pages: u32, planes_per_die: u32) -> Self {
+        DieWrite {
+            next: 0,
+            pages: pages.max(planes_per_die) / planes_per_die * planes_per_die,
+            planes_per_die,
+        }
+    }
 }
 
 impl EvictionPolicy for DieWrite {
@@ -138,36 +164,6 @@ impl EvictionPolicy for DieWrite {
         if let Some(die) = best.filter(|&d| buf.dirty_in_die(d) > 0) {
             out.extend(buf.lru_of_die(die));
             self.next = (die + 1) % dies;
-        }
-    }
-}
-
-/// SuperPage: the least recently used page of the next die in turn with a
-/// dirty page, and the dirty pages of its logical super page (LPN / N).
-pub struct SuperPage {
-    next: u32,
-    planes_per_die: u32,
-}
-
-impl EvictionPolicy for SuperPage {
-    fn select(&mut self, buf: &WriteBuffer, out: &mut Vec<u32>) {
-        let dies = buf.dies();
-        let n = self.planes_per_die;
-        for i in 0..dies {
-            let die = (self.next + i) % dies;
-            let Some(first) = buf.lru_of_die(die).next() else {
-                continue;
-            };
-            let lpn = buf.slot_lpn(first);
-            out.push(first);
-            let base = lpn - lpn % n;
-            for l in base..base.saturating_add(n) {
-                if l != lpn {
-                    out.extend(buf.dirty_slot(l));
-                }
-            }
-            self.next = (die + 1) % dies;
-            return;
         }
     }
 }
@@ -226,28 +222,6 @@ impl WriteBuffer {
             dirty: 0,
             flushing: 0,
             reserve: (capacity as f64 * free_watermark).ceil() as u32,
-        }
-    }
-
-    pub fn policy(cfg: &BufferConfig, planes_per_die: u32) -> Box<dyn EvictionPolicy> {
-        match cfg.eviction {
-            Eviction::DieRoundRobin => Box::new(DieRoundRobin {
-                next: 0,
-                pages: cfg.evict_pages,
-            }),
-            Eviction::DieMultiPlane => Box::new(DieMultiPlane {
-                next: 0,
-                planes_per_die,
-            }),
-            Eviction::SuperPage => Box::new(SuperPage {
-                next: 0,
-                planes_per_die,
-            }),
-            Eviction::DieWrite => Box::new(DieWrite {
-                next: 0,
-                pages: cfg.evict_pages.max(planes_per_die) / planes_per_die * planes_per_die,
-                planes_per_die,
-            }),
         }
     }
 

@@ -158,8 +158,7 @@ impl Simulator {
                             self.txns[t as usize].gc_mark = self.gc.clock(die, now) - tx.gc_mark;
                             self.metrics.host_program_pages[0] += 1;
                             if matches!(gang_writer, Some(Writer::Gc { .. })) {
-                                self.metrics.gc.host_pages_combined += 1;
-                                self.combined_pending[die as usize] -= 1;
+                                self.combined_programmed(die);
                             }
                             self.metrics.host_program_pages[1] += (n > 1) as u64;
                             if matches!(w, Writer::Host { hot: true } | Writer::Gc { hot: true }) {

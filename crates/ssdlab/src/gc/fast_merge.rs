@@ -1,7 +1,7 @@
 //! FAST merges: reclaiming a log unit by merging its logical blocks.
 
 use crate::addr::INVALID;
-use crate::config::{Config, WriteUnit};
+use crate::config::Config;
 use crate::error::Error;
 use crate::flash::CmdKind;
 use crate::gc::paragc::ParaGc;
@@ -44,9 +44,6 @@ pub(crate) const READ_PENDING: u32 = INVALID - 1;
 /// The FAST-merge reclaimer's state: a merge job per GC unit.
 pub(crate) struct Merges {
     jobs: Vec<MergeJob>,
-    /// Offsets without data are padded, so that a page index of a group's
-    /// planes goes as one Die-Write.
-    pad: bool,
     /// Merges of sibling domains below this many free pages start together
     /// (ParaGC's joining; 0: off).
     join_pages: u64,
@@ -58,7 +55,6 @@ impl Merges {
             jobs: (0..cfg.total_planes())
                 .map(|_| MergeJob::default())
                 .collect(),
-            pad: cfg.ftl.write_unit != WriteUnit::Page,
             join_pages: ParaGc::join_pages(cfg),
         }
     }
@@ -285,7 +281,9 @@ impl Simulator {
                 let to = self.ftl.fast().expect("FAST").page_at(dst, o as u32);
                 let plane = self.ftl.map.plane_of(to);
                 if p == INVALID {
-                    if !self.merges_ref().pad {
+                    // Die-Writes: a page index of a group's planes goes as one
+                    // command, padded where an offset has no data.
+                    if !self.unit.gangs() {
                         continue;
                     }
                     p = self.merge_txn(u, CmdKind::Program, plane, INVALID, INVALID, to);

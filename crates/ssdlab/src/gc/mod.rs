@@ -24,7 +24,7 @@ pub mod plane;
 pub mod victim;
 
 use crate::addr::{Ppn, INVALID};
-use crate::config::{BlockGroups, Config, Mapping, Migration};
+use crate::config::{BlockGroups, Config, Migration};
 use crate::engine::Time;
 use crate::error::Error;
 use crate::flash::CmdKind;
@@ -88,15 +88,6 @@ impl Gc {
     pub(crate) fn new(cfg: &Config) -> Gc {
         let planes = cfg.total_planes();
         let per_die = cfg.ftl.block_groups == BlockGroups::Die;
-        let reclaimer = if cfg.ftl.mapping == Mapping::Fast {
-            Reclaimer::Merge(Box::new(Merges::new(cfg)))
-        } else if let Some(p) = ParaGc::from_config(cfg) {
-            Reclaimer::Para(Box::new(p))
-        } else if per_die {
-            Reclaimer::Group
-        } else {
-            Reclaimer::Plane
-        };
         Gc {
             jobs: vec![
                 GcJob {
@@ -120,7 +111,7 @@ impl Gc {
             window: cfg.gc.moves_in_flight,
             odd_even: cfg.flash.copyback_odd_even,
             clock: vec![(0, 0, 0); cfg.total_dies() as usize],
-            reclaimer,
+            reclaimer: crate::scheme::compose::reclaimer(cfg),
         }
     }
 

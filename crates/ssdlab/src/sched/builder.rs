@@ -58,7 +58,9 @@ impl Simulator {
 
     /// May the head `t` of a queue of `plane` run now?
     pub(crate) fn eligible(&self, plane: u32, class: Class, t: u32) -> bool {
-        if self.die_write && class != Class::Read && self.txns[t as usize].kind == CmdKind::Program
+        if self.unit.gangs()
+            && class != Class::Read
+            && self.txns[t as usize].kind == CmdKind::Program
         {
             return self.gang(self.ftl.map.die_of_plane(plane), class).is_some();
         }
@@ -109,7 +111,7 @@ impl Simulator {
         };
         let lt = self.queues.head(lead_plane, class).expect("lead exists");
         let kind = self.txns[lt as usize].kind;
-        if self.die_write && kind == CmdKind::Program {
+        if self.unit.gangs() && kind == CmdKind::Program {
             let members = self.gang(die, class).expect("eligible() saw the Die-Write");
             for p in planes.clone() {
                 self.queues.pop(p, class);

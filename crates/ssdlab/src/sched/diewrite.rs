@@ -2,20 +2,51 @@
 //! host gangs from the buffer, GC gangs from staging, SPD+ combining.
 
 use crate::addr::INVALID;
+use crate::config::Config;
 use crate::flash::{CmdKind, Origin};
 use crate::sched::Class;
 use crate::sim::*;
 
+/// Die-Writes' state.
+pub(crate) struct DieWrites {
+    /// SPD+: host pages evicted to a die under Die-GC join its Die-Writes.
+    pub(crate) combine: bool,
+    /// Per die, program transactions (GC moves, and under SPD+ host pages)
+    /// waiting to fill a Die-Write, `[cold, hot]`: a Die-Write goes to one
+    /// write stream, so with hot/cold separation each stream fills its own.
+    pub(crate) staging: Vec<[Vec<u32>; 2]>,
+    /// Per die, host pages given to the die's GC Die-Writes and not yet
+    /// programmed (they spend the GC's free space).
+    pub(crate) combined_pending: Vec<u32>,
+}
+
+impl DieWrites {
+    pub(crate) fn new(cfg: &Config, combine: bool) -> DieWrites {
+        let dies = cfg.total_dies() as usize;
+        DieWrites {
+            combine,
+            staging: vec![[Vec::new(), Vec::new()]; dies],
+            combined_pending: vec![0; dies],
+        }
+    }
+}
+
 impl Simulator {
+    /// A host page was programmed in one of the die's GC Die-Writes.
+    pub(crate) fn combined_programmed(&mut self, die: u32) {
+        self.metrics.gc.host_pages_combined += 1;
+        self.unit.die_writes().combined_pending[die as usize] -= 1;
+    }
+
     /// A Die-Write of host pages to `die`: under SPD+, while the die's GC is
     /// still moving pages, they join its Die-Writes; otherwise they are
     /// queued as whole Die-Writes, padded to a multiple of the planes.
     pub(crate) fn die_write_host(&mut self, die: u32, mut txns: Vec<u32>) {
-        if self.superpage {
-            return self.superpage_write(die, &txns);
-        }
-        if self.combine && self.gc_staging_open(die) && self.gc_has_room_for(die, txns.len()) {
-            self.combined_pending[die as usize] += txns.len() as u32;
+        if self.unit.die_writes_ref().combine
+            && self.gc_staging_open(die)
+            && self.gc_has_room_for(die, txns.len())
+        {
+            self.unit.die_writes().combined_pending[die as usize] += txns.len() as u32;
             // GC writes to the hot stream only when it sorts its moves
             // (then host pages are hot); otherwise all to the cold one.
             for t in txns {
@@ -40,28 +71,6 @@ impl Simulator {
         t
     }
 
-    /// A GC program of die `die`'s group GC: staged for a Die-Write, or
-    /// queued on the die's next plane in turn.
-    pub(crate) fn gc_program(&mut self, die: u32, p: u32) {
-        if self.die_write {
-            let hot = self.txns[p as usize].hot;
-            self.stage(die, p, hot);
-            self.flush_staging(die);
-        } else {
-            let dst = self.ftl.next_plane_in_die(die, self.writer(p));
-            self.txns[p as usize].plane = dst;
-            self.enqueue(dst, Class::Gc, p);
-        }
-    }
-
-    /// Die `die`'s group GC has read every page of its victim: with
-    /// Die-Writes, complete the last short ones.
-    pub(crate) fn gc_reads_done(&mut self, die: u32) {
-        if self.die_write {
-            self.complete_staging(die);
-        }
-    }
-
     /// Queue whole Die-Writes of `die` in `class`: program `i` of `txns` (a
     /// multiple of the planes per die) goes to plane `i mod N`, so every
     /// plane's queue gets one page of each Die-Write, in the same order.
@@ -83,7 +92,7 @@ impl Simulator {
     /// cold stream (marking it so, which decides the Die-Write's stream).
     pub(crate) fn stage(&mut self, die: u32, t: u32, hot: bool) {
         self.txns[t as usize].hot = hot;
-        self.staging[die as usize][hot as usize].push(t);
+        self.unit.die_writes().staging[die as usize][hot as usize].push(t);
     }
 
     /// Queue every full Die-Write of the die's staged programs (GC class:
@@ -91,8 +100,10 @@ impl Simulator {
     pub(crate) fn flush_staging(&mut self, die: u32) {
         let n = self.ppd as usize;
         for s in 0..2 {
-            while self.staging[die as usize][s].len() >= n {
-                let gang: Vec<u32> = self.staging[die as usize][s].drain(..n).collect();
+            while self.unit.die_writes().staging[die as usize][s].len() >= n {
+                let gang: Vec<u32> = self.unit.die_writes().staging[die as usize][s]
+                    .drain(..n)
+                    .collect();
                 self.enqueue_die_writes(die, &gang, Class::Gc);
             }
         }
@@ -104,15 +115,16 @@ impl Simulator {
     pub(crate) fn complete_staging(&mut self, die: u32) {
         let n = self.ppd as usize;
         for hot in [false, true] {
-            let short = (n - self.staging[die as usize][hot as usize].len() % n) % n;
+            let short =
+                (n - self.unit.die_writes().staging[die as usize][hot as usize].len() % n) % n;
             if short == 0 {
                 continue;
             }
             for t in self.evict_from_die(die, short) {
                 self.stage(die, t, hot);
-                self.combined_pending[die as usize] += 1;
+                self.unit.die_writes().combined_pending[die as usize] += 1;
             }
-            while !self.staging[die as usize][hot as usize]
+            while !self.unit.die_writes().staging[die as usize][hot as usize]
                 .len()
                 .is_multiple_of(n)
             {
@@ -131,7 +143,7 @@ impl Simulator {
         // Pages still to program: the victim's valid ones (read or not) and
         // the host pages already combined, spread evenly over the planes.
         let pages = self.ftl.group_valid(victim) as u64
-            + self.combined_pending[die as usize] as u64
+            + self.unit.die_writes_ref().combined_pending[die as usize] as u64
             + extra as u64;
         let per_plane = pages.div_ceil(self.ppd as u64) + 1;
         let first = die * self.ppd;

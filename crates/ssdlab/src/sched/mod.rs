@@ -7,6 +7,7 @@ pub mod builder;
 pub mod diewrite;
 pub mod queue;
 pub mod superpage;
+pub mod unit;
 
 use std::collections::VecDeque;
 

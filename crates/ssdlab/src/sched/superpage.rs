@@ -1,13 +1,62 @@
-//! SuperPage: the logical super page as the unit of writing, with
-//! read-before-update of its clean pages.
+//! SuperPage: the logical super page as the unit of writing.
+//!
+//! A logical super page (LPN / N, N the planes per die) lives on the die its
+//! number gets from the static order; its pages go to the same in-plane
+//! address of every plane of the die, in one Die-Write. Evicting any of its
+//! pages (`SuperPageEviction` takes the die's LRU page and the super page's
+//! other dirty pages) writes the whole super page: its clean pages are read
+//! first (transactions of their own, `Owner::Unit`) and programmed as
+//! copies; never-written ones are padding. GC uses the Die-Write machinery
+//! (`diewrite.rs`) unchanged. Everything of SuperPage is in this file.
 
 use crate::addr::INVALID;
+use crate::buffer::{EvictionPolicy, WriteBuffer};
 use crate::flash::{CmdKind, Origin};
+use crate::sched::unit::Unit;
 use crate::sched::Class;
 use crate::sim::*;
 
-/// SuperPage: a super page being assembled for a Die-Write: one program per
-/// plane (member k holds LPN `base + k`), reads of its clean pages under way.
+/// SuperPage: the least recently used page of the next die in turn with a
+/// dirty page, and the dirty pages of its logical super page (LPN / N).
+pub struct SuperPageEviction {
+    next: u32,
+    planes_per_die: u32,
+}
+
+impl SuperPageEviction {
+    pub fn new(planes_per_die: u32) -> Self {
+        SuperPageEviction {
+            next: 0,
+            planes_per_die,
+        }
+    }
+}
+
+impl EvictionPolicy for SuperPageEviction {
+    fn select(&mut self, buf: &WriteBuffer, out: &mut Vec<u32>) {
+        let dies = buf.dies();
+        let n = self.planes_per_die;
+        for i in 0..dies {
+            let die = (self.next + i) % dies;
+            let Some(first) = buf.lru_of_die(die).next() else {
+                continue;
+            };
+            let lpn = buf.slot_lpn(first);
+            out.push(first);
+            let base = lpn - lpn % n;
+            for l in base..base.saturating_add(n) {
+                if l != lpn {
+                    out.extend(buf.dirty_slot(l));
+                }
+            }
+            self.next = (die + 1) % dies;
+            return;
+        }
+    }
+}
+
+/// A super page being assembled for a Die-Write: one program per plane
+/// (member k holds LPN `base + k`), reads of its clean pages under way.
 #[derive(Clone, Copy)]
 pub(crate) struct Assembly {
     pub(crate) die: u32,
@@ -15,7 +64,22 @@ pub(crate) struct Assembly {
     pub(crate) reads_left: u32,
 }
 
+/// SuperPage's state: the super pages waiting for reads of their clean
+/// pages.
+#[derive(Default)]
+pub(crate) struct SuperPages {
+    assemblies: Vec<Assembly>,
+    free: Vec<u32>,
+}
+
 impl Simulator {
+    fn superpages(&mut self) -> &mut SuperPages {
+        match &mut self.unit {
+            Unit::SuperPage(_, s) => s,
+            _ => unreachable!("SuperPage's write unit"),
+        }
+    }
+
     /// SuperPage: write the logical super page of the evicted pages `txns`
     /// (dirty pages of one super page): its other pages are read from flash
     /// and copied (or padded if never written), then all go as one Die-Write.
@@ -30,11 +94,12 @@ impl Simulator {
         for &t in txns {
             a.members[(self.txns[t as usize].lpn - base) as usize] = t;
         }
-        let id = match self.free_assemblies.pop() {
+        let sp = self.superpages();
+        let id = match sp.free.pop() {
             Some(i) => i,
             None => {
-                self.assemblies.push(a);
-                (self.assemblies.len() - 1) as u32
+                sp.assemblies.push(a);
+                (sp.assemblies.len() - 1) as u32
             }
         };
         for k in 0..n {
@@ -62,31 +127,32 @@ impl Simulator {
             a.reads_left += 1;
             self.enqueue(plane, Class::Read, t);
         }
-        self.assemblies[id as usize] = a;
+        self.superpages().assemblies[id as usize] = a;
         self.assembly_progress(id);
     }
 
     /// A read for a super page completed (`Owner::Unit`): the page goes
     /// back unchanged, as a copy in the super page's Die-Write.
-    pub(crate) fn unit_txn_done(&mut self, t: u32) {
+    pub(crate) fn superpage_read_done(&mut self, t: u32) {
         let tx = self.txns[t as usize];
         self.read_unpin(tx.src);
         let p = self.new_txn(CmdKind::Program, Origin::Host, INVALID, tx.lpn, tx.src);
         self.txns[p as usize].data = Data::Copy;
         self.txns[p as usize].owner = Owner::None;
-        let a = &mut self.assemblies[tx.unit as usize];
-        a.members[(tx.lpn % self.ppd) as usize] = p;
+        let k = (tx.lpn % self.ppd) as usize;
+        let a = &mut self.superpages().assemblies[tx.unit as usize];
+        a.members[k] = p;
         a.reads_left -= 1;
         self.assembly_progress(tx.unit);
     }
 
     /// A super page got a member: queue its Die-Write once it is complete.
-    pub(crate) fn assembly_progress(&mut self, id: u32) {
-        let a = self.assemblies[id as usize];
+    fn assembly_progress(&mut self, id: u32) {
+        let a = self.superpages().assemblies[id as usize];
         if a.reads_left > 0 {
             return;
         }
-        self.free_assemblies.push(id);
+        self.superpages().free.push(id);
         self.enqueue_die_writes(a.die, &a.members[..self.ppd as usize], Class::Write);
     }
 }

@@ -24,9 +24,7 @@ use rustc_hash::FxHashMap;
 
 use crate::addr::{Lpn, INVALID};
 use crate::buffer::{EvictionPolicy, WriteBuffer};
-use crate::config::{
-    AddressMode, BufferCapacity, Config, HostMode, HotSeparation, Mapping, WriteUnit,
-};
+use crate::config::{AddressMode, BufferCapacity, Config, HostMode, HotSeparation, Mapping};
 use crate::engine::{Engine, EventKind, Time};
 use crate::error::{Error, Result};
 use crate::flash::executor::*;
@@ -39,7 +37,7 @@ use crate::host::address::*;
 use crate::host::precondition::*;
 use crate::host::*;
 use crate::metrics::{Metrics, Report, ReportContext};
-use crate::sched::superpage::*;
+use crate::sched::unit::Unit;
 use crate::sched::{Class, Queues};
 use crate::workload::{IoRecord, RecordStream, Source};
 
@@ -70,22 +68,8 @@ pub struct Simulator {
     /// Hot/cold separation sorts GC moves (host pages are all hot) rather
     /// than host pages (`ftl.hot_separation`).
     pub(crate) sort_moves: bool,
-    /// Die-Writes (every program is a full multi-plane command over the
-    /// die), SPD+ combining.
-    pub(crate) die_write: bool,
-    pub(crate) combine: bool,
-    /// Die-Writes: program transactions per die (GC moves, and under SPD+
-    /// host pages) waiting to fill a Die-Write, `[cold, hot]`: a Die-Write
-    /// goes to one write stream, so with hot/cold separation each stream
-    /// fills its own.
-    pub(crate) staging: Vec<[Vec<u32>; 2]>,
-    /// Die-Writes: host pages given to the die's GC Die-Writes and not yet
-    /// programmed (they spend the GC's free space).
-    pub(crate) combined_pending: Vec<u32>,
-    /// SuperPage: super pages waiting for reads of their clean pages.
-    pub(crate) superpage: bool,
-    pub(crate) assemblies: Vec<Assembly>,
-    pub(crate) free_assemblies: Vec<u32>,
+    /// The write unit: pages, Die-Writes or super pages (`sched::unit`).
+    pub(crate) unit: Unit,
     /// DFTL: the cached mapping table (None: the map is all in DRAM), the
     /// translation-page reads under way with what waits for each, and the
     /// translation pages GC moves changed for entries not cached (written
@@ -200,10 +184,7 @@ impl Simulator {
                     dies,
                     cfg.buffer.free_watermark,
                 )),
-                Some(WriteBuffer::policy(
-                    &cfg.buffer,
-                    cfg.geometry.planes_per_die,
-                )),
+                Some(crate::scheme::compose::eviction(cfg)),
             )
         } else {
             (None, None)
@@ -241,13 +222,7 @@ impl Simulator {
             inflight: FxHashMap::default(),
             hdi: cfg.hot_data_identifier(),
             sort_moves: cfg.ftl.hot_separation == HotSeparation::GcMoves,
-            die_write: cfg.ftl.write_unit != WriteUnit::Page,
-            combine: cfg.gc.combine_host_writes,
-            staging: vec![[Vec::new(), Vec::new()]; dies as usize],
-            combined_pending: vec![0; dies as usize],
-            superpage: cfg.ftl.write_unit == WriteUnit::SuperPage,
-            assemblies: Vec::new(),
-            free_assemblies: Vec::new(),
+            unit: crate::scheme::compose::write_unit(cfg),
             cmt: (cfg.ftl.mapping == Mapping::Dftl).then(|| {
                 MappingCache::new(
                     logical as Lpn,
@@ -395,9 +370,13 @@ impl Simulator {
                     g.cursor,
                     g.pending,
                     g.reading,
-                    self.staging
-                        .get(die as usize)
-                        .map_or(0, |s| s[0].len() + s[1].len())
+                    match &self.unit {
+                        Unit::Page => 0,
+                        u => {
+                            let s = &u.die_writes_ref().staging[die as usize];
+                            s[0].len() + s[1].len()
+                        }
+                    }
                 );
             }
         }

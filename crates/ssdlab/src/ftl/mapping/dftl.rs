@@ -135,7 +135,7 @@ impl Simulator {
         self.txns[t as usize].version = version;
         self.txns[t as usize].hot = true;
         self.inflight.insert(tp, t);
-        if self.die_write {
+        if self.unit.gangs() {
             let die = self.ftl.static_die(tp);
             let mut txns = vec![t];
             txns.extend(self.evict_from_die(die, self.ppd as usize - 1));

@@ -3,6 +3,8 @@
 //! never forks the simulator; it only sets keys, so `ssdlab presets show`
 //! with `--scheme` prints exactly what a scheme is.
 
+pub(crate) mod compose;
+
 use crate::config::Config;
 use crate::error::{Error, Result};
 
