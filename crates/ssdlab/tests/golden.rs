@@ -361,9 +361,12 @@ fn run(c: &Case) -> Report {
 /// failing diff says what moved).
 fn digest(r: &Report) -> (String, String) {
     let mut v = serde_json::to_value(r).unwrap();
-    // The version string is not a result.
+    // The version string is not a result, and a trace's path depends on
+    // where the repository is checked out.
     v.as_object_mut().unwrap().remove("ssdlab_version");
-    let text = serde_json::to_string(&v).unwrap();
+    let text = serde_json::to_string(&v)
+        .unwrap()
+        .replace(env!("CARGO_MANIFEST_DIR"), "$CRATE");
     let hash = Sha256::digest(text.as_bytes());
     let hex: String = hash.iter().take(12).map(|b| format!("{b:02x}")).collect();
     let figures = format!(
