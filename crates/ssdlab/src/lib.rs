@@ -8,7 +8,7 @@ pub mod addr;
 pub mod buffer;
 pub mod config;
 pub mod engine;
-pub mod error;
+pub use ssdlab_workload::error;
 pub mod flash;
 pub mod ftl;
 pub mod hybrid;
@@ -20,7 +20,7 @@ pub mod scheme;
 pub mod sim;
 pub mod validate;
 pub mod victim;
-pub mod workload;
+pub use ssdlab_workload as workload;
 
 pub use config::Config;
 pub use error::{Error, Result};

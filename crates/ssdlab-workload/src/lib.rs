@@ -37,13 +37,14 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 
-use crate::error::{Error, Result};
+pub use crate::error::{Error, Result};
 
 pub mod alibaba;
 pub mod blkparse;
 pub mod builtin;
 pub mod detect;
 pub mod disksim;
+pub mod error;
 pub mod input;
 pub mod mqsim;
 pub mod msprod;
