@@ -9,7 +9,6 @@ pub mod addr;
 pub mod buffer;
 pub mod config;
 pub mod engine;
-pub mod error;
 pub mod flash;
 pub mod ftl;
 pub mod gc;
@@ -20,7 +19,9 @@ pub mod sched;
 pub mod scheme;
 pub mod sim;
 pub mod validate;
-pub mod workload;
+
+pub use ssdlab_workload as workload;
+pub use ssdlab_workload::error;
 
 pub use config::Config;
 pub use error::{Error, Result};

@@ -101,8 +101,8 @@ impl LineFormat for MqsimFormat {
 mod tests {
     use super::*;
 
-    use crate::workload::input::LineReader;
-    use crate::workload::IoRecord;
+    use crate::input::LineReader;
+    use crate::IoRecord;
 
     fn read(text: &'static str, options: &TraceOptions) -> Vec<Result<IoRecord>> {
         let lines = LineReader::from_reader("t.trace", Box::new(text.as_bytes()));

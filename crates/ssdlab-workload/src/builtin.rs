@@ -2,7 +2,7 @@
 //! papers evaluate on.
 //!
 //! Each built-in is a synthetic [`Profile`] (see [`synthetic`](super::synthetic)
-//! for the language) whose TOML lives in `crates/ssdlab/profiles/` and is
+//! for the language) whose TOML lives in `crates/ssdlab-workload/profiles/` and is
 //! compiled into the library. Names are `<paper>/<workload>`, the prefix
 //! naming the paper whose evaluation table lists the workload, so that a
 //! workload two papers both use (Financial1) has one profile per paper:
@@ -30,7 +30,7 @@
 //! against its target row.
 //!
 //! ```
-//! use ssdlab::workload::builtin;
+//! use ssdlab_workload::builtin;
 //!
 //! let p = builtin::get("spd/rsrch_0").unwrap();
 //! assert_eq!(p.name, "spd/rsrch_0");
@@ -52,7 +52,7 @@ macro_rules! entry {
         Entry {
             name: $name,
             about: $about,
-            toml: include_str!(concat!("../../profiles/", $file)),
+            toml: include_str!(concat!("../profiles/", $file)),
         }
     };
 }

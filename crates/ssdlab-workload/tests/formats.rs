@@ -1,6 +1,6 @@
 //! The trace readers of every format, through the shared pipeline: records,
 //! units, filters, errors, skipped lines, order, compression, detection.
-//! Fixtures and their origin: tests/fixtures/README.md (formats/).
+//! Fixtures and their origin: ../ssdlab/tests/fixtures/README.md (formats/).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -8,19 +8,19 @@ use std::path::{Path, PathBuf};
 use flate2::write::GzEncoder;
 use flate2::Compression;
 
-use ssdlab::workload::detect::detect;
-use ssdlab::workload::{
+use ssdlab_workload::detect::detect;
+use ssdlab_workload::Error;
+use ssdlab_workload::{
     blkparse, open_trace, BlkparseAction, IoRecord, Op, ReadCounters, Source, TraceFormat,
     TraceOptions,
 };
-use ssdlab::Error;
 
 // ---------------------------------------------------------------------------
 // helpers
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/formats")
+        .join("../ssdlab/tests/fixtures/formats")
         .join(name)
 }
 
@@ -1270,17 +1270,20 @@ fn counts_print_as_one_line() {
 mod never_panic {
     use super::*;
     use proptest::prelude::*;
-    use ssdlab::workload::input::LineReader;
-    use ssdlab::workload::mqsim::MqsimFormat;
-    use ssdlab::workload::msr::MsrFormat;
-    use ssdlab::workload::reader::{LineFormat, TraceReader};
-    use ssdlab::workload::{
+    use ssdlab_workload::input::LineReader;
+    use ssdlab_workload::mqsim::MqsimFormat;
+    use ssdlab_workload::msr::MsrFormat;
+    use ssdlab_workload::reader::{LineFormat, TraceReader};
+    use ssdlab_workload::{
         alibaba::AlibabaFormat, blkparse::BlkparseFormat, disksim::DisksimFormat,
         msprod::MsprodFormat, spc::SpcFormat, ssdsim::SsdsimFormat, systor::SystorFormat,
         tencent::TencentFormat,
     };
 
-    fn items<F: LineFormat>(bytes: &[u8], options: &TraceOptions) -> Vec<ssdlab::Result<IoRecord>> {
+    fn items<F: LineFormat>(
+        bytes: &[u8],
+        options: &TraceOptions,
+    ) -> Vec<ssdlab_workload::Result<IoRecord>> {
         let lines =
             LineReader::from_reader("prop.trace", Box::new(std::io::Cursor::new(bytes.to_vec())));
         TraceReader::<F>::from_lines(lines, options)
@@ -1289,7 +1292,7 @@ mod never_panic {
     }
 
     fn check(
-        items: &[ssdlab::Result<IoRecord>],
+        items: &[ssdlab_workload::Result<IoRecord>],
         n_lines: usize,
         skip: bool,
     ) -> Result<(), TestCaseError> {

@@ -1,4 +1,4 @@
-//! The built-in workload profiles (`ssdlab::workload::builtin`): every one
+//! The built-in workload profiles (`ssdlab_workload::builtin`): every one
 //! parses, validates and generates deterministically, and the statistics of
 //! what it generates ([`TraceStats`]) match its target row within 5 % on
 //! every column of that row.
@@ -16,10 +16,10 @@
 //! Every profile is tested whole: the largest has 1 000 000 requests and the
 //! whole file runs in well under a minute with the optimised dev profile.
 
-use ssdlab::workload::builtin;
-use ssdlab::workload::stats::{StatsAccumulator, TraceStats};
-use ssdlab::workload::synthetic::{Generator, Profile};
-use ssdlab::workload::{IoRecord, Op};
+use ssdlab_workload::builtin;
+use ssdlab_workload::stats::{StatsAccumulator, TraceStats};
+use ssdlab_workload::synthetic::{Generator, Profile};
+use ssdlab_workload::{IoRecord, Op};
 
 /// Largest relative deviation allowed between a generated statistic and its
 /// target.

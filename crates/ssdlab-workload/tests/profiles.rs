@@ -5,11 +5,11 @@
 
 use std::collections::HashSet;
 
-use ssdlab::workload::synthetic::{
+use ssdlab_workload::synthetic::{
     rounded_lognormal_mean, Address, Arrival, Generator, LogNormal, Profile, SizeDist,
 };
-use ssdlab::workload::{IoRecord, Op};
-use ssdlab::Error;
+use ssdlab_workload::Error;
+use ssdlab_workload::{IoRecord, Op};
 
 // ---------------------------------------------------------------------------
 // helpers

@@ -32,18 +32,39 @@
 //!
 //! Every trace format goes through the same pipeline (filter, order, start,
 //! limit): see [`reader`] and [`TraceOptions`].
+//!
+//! ## Where things are
+//!
+//! This crate is the simulator's workload layer; `ssdlab` re-exports it as
+//! `ssdlab::workload` (and its [`error`] module as `ssdlab::error`).
+//!
+//! - this module: records, sources, trace formats and options, read counters;
+//! - [`reader`] (the pipeline every format shares), [`input`] (compression,
+//!   lines, fields), [`detect`] (format detection), and one module per format
+//!   ([`msr`], [`spc`], [`msprod`], [`systor`], [`alibaba`], [`tencent`],
+//!   [`blkparse`], [`disksim`], [`mqsim`], [`ssdsim`]);
+//! - [`writer`] (writing traces) and [`stats`] (trace statistics);
+//! - [`synthetic`], the generator and its profile language: `mod.rs` the
+//!   language (module documentation) and `Profile` with its checks, `spec.rs`
+//!   the TOML form and its error messages, `size.rs`, `address.rs` and
+//!   `arrival.rs` the models and their samplers, `generator.rs` the request
+//!   stream, `rng.rs` the uniform draws, `dmath.rs` the platform-independent
+//!   `ln`/`exp`/`erfc`;
+//! - [`builtin`], the built-in profiles (TOML in `profiles/`, compiled in);
+//! - [`error`], the one error type.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 
-use crate::error::{Error, Result};
+pub use crate::error::{Error, Result};
 
 pub mod alibaba;
 pub mod blkparse;
 pub mod builtin;
 pub mod detect;
 pub mod disksim;
+pub mod error;
 pub mod input;
 pub mod mqsim;
 pub mod msprod;

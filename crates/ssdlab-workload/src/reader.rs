@@ -566,7 +566,7 @@ pub fn sectors_to_bytes(at: At<'_>, field: &str, sectors: u64) -> Result<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::BlkparseAction;
+    use crate::BlkparseAction;
 
     /// A toy format: `time device offset size` (bytes, relative ns), with
     /// `N` rows not I/O, `B` blank type, `D`/`F` discard/flush of device 0.

@@ -1,5 +1,5 @@
 //! Trace readers, format detection and the synthetic generator, end to end.
-//! Fixtures and their origin: tests/fixtures/README.md.
+//! Fixtures and their origin: ../ssdlab/tests/fixtures/README.md.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -7,20 +7,20 @@ use std::path::{Path, PathBuf};
 use flate2::write::GzEncoder;
 use flate2::Compression;
 
-use ssdlab::workload::detect::detect;
-use ssdlab::workload::input::LineReader;
-use ssdlab::workload::mqsim::MqsimReader;
-use ssdlab::workload::msr::MsrReader;
-use ssdlab::workload::synthetic::{Address, Arrival, Generator, Profile, SizeDist};
-use ssdlab::workload::{IoRecord, Op, Source, TraceFormat, TraceOptions};
-use ssdlab::Error;
+use ssdlab_workload::detect::detect;
+use ssdlab_workload::input::LineReader;
+use ssdlab_workload::mqsim::MqsimReader;
+use ssdlab_workload::msr::MsrReader;
+use ssdlab_workload::synthetic::{Address, Arrival, Generator, Profile, SizeDist};
+use ssdlab_workload::Error;
+use ssdlab_workload::{IoRecord, Op, Source, TraceFormat, TraceOptions};
 
 // ---------------------------------------------------------------------------
 // helpers
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
+        .join("../ssdlab/tests/fixtures")
         .join(name)
 }
 
@@ -44,7 +44,7 @@ fn write_gz(path: &Path, members: &[&[u8]]) {
     std::fs::write(path, out).unwrap();
 }
 
-fn all(iter: impl Iterator<Item = ssdlab::Result<IoRecord>>) -> Vec<IoRecord> {
+fn all(iter: impl Iterator<Item = ssdlab_workload::Result<IoRecord>>) -> Vec<IoRecord> {
     iter.map(|r| r.unwrap()).collect()
 }
 
@@ -85,7 +85,7 @@ fn limit(n: u64) -> TraceOptions {
 }
 
 /// The first error of a stream, as text.
-fn first_error(iter: impl Iterator<Item = ssdlab::Result<IoRecord>>) -> String {
+fn first_error(iter: impl Iterator<Item = ssdlab_workload::Result<IoRecord>>) -> String {
     let mut iter = iter;
     let e = iter.find_map(|r| r.err()).expect("an error");
     assert!(iter.next().is_none(), "the stream must end after an error");

@@ -9,20 +9,20 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use proptest::prelude::*;
 
-use ssdlab::workload::stats::{StatsAccumulator, TraceStats, DEFAULT_PAGE_BYTES};
-use ssdlab::workload::synthetic::{Address, Arrival, Generator, Profile, SizeDist};
-use ssdlab::workload::writer::{
+use ssdlab_workload::stats::{StatsAccumulator, TraceStats, DEFAULT_PAGE_BYTES};
+use ssdlab_workload::synthetic::{Address, Arrival, Generator, Profile, SizeDist};
+use ssdlab_workload::writer::{
     self, Format, TimeRounding, WriteOptions, WriteSummary, MSR_EPOCH_TICKS, MSR_MAX_TIME_NS,
 };
-use ssdlab::workload::{IoRecord, Op, Source, TraceFormat, TraceOptions};
-use ssdlab::Error;
+use ssdlab_workload::Error;
+use ssdlab_workload::{IoRecord, Op, Source, TraceFormat, TraceOptions};
 
 // ---------------------------------------------------------------------------
 // helpers
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
+        .join("../ssdlab/tests/fixtures")
         .join(name)
 }
 
@@ -254,7 +254,7 @@ fn stats_reject_bad_records_and_pass_errors_on() {
     let s = TraceStats::compute([huge], 1 << 43).unwrap();
     assert_eq!(s.footprint_pages, 1 << 19);
     assert_eq!(s.footprint_bytes, 1 << 62);
-    let items: Vec<ssdlab::Result<IoRecord>> = vec![
+    let items: Vec<ssdlab_workload::Result<IoRecord>> = vec![
         Ok(rec(1, Op::Read, 0, 512)),
         Err(Error::Invalid("boom".into())),
         Ok(rec(2, Op::Read, 0, 512)),
@@ -785,7 +785,8 @@ fn writers_refuse_what_the_formats_cannot_hold() {
     };
     assert!(writer::write_with([ok], Format::Msr, &opts, Vec::new()).is_err());
     // input errors pass through
-    let items: Vec<ssdlab::Result<IoRecord>> = vec![Ok(ok), Err(Error::Invalid("boom".into()))];
+    let items: Vec<ssdlab_workload::Result<IoRecord>> =
+        vec![Ok(ok), Err(Error::Invalid("boom".into()))];
     let e = writer::write(items, Format::Mqsim, Vec::new()).unwrap_err();
     assert_eq!(e.to_string(), "boom");
 }

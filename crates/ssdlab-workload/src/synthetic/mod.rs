@@ -1,0 +1,645 @@
+//! The synthetic workload generator and its profile language.
+//!
+//! A [`Profile`] describes an open-loop stream of requests: how many (or for
+//! how long), the read share, the request sizes of reads and of writes, where
+//! the requests land in a footprint of `footprint_bytes` starting at offset 0,
+//! and how they arrive in time. The language is meant to build look-alikes of
+//! published block traces (MSR Cambridge, UMass Financial and WebSearch,
+//! Microsoft production servers, SYSTOR '17, ...): measured size histograms or
+//! lognormal sizes, skewed popularity, interleaved sequential streams,
+//! separate read and write locality, and bursty arrivals.
+//!
+//! # The language
+//!
+//! Profiles are TOML. The smallest useful profile:
+//!
+//! ```toml
+//! name = "demo"
+//! seed = 1
+//! requests = 200000
+//! read_share = 0.3
+//! footprint_bytes = 2147483648
+//! page_bytes = 4096                              # default 4096
+//! read_size = { uniform = [4096, 16384] }        # or { fixed = [4096, 8192], weights = [3, 1] }
+//! write_size = { uniform = [4096, 32768] }
+//! address = { kind = "hot-cold", hot_fraction = 0.2, hot_share = 0.8 }
+//! arrival = { kind = "poisson", iops = 300.0 }
+//! ```
+//!
+//! A profile using every feature (the numbers are illustrative, not those of
+//! any real trace):
+//!
+//! ```toml
+//! name = "server-look-alike"
+//! seed = 7
+//! duration_s = 600                     # instead of `requests`
+//! read_share = 0.65
+//! footprint_bytes = 17179869184        # 16 GiB
+//! read_size = { empirical = [[4096, 55], [8192, 15], [16384, 10], [65536, 20]] }
+//! write_size = { lognormal = { mean = 12288, sigma = 1.0, max = 1048576 } }
+//! address = { kind = "zipf", theta = 0.9 }
+//! write_address = { kind = "hot-cold", hot_fraction = 0.1, hot_share = 0.7, sequential = { share = 0.4, streams = 4, run_requests = 256 } }
+//! arrival = { kind = "on-off", on_iops = 4000, off_iops = 150, on_ms = 40, off_ms = 160 }
+//! ```
+//!
+//! ## Keys
+//!
+//! | key | value |
+//! |-----|-------|
+//! | `name` | string shown in summaries (required) |
+//! | `seed` | integer seed of the random stream (required); same seed, same requests |
+//! | `requests` | number of requests, ≥ 1 |
+//! | `duration_s` | seconds of arrivals, > 0; give exactly one of `requests` and `duration_s` |
+//! | `read_share` | probability that a request is a read, in \[0, 1\] (required) |
+//! | `footprint_bytes` | size of the address range used, starting at offset 0 (required) |
+//! | `page_bytes` | alignment unit of offsets and of `uniform` / `lognormal` sizes (default 4096) |
+//! | `read_size`, `write_size` | size distribution of reads / writes ([sizes](#request-sizes)); each is required unless that direction never occurs (`read_share` 0 or 1) |
+//! | `address` | address model of every request ([addresses](#addresses), required) |
+//! | `read_address`, `write_address` | optional address models of reads / writes, overriding `address` for that direction |
+//! | `arrival` | arrival process ([arrivals](#arrivals), required) |
+//!
+//! Unknown keys are errors. Every error is an [`Error::Config`] naming the
+//! dotted field it is about (`write_size.lognormal.sigma`,
+//! `write_address.sequential.share`, `arrival.on_ms`, ...).
+//!
+//! ## Request sizes
+//!
+//! `read_size` and `write_size` are tables with exactly one of:
+//!
+//! - `fixed = [bytes, ...]`, optionally with `weights = [w, ...]` (one
+//!   finite weight ≥ 0 per size, positive sum; equal weights if left out): one
+//!   of the listed sizes, with probability proportional to its weight;
+//! - `empirical = [[bytes, weight], ...]`: a measured histogram, exactly the
+//!   same distribution — and the same random draws — as `fixed` with the
+//!   sizes and `weights` listed separately. Sizes need not be multiples of
+//!   `page_bytes` in either form;
+//! - `uniform = [min, max]`: uniform over the multiples of `page_bytes` in
+//!   \[min, max\] (there must be at least one);
+//! - `lognormal = { mean = bytes, sigma = s, max = bytes }` (`max` optional):
+//!   a lognormal size of the given mean and log-spread, rounded up to whole
+//!   pages and clamped to \[`page_bytes`, `max`\] (described next).
+//!
+//! ### Lognormal sizes
+//!
+//! A draw is `Y = exp(μ + sigma·Z)` bytes with Z standard normal; the size is
+//! `ceil(Y / page_bytes)` pages, at least 1 page and at most `K = max /
+//! page_bytes` pages (`max` rounded down to a page; without `max` the
+//! footprint takes its place). `sigma` is the standard deviation of ln Y and
+//! must be in \[0.01, 4\]; `mean` must lie strictly between `page_bytes` and
+//! `K · page_bytes`.
+//!
+//! **`mean` is the mean of the sizes actually generated**, after rounding and
+//! clamping. For a plain lognormal `μ = ln(mean) − sigma²/2` would do, but
+//! rounding up adds about half a page on average (exactly `page_bytes ·
+//! E[ceil(Y/p) − Y/p]`, which is ½ page when Y spreads over many pages and
+//! more when Y is often below one page, since those draws are lifted to a
+//! whole page), and clamping at `max` removes `E[(Y − K·p)⁺]`-ish mass from the
+//! top. With `mean = 12288, sigma = 1` and 4 KiB pages, the plain choice of μ
+//! would give a mean of 14 336 bytes, 17 % too much. So the generator solves
+//! for μ instead: with `p = page_bytes`, the mean of the generated sizes is
+//! exactly
+//!
+//! ```text
+//! E[size] = p · (1 + Σ_{k=1}^{K−1} P(Y > k·p)) = p · (1 + Σ_{k=1}^{K−1} Q((ln(k·p) − μ) / sigma))
+//! ```
+//!
+//! (Q the standard normal upper tail), which rises continuously from `p` to
+//! `K·p` as μ grows; μ is found by bisection to about 1e−12. The sum is
+//! evaluated term by term for k ≤ max(64, 10/sigma) and by the
+//! Euler–Maclaurin formula, with the integral in closed form, beyond — in
+//! O(1) time whatever K, to about 1e−11, with this module's own
+//! `ln`/`exp`/`erfc`, so it is the same on every platform.
+//! [`LogNormal::expected_mean`] returns that exact mean (which equals `mean`
+//! to ~1e−9), [`LogNormal::location`] the solved μ,
+//! [`rounded_lognormal_mean`] the exact mean for any μ you choose yourself
+//! (for instance to see the shift of the plain choice), and
+//! [`Profile::mean_size`] the exact mean of a profile's reads or writes. When
+//! `mean` is within a page or so of `page_bytes` (or of the largest size),
+//! most sizes are one page (or the largest) and the spread is smaller than
+//! `sigma` suggests.
+//!
+//! ## Addresses
+//!
+//! `address` (and `read_address` / `write_address`) is a table with a `kind`:
+//!
+//! - `{ kind = "uniform" }`: every page of the `pages = footprint_bytes /
+//!   page_bytes` page slots equally likely;
+//! - `{ kind = "zipf", theta = t }` (t > 0): popularity rank k (1 = most
+//!   popular) with probability proportional to 1/k^t;
+//! - `{ kind = "hot-cold", hot_fraction = f, hot_share = s }` (both in (0,
+//!   1)): a rank among the first `hot = round(f · pages)` ranks with
+//!   probability s and among the others otherwise, uniformly within each group.
+//!
+//! A rank is turned into a page by the [`Scatter`] permutation (keyed by the
+//! seed), so popular pages are spread over the whole footprint rather than
+//! packed at its start. Every model of a profile uses the same permutation:
+//! with `read_address` and `write_address` both skewed, reads and writes are
+//! hot on the same pages.
+//!
+//! `read_address` replaces `address` for reads, `write_address` for writes;
+//! each model given keeps its own sequential streams (below).
+//!
+//! ### Sequential streams
+//!
+//! Any model may add `sequential = { share = s, streams = n, run_requests =
+//! r }` (`streams` default 1, at most 65 536; `run_requests` optional), making
+//! it a mixture of the base model above and `n` sequential streams:
+//!
+//! - a request goes to a stream with probability `s` (in (0, 1]), the stream
+//!   chosen uniformly; the others draw their start from the base model;
+//! - a stream request *continues* its stream — it starts exactly at the byte
+//!   where the stream's previous request ended — unless the stream must
+//!   restart: it has not started yet, or its run ends here (with probability
+//!   `1/r` when `run_requests = r` is given (r ≥ 1), so runs last r requests
+//!   on average, geometrically distributed; never otherwise), or the request
+//!   would run past the end of the footprint. A restarting request starts at a
+//!   fresh location drawn from the base model, and the stream goes on from its
+//!   end.
+//!
+//! So the share of requests that start exactly where an earlier request
+//! ended is `s · (1 − 1/r)` (`s` without `run_requests`), less the `n` stream
+//! starts and the restarts at the footprint's end (rare unless the footprint
+//! is small: a stream restarts when it reaches the end). To get a measured
+//! sequential fraction `f` with runs of `r` requests, use `s = f / (1 − 1/r)`.
+//! Continuations are page-aligned when sizes are multiples of `page_bytes`
+//! (`uniform` and `lognormal` sizes always are); a continuation of a 512-byte
+//! `fixed` request starts 512 bytes on. Memory is O(streams), whatever the
+//! footprint.
+//!
+//! ## Arrivals
+//!
+//! `arrival` is a table with a `kind`:
+//!
+//! - `{ kind = "poisson", iops = λ }`: exponential gaps of mean `1e9 / λ` ns;
+//! - `{ kind = "on-off", on_iops = λ₁, off_iops = λ₀, on_ms = a, off_ms = b }`:
+//!   a Markov-modulated Poisson process. Time alternates between on and off
+//!   periods whose lengths are exponential with means `a` and `b`
+//!   milliseconds (each ≥ 0.01); during an on period requests arrive as a
+//!   Poisson process of rate λ₁ > 0, during an off period of rate λ₀ ≥ 0
+//!   (0: silence). The process starts in its stationary state: on with
+//!   probability a/(a + b). Its long-run mean rate
+//!   ([`Arrival::mean_iops`]) is `(λ₁·a + λ₀·b) / (a + b)`; the gaps between
+//!   requests have a coefficient of variation above 1 (bursty) whenever
+//!   λ₁ ≠ λ₀.
+//!
+//! ## Length
+//!
+//! With `requests = n` the stream has exactly n requests. With `duration_s =
+//! d` it has every request arriving at or before `d` seconds (arrival times in
+//! whole nanoseconds, `d · 1e9` rounded down): it stops at the first arrival
+//! later than that, which is not generated. The first requests of a
+//! `duration_s` profile are those of the same profile with `requests`.
+//!
+//! # How a request is drawn
+//!
+//! All randomness comes from one `Xoshiro256PlusPlus` seeded with
+//! `seed_from_u64(seed)`. For each request, in this order:
+//!
+//! 1. the direction: a read if a uniform draw in \[0, 1) is below `read_share`;
+//! 2. the size, from that direction's distribution: `fixed` / `empirical`
+//!    draw one uniform (none if there is one size); `uniform` draws one
+//!    integer; `lognormal` draws normal deviates by Marsaglia's polar method
+//!    (pairs of uniforms until one falls inside the unit disc; one deviate is
+//!    used per size);
+//! 3. the start, from that direction's address model: with `sequential`, one
+//!    uniform decides stream or not, then an integer picks the stream, then
+//!    (for a running stream, when `run_requests` is set) one uniform decides
+//!    whether the run ends; a request that neither continues a stream nor
+//!    goes to one draws a page from the base model (one integer for
+//!    `uniform`, the rejection-inversion draws for `zipf`, one uniform and one
+//!    integer for `hot-cold`);
+//! 4. the offset is `page * page_bytes` (or the stream's position); a request
+//!    drawn from the base model that would run past the end of the footprint
+//!    is moved down to the last page-aligned offset where it fits, so requests
+//!    never cross the footprint's end;
+//! 5. the arrival time: for Poisson one exponential gap `−ln(1 − U) · 1e9/λ`
+//!    ns; for on-off, at the first request one uniform picks the initial
+//!    phase and one exponential its length, then exponential gaps at the
+//!    current phase's rate, each period boundary crossed discarding the gap
+//!    (memorylessness makes this exact) and drawing the next period's length.
+//!    Times are accumulated from 0 in floating point (the first request
+//!    arrives after one gap) and rounded down to whole nanoseconds.
+//!
+//! A profile without the newer features (`empirical`, `lognormal`,
+//! `sequential`, `read_address` / `write_address`, `on-off`, `duration_s`)
+//! draws exactly as it always has, so its stream is unchanged.
+//!
+//! The stream is the same on every platform: random numbers come from the
+//! integer generator only, integer ranges use Lemire's multiply-and-reject
+//! method, and the transcendental functions needed (`ln`, `exp`, `erfc`) are
+//! computed here with basic IEEE arithmetic rather than the platform's libm,
+//! whose last-bit results differ between systems. Zipf ranks are drawn by
+//! rejection-inversion (Hörmann & Derflinger, 1996) in O(1) time and memory
+//! whatever the footprint.
+//!
+//! # Building a look-alike
+//!
+//! From a trace's published characterisation (or your own statistics of it):
+//! the read ratio gives `read_share`; the per-direction size histograms give
+//! `empirical` sizes (or mean and log-spread give `lognormal`); the working
+//! set gives `footprint_bytes`; the popularity skew gives a `zipf` theta or a
+//! `hot-cold` split, separately for reads and writes if they differ; the
+//! fraction of requests starting where a recent one ended gives
+//! `sequential.share` (see above for `run_requests`); the mean IOPS and its
+//! burstiness give `on-off` parameters whose long-run mean is the trace's.
+//!
+//! # In Rust
+//!
+//! [`Profile`] keeps the fields it has always had. The TOML keys added later
+//! live in enum variants rather than new fields, so that code building
+//! profiles with struct literals keeps compiling: `read_address` /
+//! `write_address` make `address` an [`Address::PerOp`], `sequential` wraps
+//! the base model in [`Address::Sequential`], and `duration_s` wraps the
+//! arrival process in [`Arrival::Until`] (with `requests` 0). The helpers
+//! [`Address::with_sequential`], [`Address::per_op`], [`Arrival::until`],
+//! [`Profile::duration_s`] and [`Profile::request_limit`] hide the encoding.
+
+// Where the code is: the profile language (this documentation), `Profile`
+// and its checks here; the TOML form and its error messages in `spec.rs`;
+// the models and their samplers in `size.rs`, `address.rs` and
+// `arrival.rs`; the request stream in `generator.rs`; the uniform draws
+// every sampler shares in `rng.rs`; the platform-independent `ln`/`exp`/
+// `erfc` in `dmath.rs`.
+
+use serde::{Deserialize, Serialize};
+
+use super::Op;
+use crate::error::{Error, Result};
+
+mod address;
+mod arrival;
+mod dmath;
+mod generator;
+mod rng;
+mod size;
+mod spec;
+
+pub use address::{Address, Scatter};
+pub use arrival::Arrival;
+pub use generator::Generator;
+pub use size::{rounded_lognormal_mean, LogNormal, SizeDist};
+
+use size::sub_field;
+use spec::ProfileSpec;
+
+/// Default alignment unit of request offsets.
+pub const DEFAULT_PAGE_BYTES: u64 = 4096;
+
+/// Largest footprint accepted (the trace readers' address limit).
+pub const MAX_FOOTPRINT_BYTES: u64 = 1 << 63;
+
+/// Most sequential streams an address model may have.
+pub const MAX_STREAMS: u32 = 65_536;
+
+/// Smallest `sigma` of a lognormal size distribution.
+pub const MIN_LOGNORMAL_SIGMA: f64 = 0.01;
+
+/// Largest `sigma` of a lognormal size distribution.
+pub const MAX_LOGNORMAL_SIGMA: f64 = 4.0;
+
+/// Shortest mean on or off period of on-off arrivals, in milliseconds.
+pub const MIN_PERIOD_MS: f64 = 0.01;
+
+/// A synthetic workload: see the [module documentation](self) for the
+/// meaning of every field and the TOML form.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(from = "ProfileSpec", into = "ProfileSpec")]
+pub struct Profile {
+    /// Name shown in summaries.
+    pub name: String,
+    /// Seed of the random stream; same seed, same requests.
+    pub seed: u64,
+    /// Number of requests generated (at least 1), or 0 when the stream is
+    /// bounded by time instead (TOML `duration_s`, kept in
+    /// [`Arrival::Until`]).
+    pub requests: u64,
+    /// Probability that a request is a read, in \[0, 1\].
+    pub read_share: f64,
+    /// Size of the address range used, starting at offset 0.
+    pub footprint_bytes: u64,
+    /// Alignment unit of offsets (and of `uniform` and `lognormal` sizes);
+    /// default 4096.
+    pub page_bytes: u64,
+    /// Size distribution of reads; required unless `read_share` is 0.
+    pub read_size: Option<SizeDist>,
+    /// Size distribution of writes; required unless `read_share` is 1.
+    pub write_size: Option<SizeDist>,
+    /// Where requests land; TOML `read_address` / `write_address` make it an
+    /// [`Address::PerOp`].
+    pub address: Address,
+    /// When requests arrive; TOML `duration_s` makes it an
+    /// [`Arrival::Until`].
+    pub arrival: Arrival,
+}
+
+impl Profile {
+    /// The built-in profile of the README demo: 200 000 requests, 30 %
+    /// reads of 4–16 KiB, writes of 4–32 KiB, 80 % of the requests to 20 %
+    /// of a 2 GiB footprint, Poisson arrivals at 300 IOPS (about half of what the `small`
+    /// preset sustains with GC running, so queues stay short), seed 1.
+    pub fn demo() -> Profile {
+        Profile {
+            name: "demo".to_string(),
+            seed: 1,
+            requests: 200_000,
+            read_share: 0.3,
+            footprint_bytes: 2 << 30,
+            page_bytes: DEFAULT_PAGE_BYTES,
+            read_size: Some(SizeDist::uniform(4 << 10, 16 << 10)),
+            write_size: Some(SizeDist::uniform(4 << 10, 32 << 10)),
+            address: Address::HotCold {
+                hot_fraction: 0.2,
+                hot_share: 0.8,
+            },
+            arrival: Arrival::Poisson { iops: 300.0 },
+        }
+    }
+
+    /// Number of page slots the address model draws from.
+    pub fn pages(&self) -> u64 {
+        self.footprint_bytes
+            .checked_div(self.page_bytes)
+            .unwrap_or(0)
+    }
+
+    /// The stream's length in seconds (TOML `duration_s`), if bounded by time.
+    pub fn duration_s(&self) -> Option<f64> {
+        self.arrival.duration_s()
+    }
+
+    /// The stream's length in requests, if bounded by a count.
+    pub fn request_limit(&self) -> Option<u64> {
+        (self.requests > 0).then_some(self.requests)
+    }
+
+    /// The long-run mean arrival rate in requests per second.
+    pub fn mean_iops(&self) -> f64 {
+        self.arrival.mean_iops()
+    }
+
+    /// The exact mean size in bytes of the requests of direction `op` (NaN
+    /// if the profile has no valid size distribution for it); for
+    /// `lognormal` sizes without `max`, capped at this footprint.
+    pub fn mean_size(&self, op: Op) -> f64 {
+        let dist = match op {
+            Op::Read => &self.read_size,
+            Op::Write => &self.write_size,
+        };
+        match dist
+            .as_ref()
+            .map(|d| d.compile(self.page_bytes, self.footprint_bytes, true))
+        {
+            Some(Ok(s)) => s.mean(),
+            _ => f64::NAN,
+        }
+    }
+
+    /// Check every field; errors are [`Error::Config`] naming `origin` and
+    /// the field.
+    pub fn validate(&self, origin: &str) -> Result<()> {
+        let err = |field: &str, msg: String| Err(Error::config(origin, field, msg));
+        if let Err((field, msg)) = self.check_shape() {
+            return err(&field, msg);
+        }
+        match (self.requests, self.duration_s()) {
+            (0, None) => {
+                return err(
+                    "requests",
+                    "must be at least 1 (or leave it out and give `duration_s`)".into(),
+                )
+            }
+            (n, Some(_)) if n > 0 => {
+                return err(
+                    "duration_s",
+                    "give either `requests` or `duration_s`, not both".into(),
+                )
+            }
+            _ => {}
+        }
+        if !(0.0..=1.0).contains(&self.read_share) {
+            return err(
+                "read_share",
+                format!("{} is not in [0, 1]", self.read_share),
+            );
+        }
+        if self.page_bytes == 0 {
+            return err("page_bytes", "must be positive".into());
+        }
+        if self.footprint_bytes > MAX_FOOTPRINT_BYTES {
+            return err("footprint_bytes", "is larger than 2^63 bytes".into());
+        }
+        if self.footprint_bytes < self.page_bytes {
+            return err(
+                "footprint_bytes",
+                format!(
+                    "{} is smaller than one page ({} bytes)",
+                    self.footprint_bytes, self.page_bytes
+                ),
+            );
+        }
+        let dists = [
+            (
+                "read_size",
+                &self.read_size,
+                self.read_share > 0.0,
+                "read_share > 0",
+            ),
+            (
+                "write_size",
+                &self.write_size,
+                self.read_share < 1.0,
+                "read_share < 1",
+            ),
+        ];
+        for (field, dist, needed, why) in dists {
+            match dist {
+                None if needed => return err(field, format!("is required when {why}")),
+                None => {}
+                Some(d) => {
+                    let s = d
+                        .compile(self.page_bytes, self.footprint_bytes, false)
+                        .map_err(|(sub, msg)| Error::config(origin, sub_field(field, sub), msg))?;
+                    let largest = s.max();
+                    if needed && largest > self.footprint_bytes {
+                        return err(
+                            "footprint_bytes",
+                            format!(
+                                "{} is smaller than the largest request of {field} ({largest} bytes)",
+                                self.footprint_bytes
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+        let models: Vec<(&Address, &str)> = match &self.address {
+            Address::PerOp {
+                address,
+                read,
+                write,
+            } => [
+                Some((&**address, "address")),
+                read.as_deref().map(|a| (a, "read_address")),
+                write.as_deref().map(|a| (a, "write_address")),
+            ]
+            .into_iter()
+            .flatten()
+            .collect(),
+            a => vec![(a, "address")],
+        };
+        for (model, field) in models {
+            if let Err((f, msg)) = self.check_model(model, field) {
+                return err(&f, msg);
+            }
+        }
+        let bad = |x: f64, field: &str, what: &str| {
+            err(&format!("arrival.{field}"), format!("{x} is not {what}"))
+        };
+        // rates whose mean gap in ns is finite
+        let rate_ok = |x: f64| x > 0.0 && x.is_finite() && (1e9 / x).is_finite();
+        match self.arrival.process() {
+            Arrival::Poisson { iops } => {
+                if !rate_ok(*iops) {
+                    return err("arrival.iops", format!("{iops} is not a finite number > 0"));
+                }
+            }
+            Arrival::OnOff {
+                on_iops,
+                off_iops,
+                on_ms,
+                off_ms,
+            } => {
+                if !rate_ok(*on_iops) {
+                    return bad(*on_iops, "on_iops", "a finite number > 0");
+                }
+                if !(*off_iops == 0.0 || rate_ok(*off_iops)) {
+                    return bad(*off_iops, "off_iops", "a finite number >= 0");
+                }
+                for (x, field) in [(*on_ms, "on_ms"), (*off_ms, "off_ms")] {
+                    if !(x >= MIN_PERIOD_MS && (x * 1e6).is_finite()) {
+                        return bad(
+                            x,
+                            field,
+                            &format!("a finite number of milliseconds >= {MIN_PERIOD_MS}"),
+                        );
+                    }
+                }
+            }
+            Arrival::Until { .. } => unreachable!("process() unwraps Until"),
+        }
+        if let Some(d) = self.duration_s() {
+            if !(d > 0.0 && d * 1e9 < u64::MAX as f64) {
+                return err(
+                    "duration_s",
+                    format!("{d} is not a number of seconds in (0, 1.8e10)"),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// `PerOp` and `Until` only at the top, `Sequential` only over a plain
+    /// model.
+    fn check_shape(&self) -> std::result::Result<(), (String, String)> {
+        let inner = |a: &Address, field: &str| -> std::result::Result<(), (String, String)> {
+            let msg = match a {
+                Address::PerOp { .. } => {
+                    "per-direction models (`read_address` / `write_address`) cannot be nested"
+                }
+                Address::Sequential { base, .. }
+                    if !matches!(
+                        **base,
+                        Address::Uniform | Address::Zipf { .. } | Address::HotCold { .. }
+                    ) =>
+                {
+                    "the base of a sequential mixture must be a uniform, zipf or hot-cold model"
+                }
+                _ => return Ok(()),
+            };
+            Err((field.to_string(), msg.to_string()))
+        };
+        match &self.address {
+            Address::PerOp {
+                address,
+                read,
+                write,
+            } => {
+                inner(address, "address")?;
+                if let Some(a) = read {
+                    inner(a, "read_address")?;
+                }
+                if let Some(a) = write {
+                    inner(a, "write_address")?;
+                }
+            }
+            a => inner(a, "address")?,
+        }
+        if let Arrival::Until { process, .. } = &self.arrival {
+            if matches!(**process, Arrival::Until { .. }) {
+                return Err((
+                    "duration_s".into(),
+                    "an `Until` arrival process cannot be nested".into(),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Check the values of one address model (of shape checked already);
+    /// `field` names it (`address`, `read_address` or `write_address`).
+    fn check_model(&self, a: &Address, field: &str) -> std::result::Result<(), (String, String)> {
+        let fail = |sub: &str, msg: String| Err((format!("{field}.{sub}"), msg));
+        match a {
+            Address::Uniform => {}
+            Address::Zipf { theta } => {
+                if !(*theta > 0.0 && theta.is_finite()) {
+                    return fail("theta", format!("{theta} is not a finite number > 0"));
+                }
+            }
+            Address::HotCold {
+                hot_fraction,
+                hot_share,
+            } => {
+                if !(*hot_fraction > 0.0 && *hot_fraction < 1.0) {
+                    return fail("hot_fraction", format!("{hot_fraction} is not in (0, 1)"));
+                }
+                if !(*hot_share > 0.0 && *hot_share < 1.0) {
+                    return fail("hot_share", format!("{hot_share} is not in (0, 1)"));
+                }
+                if self.pages() < 2 {
+                    return Err((
+                        "footprint_bytes".into(),
+                        "a hot-cold address model needs a footprint of at least 2 pages".into(),
+                    ));
+                }
+            }
+            Address::Sequential {
+                base,
+                share,
+                streams,
+                run_requests,
+            } => {
+                self.check_model(base, field)?;
+                if !(*share > 0.0 && *share <= 1.0) {
+                    return fail("sequential.share", format!("{share} is not in (0, 1]"));
+                }
+                if !(1..=MAX_STREAMS).contains(streams) {
+                    return fail(
+                        "sequential.streams",
+                        format!("{streams} is not in [1, {MAX_STREAMS}]"),
+                    );
+                }
+                if let Some(r) = run_requests {
+                    if !(*r >= 1.0 && r.is_finite()) {
+                        return fail(
+                            "sequential.run_requests",
+                            format!("{r} is not a finite number >= 1"),
+                        );
+                    }
+                }
+            }
+            Address::PerOp { .. } => unreachable!("check_shape refuses nested PerOp"),
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,613 @@
+//! The TOML form of a profile: the serde shapes of [`Profile`], [`Address`]
+//! and [`Arrival`] and their conversions, parsing and writing, and the
+//! translation of TOML errors into [`Error::Config`] naming the field.
+
+use std::path::Path;
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+use super::{Address, Arrival, Profile, SizeDist, DEFAULT_PAGE_BYTES};
+use crate::error::{Error, Result};
+
+fn default_page_bytes() -> u64 {
+    DEFAULT_PAGE_BYTES
+}
+
+/// The TOML form of [`Profile`]: the keys the language has, which the Rust
+/// type folds into its enums (see [In Rust](super#in-rust)).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ProfileSpec {
+    name: String,
+    seed: u64,
+    #[serde(
+        default,
+        skip_serializing_if = "is_zero",
+        deserialize_with = "positive_requests"
+    )]
+    requests: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    duration_s: Option<f64>,
+    read_share: f64,
+    footprint_bytes: u64,
+    #[serde(default = "default_page_bytes")]
+    page_bytes: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    read_size: Option<SizeDist>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    write_size: Option<SizeDist>,
+    address: Address,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    read_address: Option<Address>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    write_address: Option<Address>,
+    arrival: Arrival,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// `requests` as written in TOML: 0 is refused there (leave the key out to
+/// bound the stream by `duration_s`).
+fn positive_requests<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<u64, D::Error> {
+    let n = u64::deserialize(d)?;
+    if n == 0 {
+        return Err(serde::de::Error::custom(
+            "must be at least 1 (to bound the stream by time, leave `requests` out and give `duration_s`)",
+        ));
+    }
+    Ok(n)
+}
+
+impl From<ProfileSpec> for Profile {
+    fn from(s: ProfileSpec) -> Profile {
+        let address = if s.read_address.is_some() || s.write_address.is_some() {
+            Address::PerOp {
+                address: Box::new(s.address),
+                read: s.read_address.map(Box::new),
+                write: s.write_address.map(Box::new),
+            }
+        } else {
+            s.address
+        };
+        let arrival = match s.duration_s {
+            Some(duration_s) => s.arrival.until(duration_s),
+            None => s.arrival,
+        };
+        Profile {
+            name: s.name,
+            seed: s.seed,
+            requests: s.requests,
+            read_share: s.read_share,
+            footprint_bytes: s.footprint_bytes,
+            page_bytes: s.page_bytes,
+            read_size: s.read_size,
+            write_size: s.write_size,
+            address,
+            arrival,
+        }
+    }
+}
+
+impl From<Profile> for ProfileSpec {
+    fn from(p: Profile) -> ProfileSpec {
+        let (address, read_address, write_address) = match p.address {
+            Address::PerOp {
+                address,
+                read,
+                write,
+            } => (*address, read.map(|a| *a), write.map(|a| *a)),
+            a => (a, None, None),
+        };
+        let (arrival, duration_s) = match p.arrival {
+            Arrival::Until {
+                duration_s,
+                process,
+            } => (*process, Some(duration_s)),
+            a => (a, None),
+        };
+        ProfileSpec {
+            name: p.name,
+            seed: p.seed,
+            requests: p.requests,
+            duration_s,
+            read_share: p.read_share,
+            footprint_bytes: p.footprint_bytes,
+            page_bytes: p.page_bytes,
+            read_size: p.read_size,
+            write_size: p.write_size,
+            address,
+            read_address,
+            write_address,
+            arrival,
+        }
+    }
+}
+
+/// The TOML form of [`Address`] and [`Arrival`]: a flat table, so that a
+/// badly typed parameter is reported at its own key (serde's tagged enums
+/// report errors at the table only).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ModelSpec {
+    kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    theta: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    hot_fraction: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    hot_share: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    iops: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    on_iops: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    off_iops: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    on_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    off_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    sequential: Option<SequentialSpec>,
+}
+
+/// The TOML form of the sequential part of [`Address::Sequential`].
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SequentialSpec {
+    share: f64,
+    #[serde(default = "one_stream")]
+    streams: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    run_requests: Option<f64>,
+}
+
+fn one_stream() -> u32 {
+    1
+}
+
+impl ModelSpec {
+    /// The values of the parameters `wanted` for this kind (one of
+    /// `known`): an error names a missing parameter or one set that does not
+    /// apply.
+    fn take<const N: usize>(
+        &self,
+        table: &str,
+        known: &[&str],
+        wanted: [&str; N],
+    ) -> std::result::Result<[f64; N], String> {
+        let all = [
+            ("theta", self.theta),
+            ("hot_fraction", self.hot_fraction),
+            ("hot_share", self.hot_share),
+            ("iops", self.iops),
+            ("on_iops", self.on_iops),
+            ("off_iops", self.off_iops),
+            ("on_ms", self.on_ms),
+            ("off_ms", self.off_ms),
+        ];
+        if !known.contains(&self.kind.as_str()) {
+            return Err(format!(
+                "{table}.kind: unknown kind `{}`; known kinds: {}",
+                self.kind,
+                known.join(", ")
+            ));
+        }
+        let mut out = [0.0; N];
+        for (name, value) in all {
+            match (wanted.iter().position(|w| *w == name), value) {
+                (Some(i), Some(v)) => out[i] = v,
+                (Some(_), None) => {
+                    return Err(format!(
+                        "{table}.{name}: kind `{}` needs `{name}`",
+                        self.kind
+                    ))
+                }
+                (None, Some(_)) => {
+                    return Err(format!(
+                        "{table}.{name}: `{name}` does not apply to kind `{}`",
+                        self.kind
+                    ))
+                }
+                (None, None) => {}
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl TryFrom<ModelSpec> for Address {
+    type Error = String;
+    fn try_from(s: ModelSpec) -> std::result::Result<Address, String> {
+        const KINDS: &[&str] = &["uniform", "zipf", "hot-cold"];
+        let base = match s.kind.as_str() {
+            "zipf" => {
+                let [theta] = s.take("address", KINDS, ["theta"])?;
+                Address::Zipf { theta }
+            }
+            "hot-cold" => {
+                let [hot_fraction, hot_share] =
+                    s.take("address", KINDS, ["hot_fraction", "hot_share"])?;
+                Address::HotCold {
+                    hot_fraction,
+                    hot_share,
+                }
+            }
+            _ => {
+                s.take("address", KINDS, [])?;
+                Address::Uniform
+            }
+        };
+        Ok(match s.sequential {
+            None => base,
+            Some(q) => base.with_sequential(q.share, q.streams, q.run_requests),
+        })
+    }
+}
+
+impl From<Address> for ModelSpec {
+    fn from(a: Address) -> ModelSpec {
+        match a {
+            Address::Uniform => ModelSpec {
+                kind: "uniform".into(),
+                ..ModelSpec::default()
+            },
+            Address::Zipf { theta } => ModelSpec {
+                kind: "zipf".into(),
+                theta: Some(theta),
+                ..ModelSpec::default()
+            },
+            Address::HotCold {
+                hot_fraction,
+                hot_share,
+            } => ModelSpec {
+                kind: "hot-cold".into(),
+                hot_fraction: Some(hot_fraction),
+                hot_share: Some(hot_share),
+                ..ModelSpec::default()
+            },
+            Address::Sequential {
+                base,
+                share,
+                streams,
+                run_requests,
+            } => ModelSpec {
+                sequential: Some(SequentialSpec {
+                    share,
+                    streams,
+                    run_requests,
+                }),
+                ..ModelSpec::from(*base)
+            },
+            // not representable in a model table: only valid at the top
+            // level, which ProfileSpec unpacks (to_toml refuses the rest)
+            Address::PerOp { address, .. } => ModelSpec::from(*address),
+        }
+    }
+}
+
+impl TryFrom<ModelSpec> for Arrival {
+    type Error = String;
+    fn try_from(s: ModelSpec) -> std::result::Result<Arrival, String> {
+        const KINDS: &[&str] = &["poisson", "on-off"];
+        let arrival = if s.kind == "on-off" {
+            let [on_iops, off_iops, on_ms, off_ms] =
+                s.take("arrival", KINDS, ["on_iops", "off_iops", "on_ms", "off_ms"])?;
+            Arrival::OnOff {
+                on_iops,
+                off_iops,
+                on_ms,
+                off_ms,
+            }
+        } else {
+            let [iops] = s.take("arrival", KINDS, ["iops"])?;
+            Arrival::Poisson { iops }
+        };
+        if s.sequential.is_some() {
+            return Err(
+                "arrival.sequential: `sequential` belongs in an address model, not in `arrival`"
+                    .into(),
+            );
+        }
+        Ok(arrival)
+    }
+}
+
+impl From<Arrival> for ModelSpec {
+    fn from(a: Arrival) -> ModelSpec {
+        match a {
+            Arrival::Poisson { iops } => ModelSpec {
+                kind: "poisson".into(),
+                iops: Some(iops),
+                ..ModelSpec::default()
+            },
+            Arrival::OnOff {
+                on_iops,
+                off_iops,
+                on_ms,
+                off_ms,
+            } => ModelSpec {
+                kind: "on-off".into(),
+                on_iops: Some(on_iops),
+                off_iops: Some(off_iops),
+                on_ms: Some(on_ms),
+                off_ms: Some(off_ms),
+                ..ModelSpec::default()
+            },
+            // only valid at the top level, which ProfileSpec unpacks
+            Arrival::Until { process, .. } => ModelSpec::from(*process),
+        }
+    }
+}
+
+impl Profile {
+    /// Parse and validate a profile; `origin` (usually the file name) names
+    /// it in errors, which are [`Error::Config`] naming the field.
+    pub fn from_toml(text: &str, origin: &str) -> Result<Profile> {
+        let profile: Profile = toml::from_str(text).map_err(|e| toml_error(text, origin, &e))?;
+        profile.validate(origin)?;
+        Ok(profile)
+    }
+
+    /// Read, parse and validate a profile file.
+    pub fn load(path: &Path) -> Result<Profile> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        Profile::from_toml(&text, &path.display().to_string())
+    }
+
+    /// The profile as TOML (as accepted by [`Profile::from_toml`]). Fails
+    /// for a profile whose [`Address::PerOp`] or [`Arrival::Until`] is not
+    /// at the top level, which TOML cannot express.
+    pub fn to_toml(&self) -> Result<String> {
+        let fail = |e: String| {
+            Error::Invalid(format!(
+                "profile `{}` cannot be written as TOML: {e}",
+                self.name
+            ))
+        };
+        if let Err((field, msg)) = self.check_shape() {
+            return Err(fail(format!("{field}: {msg}")));
+        }
+        toml::to_string(self).map_err(|e| fail(e.to_string()))
+    }
+}
+
+/// Turn a TOML error into a [`Error::Config`] naming the field as closely as
+/// the error allows.
+fn toml_error(text: &str, origin: &str, e: &toml::de::Error) -> Error {
+    let msg = e.message().trim().replace('\n', " ");
+    let span = e.span().map(|s| {
+        let mut start = s.start.min(text.len());
+        while !text.is_char_boundary(start) {
+            start -= 1;
+        }
+        start..s.end
+    });
+    // serde names a missing or unknown field in the message; the span then
+    // points at the table that lacks it or at the unknown key
+    let named = ["missing field `", "unknown field `"]
+        .iter()
+        .find_map(|p| backticked_after(&msg, p));
+    let field = match (named, &span) {
+        (Some(f), Some(s)) => {
+            // a span at an inline table's `{` is about that table
+            let inside = if text[s.start..].starts_with('{') {
+                s.start + 1
+            } else {
+                s.start
+            };
+            join_key(&table_path(text, inside), f)
+        }
+        (Some(f), None) => f.to_string(),
+        (None, Some(s)) => key_path(text, s.start),
+        (None, None) => String::new(),
+    };
+    let field = if field.is_empty() {
+        "toml".to_string()
+    } else {
+        field
+    };
+    // our own conversion errors start with the dotted field they are about,
+    // written for the table's usual key: `address.kind` is about
+    // `read_address.kind` when the table is `read_address`
+    let (field, msg) = match msg.split_once(": ") {
+        Some((f, m)) if f.chars().all(is_key_char) => match f.split_once('.') {
+            Some((head, rest)) if field == head || field.ends_with(&format!("_{head}")) => {
+                (format!("{field}.{rest}"), m.to_string())
+            }
+            _ => (field, msg),
+        },
+        _ => (field, msg),
+    };
+    let at = match span {
+        Some(s) => {
+            let before = &text[..s.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+            format!(" (line {line}, column {col})")
+        }
+        None => String::new(),
+    };
+    Error::config(origin, field, format!("{msg}{at}"))
+}
+
+fn backticked_after<'a>(msg: &'a str, prefix: &str) -> Option<&'a str> {
+    let rest = &msg[msg.find(prefix)? + prefix.len()..];
+    Some(&rest[..rest.find('`')?])
+}
+
+fn join_key(table: &str, key: &str) -> String {
+    if table.is_empty() {
+        key.to_string()
+    } else {
+        format!("{table}.{key}")
+    }
+}
+
+/// The `[section]` in force at byte `pos` and the inline tables open there,
+/// as a dotted path (no key of its own).
+fn table_path(text: &str, pos: usize) -> String {
+    let (section, keys, _) = scan_keys(text, pos);
+    let mut parts: Vec<&str> = section.into_iter().collect();
+    parts.extend(keys);
+    parts.join(".")
+}
+
+/// The dotted key whose key or value contains byte `pos`.
+fn key_path(text: &str, pos: usize) -> String {
+    let (section, mut keys, current) = scan_keys(text, pos);
+    let pos = pos.min(text.len());
+    let line_start = text[..pos].rfind('\n').map_or(0, |i| i + 1);
+    let on_header = text[line_start..]
+        .lines()
+        .next()
+        .and_then(section_name)
+        .is_some();
+    match current {
+        Some(k) => keys.push(k),
+        None if on_header => {}
+        None => {
+            // `pos` is on a key itself
+            let rest = &text[pos.min(text.len())..];
+            let end = rest.find(|c: char| !is_key_char(c)).unwrap_or(rest.len());
+            if end > 0 {
+                keys.push(&rest[..end]);
+            }
+        }
+    }
+    let mut parts: Vec<&str> = section.into_iter().collect();
+    parts.extend(keys);
+    parts.join(".")
+}
+
+/// `x.y` for a `[x.y]` or `[[x.y]]` header line.
+fn section_name(line: &str) -> Option<&str> {
+    let l = line.trim();
+    if !l.starts_with('[') {
+        return None;
+    }
+    let l = l.split('#').next().unwrap_or("").trim();
+    Some(l.trim_start_matches('[').trim_end_matches(']').trim())
+}
+
+fn is_key_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.'
+}
+
+/// Scan the line holding `pos` up to `pos`: the section header in force, the
+/// keys of the inline tables open at `pos`, and the key whose value `pos` is
+/// in, if any.
+fn scan_keys(text: &str, pos: usize) -> (Option<&str>, Vec<&str>, Option<&str>) {
+    let pos = pos.min(text.len());
+    let start = text[..pos].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+    // the section in force: the header at or above this line (an error in
+    // a table that serde buffers, such as a tagged enum, points at its header)
+    let section = text[..end].lines().rev().find_map(section_name);
+    if section_name(&text[start..end]).is_some() {
+        return (section, Vec::new(), None);
+    }
+    let line = &text[start..pos];
+    let mut open: Vec<&str> = Vec::new();
+    let mut current: Option<&str> = None;
+    let mut token_start: Option<usize> = None;
+    let mut last_token: Option<&str> = None;
+    let mut in_string: Option<char> = None;
+    for (i, c) in line.char_indices() {
+        if let Some(q) = in_string {
+            if c == q {
+                in_string = None;
+            }
+            continue;
+        }
+        if is_key_char(c) {
+            token_start.get_or_insert(i);
+            continue;
+        }
+        if let Some(s) = token_start.take() {
+            last_token = Some(&line[s..i]);
+        }
+        match c {
+            '"' | '\'' => in_string = Some(c),
+            '=' => current = last_token,
+            '{' => {
+                if let Some(k) = current.take() {
+                    open.push(k);
+                }
+            }
+            '}' => {
+                open.pop();
+                current = None;
+            }
+            ',' if !open.is_empty() => current = None,
+            '#' => break,
+            _ => {}
+        }
+    }
+    (section, open, current)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn demo_is_valid_and_round_trips() {
+        let demo = Profile::demo();
+        demo.validate("demo").unwrap();
+        let text = demo.to_toml().unwrap();
+        assert_eq!(Profile::from_toml(&text, "demo.toml").unwrap(), demo);
+    }
+
+    #[test]
+    fn toml_errors_name_fields() {
+        let base = Profile::demo().to_toml().unwrap();
+        let cases = [
+            (base.replace("seed = 1", "seed = \"x\""), "seed"),
+            (base.replace("seed = 1", "sead = 1"), "sead"),
+            (base.replace("seed = 1\n", ""), "seed"),
+            (
+                base.replace("hot_share = 0.8", "hot_share = \"a\""),
+                "address.hot_share",
+            ),
+            (
+                base.replace("hot_share = 0.8", "hot_shar = 0.8"),
+                "address.hot_shar",
+            ),
+            (
+                base.replace("kind = \"hot-cold\"", "kind = \"hot\""),
+                "address.kind",
+            ),
+            (
+                base.replace("kind = \"hot-cold\"", "kind = \"zipf\""),
+                "address.theta",
+            ),
+            (
+                base.replace("iops = 300.0", "iops = 300.0\ntheta = 1"),
+                "arrival.theta",
+            ),
+            (base.replace("iops = 300.0", "iops = []"), "arrival.iops"),
+            (
+                base.replace("read_share = 0.3", "read_share = 1.3"),
+                "read_share",
+            ),
+            (
+                base.replace("[write_size]", "[write_size]\nfixed = [0]"),
+                "write_size",
+            ),
+        ];
+        for (text, field) in cases {
+            let e = Profile::from_toml(&text, "p.toml").unwrap_err();
+            match &e {
+                Error::Config {
+                    origin, field: f, ..
+                } => {
+                    assert_eq!(origin, "p.toml");
+                    assert_eq!(f, field, "{e}\n{text}");
+                }
+                other => panic!("{other}"),
+            }
+        }
+    }
+}
