@@ -1,23 +1,80 @@
 //! The write buffer in the simulator: admission of host writes, and
 //! eviction of buffered pages to flash.
 
+use std::collections::VecDeque;
+
+use crate::addr::Lpn;
 use crate::addr::INVALID;
 use crate::buffer::WriteOutcome;
+use crate::buffer::{EvictionPolicy, WriteBuffer};
 use crate::config::PlaneAllocation;
+use crate::config::{BufferCapacity, Config};
+use crate::error::{Error, Result};
 use crate::flash::{CmdKind, Origin};
 use crate::ftl::Writer;
 use crate::sim::*;
+
+/// The write buffer as the simulator runs it: the cache (None without a
+/// buffer), its eviction policy, the host writes waiting for a free slot
+/// (in arrival order), and the capacity in pages.
+pub(crate) struct Buffering {
+    pub(crate) cache: Option<WriteBuffer>,
+    pub(crate) policy: Option<Box<dyn EvictionPolicy>>,
+    pub(crate) waiting: VecDeque<(u32, Lpn)>,
+    pub(crate) evict_out: Vec<u32>,
+    pub(crate) pages: u64,
+}
+
+impl Buffering {
+    /// The buffer `cfg` asks for; `footprint` (pages the workload touches)
+    /// sizes a buffer given as a share of it.
+    pub(crate) fn new(cfg: &Config, footprint: u64) -> Result<Buffering> {
+        let pages = match cfg.buffer.capacity {
+            BufferCapacity::None => 0,
+            BufferCapacity::Pages(n) => n,
+            BufferCapacity::FootprintPercent(pct) => {
+                ((footprint as f64 * pct / 100.0).ceil() as u64).max(1)
+            }
+        };
+        if pages > u32::MAX as u64 / 2 {
+            return Err(Error::config(
+                &cfg.name,
+                "buffer.capacity",
+                format!("{pages} pages is too large"),
+            ));
+        }
+        let (cache, policy) = if pages > 0 {
+            (
+                Some(WriteBuffer::new(
+                    pages as u32,
+                    cfg.total_dies(),
+                    cfg.buffer.free_watermark,
+                )),
+                Some(crate::scheme::compose::eviction(cfg)),
+            )
+        } else {
+            (None, None)
+        };
+        Ok(Buffering {
+            cache,
+            policy,
+            waiting: VecDeque::new(),
+            evict_out: Vec::new(),
+            pages,
+        })
+    }
+}
 
 impl Simulator {
     /// Move waiting writes into the buffer while it has room (in arrival
     /// order), then start evictions if it needs space.
     pub(crate) fn admit_waiting(&mut self) {
-        while let Some(&(req, lpn)) = self.waiting.front() {
+        while let Some(&(req, lpn)) = self.buffer.waiting.front() {
             let version = match &self.ftl.versions {
                 Some(v) => v.latest[lpn as usize] + 1,
                 None => 0,
             };
-            let buf = self.buf.as_ref().expect("buffered mode");
+            let buf = self.buffer.cache.as_ref().expect("buffered mode");
             let dirty = buf.is_dirty(lpn);
             if !dirty && !buf.has_free_slot() {
                 break;
@@ -31,13 +88,13 @@ impl Simulator {
                 // The plane within the die is chosen when the page leaves.
                 (self.unit_die(lpn), INVALID)
             } else {
-                let queues = &self.queues;
+                let queues = &self.sched.queues;
                 // (Dynamic policies ignore the write stream.)
                 let w = Writer::Host { hot: false };
                 let plane = self.ftl.choose_plane(lpn, w, |d| queues.die_load(d));
                 (self.ftl.map.die_of_plane(plane), plane)
             };
-            let buf = self.buf.as_mut().expect("buffered mode");
+            let buf = self.buffer.cache.as_mut().expect("buffered mode");
             match buf.write(lpn, die, plane, version) {
                 WriteOutcome::Full => break,
                 outcome => {
@@ -47,7 +104,7 @@ impl Simulator {
                         self.ftl.assign(plane);
                     }
                     self.next_version(lpn);
-                    self.waiting.pop_front();
+                    self.buffer.waiting.pop_front();
                     self.sub_done(req);
                 }
             }
@@ -56,9 +113,11 @@ impl Simulator {
     }
 
     pub(crate) fn maybe_evict(&mut self) {
-        let mut out = std::mem::take(&mut self.evict_out);
-        while let (Some(buf), Some(policy)) = (self.buf.as_mut(), self.policy.as_mut()) {
-            if !buf.wants_eviction(self.waiting.len()) {
+        let mut out = std::mem::take(&mut self.buffer.evict_out);
+        while let (Some(buf), Some(policy)) =
+            (self.buffer.cache.as_mut(), self.buffer.policy.as_mut())
+        {
+            if !buf.wants_eviction(self.buffer.waiting.len()) {
                 break;
             }
             buf.evict(policy.as_mut(), &mut out);
@@ -67,13 +126,13 @@ impl Simulator {
             }
             self.unit_evicted(&out);
         }
-        self.evict_out = out;
+        self.buffer.evict_out = out;
     }
 
     /// The program transaction of a page leaving the buffer (its plane, if
     /// already bound, else INVALID).
     pub(crate) fn evicted_txn(&mut self, slot: u32) -> u32 {
-        let buf = self.buf.as_ref().expect("buffered mode");
+        let buf = self.buffer.cache.as_ref().expect("buffered mode");
         let (lpn, version, plane) = (
             buf.slot_lpn(slot),
             buf.slot_version(slot),
@@ -92,7 +151,7 @@ impl Simulator {
     /// dirty buffer pages, evicted to complete a Die-Write.
     pub(crate) fn evict_from_die(&mut self, die: u32, pages: usize) -> Vec<u32> {
         let mut out = Vec::new();
-        if let Some(buf) = self.buf.as_mut() {
+        if let Some(buf) = self.buffer.cache.as_mut() {
             buf.evict(
                 &mut crate::buffer::FromDie {
                     die,

@@ -2,12 +2,42 @@
 //! events.
 
 use crate::addr::{Ppn, INVALID};
+use crate::config::Config;
 use crate::config::WriteCompletion;
 use crate::engine::{EventKind, Time};
 use crate::error::Error;
 use crate::flash::{CmdKind, Origin};
+use crate::flash::{FlashTiming, PlaneRules};
 use crate::ftl::Writer;
 use crate::sim::*;
+
+/// The executor's state: timing and plane rules of the drive, each die's
+/// command, and when each channel is free next.
+pub(crate) struct Executor {
+    pub(crate) timing: FlashTiming,
+    pub(crate) rules: PlaneRules,
+    pub(crate) dies: Vec<Die>,
+    pub(crate) channel_free: Vec<Time>,
+}
+
+impl Executor {
+    pub(crate) fn new(cfg: &Config) -> Executor {
+        Executor {
+            timing: FlashTiming::new(cfg),
+            rules: PlaneRules::new(cfg),
+            dies: vec![
+                Die {
+                    busy: false,
+                    n: 0,
+                    finished: 0,
+                    txns: [INVALID; MAX_PLANES_PER_DIE],
+                };
+                cfg.total_dies() as usize
+            ],
+            channel_free: vec![0; cfg.geometry.channels as usize],
+        }
+    }
+}
 
 #[derive(Clone, Copy)]
 pub(crate) struct Die {
@@ -29,10 +59,12 @@ impl Simulator {
         }
         let m = &self.ftl.map;
         let (b0, p0) = (m.block_of(dsts[0]), m.page_of(dsts[0]));
-        if let Some(&bad) = dsts[1..]
-            .iter()
-            .find(|&&d| !self.rules.aligned(b0, p0, m.block_of(d), m.page_of(d)))
-        {
+        if let Some(&bad) = dsts[1..].iter().find(|&&d| {
+            !self
+                .flash
+                .rules
+                .aligned(b0, p0, m.block_of(d), m.page_of(d))
+        }) {
             self.error.get_or_insert(Error::Consistency(format!(
                 "a {}-plane {kind:?} at {now} ns wrote unaligned pages: block {b0} page {p0} and block {} page {}",
                 dsts.len(),
@@ -59,14 +91,14 @@ impl Simulator {
         let now = self.engine.now();
         let n = members.len();
         let origin = self.txns[members[0] as usize].origin;
-        let d = &mut self.dies[die as usize];
+        let d = &mut self.flash.dies[die as usize];
         d.busy = true;
         d.finished = 0;
         d.n = n as u8;
         d.txns[..n].copy_from_slice(members);
         self.metrics.planes_busy(now, n as i32);
         self.metrics.cmds.add(kind, origin, n);
-        if self.cmt.is_some() {
+        if self.dftl.cmt.is_some() {
             for &t in members {
                 if self.txns[t as usize].origin == Origin::Mapping {
                     match kind {
@@ -82,11 +114,11 @@ impl Simulator {
         }
         // Command and address cycles go over the channel before the array
         // or data phase starts.
-        let t0 = if self.timing.cmd_ns > 0 {
+        let t0 = if self.flash.timing.cmd_ns > 0 {
             let ch = self.channel_of_die(die);
-            let start = now.max(self.channel_free[ch]);
-            self.channel_free[ch] = start + self.timing.cmd_ns;
-            start + self.timing.cmd_ns
+            let start = now.max(self.flash.channel_free[ch]);
+            self.flash.channel_free[ch] = start + self.flash.timing.cmd_ns;
+            start + self.flash.timing.cmd_ns
         } else {
             now
         };
@@ -96,7 +128,8 @@ impl Simulator {
                 let array = members
                     .iter()
                     .map(|&t| {
-                        self.timing
+                        self.flash
+                            .timing
                             .read_time(self.ftl.map.page_of(self.txns[t as usize].src))
                     })
                     .max()
@@ -172,8 +205,8 @@ impl Simulator {
                     dsts[i] = ppn;
                     let page = self.ftl.map.page_of(ppn);
                     self.metrics.programmed_types[tx.origin as usize]
-                        [self.timing.page_type[page as usize] as usize] += 1;
-                    array = array.max(self.timing.program_time(page));
+                        [self.flash.timing.page_type[page as usize] as usize] += 1;
+                    array = array.max(self.flash.timing.program_time(page));
                     self.gc_trigger(tx.plane);
                 }
                 self.check_multiplane(kind, &dsts[..n], now);
@@ -185,10 +218,10 @@ impl Simulator {
                     }
                 }
                 let ch = self.channel_of_die(die);
-                let start = t0.max(self.channel_free[ch]);
-                let xfer = self.timing.xfer_ns;
+                let start = t0.max(self.flash.channel_free[ch]);
+                let xfer = self.flash.timing.xfer_ns;
                 let xfer_end = start + n as Time * xfer;
-                self.channel_free[ch] = xfer_end;
+                self.flash.channel_free[ch] = xfer_end;
                 self.metrics.gc.transfer_ns += xfer as u128 * moves as u128;
                 self.metrics.gc.write_ns += array as u128 * moves as u128;
                 if self.cfg.host.write_completion == WriteCompletion::Transfer {
@@ -208,10 +241,10 @@ impl Simulator {
             }
             CmdKind::Erase => {
                 if gc {
-                    self.metrics.gc.erase_ns += self.timing.erase_ns as u128 * n as u128;
+                    self.metrics.gc.erase_ns += self.flash.timing.erase_ns as u128 * n as u128;
                 }
                 self.engine
-                    .schedule(t0 + self.timing.erase_ns, EventKind::DieDone, die);
+                    .schedule(t0 + self.flash.timing.erase_ns, EventKind::DieDone, die);
             }
             CmdKind::Copyback => {
                 // Aligned sources are read in one multi-plane read; joined
@@ -221,14 +254,18 @@ impl Simulator {
                 let s0 = self.txns[members[0] as usize].src;
                 let one_read = members.iter().all(|&t| {
                     let s = self.txns[t as usize].src;
-                    self.rules
-                        .aligned(m.block_of(s0), m.page_of(s0), m.block_of(s), m.page_of(s))
+                    self.flash.rules.aligned(
+                        m.block_of(s0),
+                        m.page_of(s0),
+                        m.block_of(s),
+                        m.page_of(s),
+                    )
                 });
                 let (mut tr, mut tr_sum, mut tp) = (0, 0, 0);
                 let mut dsts = [INVALID; MAX_PLANES_PER_DIE];
                 for (i, &t) in members.iter().enumerate() {
                     let tx = self.txns[t as usize];
-                    let r = self.timing.read_time(self.ftl.map.page_of(tx.src));
+                    let r = self.flash.timing.read_time(self.ftl.map.page_of(tx.src));
                     tr = tr.max(r);
                     tr_sum += r;
                     let w = self.writer(t);
@@ -242,8 +279,8 @@ impl Simulator {
                     self.map_moved(tx.lpn);
                     let page = self.ftl.map.page_of(dst);
                     self.metrics.programmed_types[Origin::Gc as usize]
-                        [self.timing.page_type[page as usize] as usize] += 1;
-                    tp = tp.max(self.timing.program_time(page));
+                        [self.flash.timing.page_type[page as usize] as usize] += 1;
+                    tp = tp.max(self.flash.timing.program_time(page));
                     self.gc_trigger(tx.plane);
                 }
                 self.check_multiplane(kind, &dsts[..n], now);
@@ -262,13 +299,13 @@ impl Simulator {
 
     pub(crate) fn on_read_array_done(&mut self, die: u32) {
         let now = self.engine.now();
-        let d = self.dies[die as usize];
+        let d = self.flash.dies[die as usize];
         let n = d.n as usize;
         let ch = self.channel_of_die(die);
-        let xfer = self.timing.xfer_ns;
+        let xfer = self.flash.timing.xfer_ns;
         // The pages leave one after another; each read finishes when its
         // own data is out, the die when the last is.
-        let start = now.max(self.channel_free[ch]);
+        let start = now.max(self.flash.channel_free[ch]);
         for i in 0..n - 1 {
             let at = start + (i as Time + 1) * xfer;
             self.engine.schedule(
@@ -278,7 +315,7 @@ impl Simulator {
             );
         }
         let end = start + n as Time * xfer;
-        self.channel_free[ch] = end;
+        self.flash.channel_free[ch] = end;
         if self.txns[d.txns[0] as usize].origin == Origin::Gc {
             self.metrics.gc.transfer_ns += xfer as u128 * n as u128;
         }
@@ -290,12 +327,12 @@ impl Simulator {
             arg / MAX_PLANES_PER_DIE as u32,
             (arg % MAX_PLANES_PER_DIE as u32) as usize,
         );
-        let d = self.dies[die as usize];
+        let d = self.flash.dies[die as usize];
         let t = d.txns[i];
         match self.txns[t as usize].kind {
             CmdKind::Read => {
                 debug_assert_eq!(d.finished as usize, i, "reads finish in transfer order");
-                self.dies[die as usize].finished += 1;
+                self.flash.dies[die as usize].finished += 1;
                 self.finish_txn(t);
             }
             _ => {
@@ -308,7 +345,7 @@ impl Simulator {
 
     pub(crate) fn on_die_done(&mut self, die: u32) {
         let now = self.engine.now();
-        let d = self.dies[die as usize];
+        let d = self.flash.dies[die as usize];
         let members = &d.txns[d.finished as usize..d.n as usize];
         // SPD's plane utilisation: sampled when a buffer eviction completes,
         // while its planes still count as busy.
@@ -319,7 +356,7 @@ impl Simulator {
             self.metrics.sample_at_eviction();
         }
         self.metrics.planes_busy(now, -(d.n as i32));
-        self.dies[die as usize].busy = false;
+        self.flash.dies[die as usize].busy = false;
         for &t in members {
             self.finish_txn(t);
         }

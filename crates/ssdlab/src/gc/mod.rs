@@ -346,7 +346,7 @@ impl Simulator {
     /// GC runs (its moves wait in the cache).
     pub(crate) fn gc_holds_host_writes(&self, plane: u32) -> bool {
         let u = self.gc.unit(plane);
-        if self.queues.head(plane, Class::Gc).is_some() {
+        if self.sched.queues.head(plane, Class::Gc).is_some() {
             return true;
         }
         if !self.gc.active(u) {
@@ -362,7 +362,7 @@ impl Simulator {
     /// host has rewritten meanwhile; convert copybacks the odd/even rule
     /// forbids into migrations through the controller.
     pub(crate) fn clean_gc_head(&mut self, plane: u32) {
-        while let Some(t) = self.queues.head(plane, Class::Gc) {
+        while let Some(t) = self.sched.queues.head(plane, Class::Gc) {
             let tx = self.txns[t as usize];
             // Erases and padding stay, and so do transactions that must be
             // programmed even if stale (members of a Die-Write, a FAST
@@ -372,7 +372,7 @@ impl Simulator {
             }
             let u = tx.unit as usize;
             if self.ftl.owner(tx.src) != Some(tx.lpn) {
-                self.queues.pop(plane, Class::Gc);
+                self.sched.queues.pop(plane, Class::Gc);
                 self.metrics.gc.moves_dropped += 1;
                 self.free_txn(t);
                 if tx.kind == CmdKind::Read {

@@ -11,9 +11,68 @@ use crate::error::Error;
 use crate::flash::{CmdKind, Origin};
 use crate::ftl::mapping::dftl::*;
 use crate::ftl::Writer;
+use crate::host::address::AddressMap;
 use crate::sched::Class;
 use crate::sim::*;
-use crate::workload::{IoRecord, Op};
+use crate::workload::{IoRecord, Op, RecordStream, Source};
+
+/// The host's state: where requests come from, how far the replays got,
+/// and the requests in flight.
+pub(crate) struct Host {
+    /// The workload's description (reported).
+    pub(crate) workload: String,
+    pub(crate) source: Source,
+    pub(crate) stream: RecordStream,
+    pub(crate) address_map: AddressMap,
+    /// Replay state: passes started, offset added to this pass's times, and
+    /// the first pass's first and last times and record count.
+    pub(crate) pass: u32,
+    pub(crate) replay_offset: u64,
+    pub(crate) pass0: (Option<u64>, u64, u64),
+    /// Open loop: the record whose arrival is scheduled, and the first
+    /// record's time (arrivals are relative to it).
+    pub(crate) next_record: Option<IoRecord>,
+    pub(crate) base_time: Option<u64>,
+    pub(crate) stream_done: bool,
+    /// Requests in flight (a slab with a free list).
+    pub(crate) reqs: Vec<Req>,
+    pub(crate) free_reqs: Vec<u32>,
+    pub(crate) completed: u64,
+    pub(crate) submitted: u64,
+    /// Closed loop: requests to submit at the pending arrival event.
+    pub(crate) closed_due: u32,
+    pub(crate) outstanding: u64,
+    pub(crate) page_size: u64,
+}
+
+impl Host {
+    pub(crate) fn new(
+        source: &Source,
+        stream: RecordStream,
+        address_map: AddressMap,
+        page_size: u64,
+    ) -> Host {
+        Host {
+            workload: source.describe(),
+            source: source.clone(),
+            stream,
+            address_map,
+            pass: 0,
+            replay_offset: 0,
+            pass0: (None, 0, 0),
+            next_record: None,
+            base_time: None,
+            stream_done: false,
+            reqs: Vec::new(),
+            free_reqs: Vec::new(),
+            completed: 0,
+            submitted: 0,
+            closed_due: 0,
+            outstanding: 0,
+            page_size,
+        }
+    }
+}
 
 pub(crate) struct Req {
     pub(crate) arrival: Time,
@@ -24,43 +83,43 @@ pub(crate) struct Req {
 impl Simulator {
     pub(crate) fn pull(&mut self) -> Option<IoRecord> {
         loop {
-            if self.stream_done {
+            if self.host.stream_done {
                 return None;
             }
-            match self.stream.next() {
+            match self.host.stream.next() {
                 Some(Ok(mut r)) => {
-                    if self.pass == 0 {
-                        let (first, last, n) = &mut self.pass0;
+                    if self.host.pass == 0 {
+                        let (first, last, n) = &mut self.host.pass0;
                         first.get_or_insert(r.time_ns);
                         *last = r.time_ns;
                         *n += 1;
                     }
-                    r.time_ns += self.replay_offset;
+                    r.time_ns += self.host.replay_offset;
                     return Some(r);
                 }
                 Some(Err(e)) => {
                     self.error = Some(e);
-                    self.stream_done = true;
+                    self.host.stream_done = true;
                     return None;
                 }
-                None if self.pass + 1 < self.cfg.host.replays && self.pass0.2 > 0 => {
+                None if self.host.pass + 1 < self.cfg.host.replays && self.host.pass0.2 > 0 => {
                     // The next pass starts one mean gap after this one ends.
-                    let (first, last, n) = self.pass0;
+                    let (first, last, n) = self.host.pass0;
                     let span = last - first.unwrap_or(last);
                     let gap = if n > 1 { span / (n - 1) } else { 0 };
-                    self.replay_offset += span + gap;
-                    self.pass += 1;
-                    match self.source.open() {
-                        Ok(st) => self.stream = st,
+                    self.host.replay_offset += span + gap;
+                    self.host.pass += 1;
+                    match self.host.source.open() {
+                        Ok(st) => self.host.stream = st,
                         Err(e) => {
                             self.error = Some(e);
-                            self.stream_done = true;
+                            self.host.stream_done = true;
                             return None;
                         }
                     }
                 }
                 None => {
-                    self.stream_done = true;
+                    self.host.stream_done = true;
                     return None;
                 }
             }
@@ -72,10 +131,10 @@ impl Simulator {
     pub(crate) fn schedule_next_arrival(&mut self) -> bool {
         let Some(rec) = self.pull() else { return false };
         self.prefetch_record(&rec);
-        let base = *self.base_time.get_or_insert(rec.time_ns);
+        let base = *self.host.base_time.get_or_insert(rec.time_ns);
         let rel = rec.time_ns.saturating_sub(base);
         let t = ((rel as f64 * self.cfg.host.time_scale).round() as Time).max(self.engine.now());
-        self.next_record = Some(rec);
+        self.host.next_record = Some(rec);
         if t == self.engine.now() && self.engine.fired() > 0 {
             return true;
         }
@@ -85,11 +144,11 @@ impl Simulator {
 
     /// Warm the map entries a record will look up when it arrives.
     pub(crate) fn prefetch_record(&self, rec: &IoRecord) {
-        let first = rec.offset / self.page_size;
-        let pages = ((rec.offset + rec.size - 1) / self.page_size - first + 1).min(8);
+        let first = rec.offset / self.host.page_size;
+        let pages = ((rec.offset + rec.size - 1) / self.host.page_size - first + 1).min(8);
         for page in first..first + pages {
             self.ftl
-                .prefetch(self.address_map.lpn(page, self.ftl.logical_pages));
+                .prefetch(self.host.address_map.lpn(page, self.ftl.logical_pages));
         }
     }
 
@@ -98,7 +157,7 @@ impl Simulator {
             // Requests with the same arrival time are submitted in one event,
             // so that their pages can share multi-plane commands.
             HostMode::OpenLoop => {
-                while let Some(rec) = self.next_record.take() {
+                while let Some(rec) = self.host.next_record.take() {
                     self.submit(rec);
                     if !self.schedule_next_arrival() {
                         break;
@@ -107,7 +166,7 @@ impl Simulator {
             }
             // Every request owed by completions at this instant, together.
             HostMode::ClosedLoop => {
-                for _ in 0..std::mem::take(&mut self.closed_due) {
+                for _ in 0..std::mem::take(&mut self.host.closed_due) {
                     match self.pull() {
                         Some(rec) => self.submit(rec),
                         None => break,
@@ -119,7 +178,7 @@ impl Simulator {
 
     pub(crate) fn submit(&mut self, rec: IoRecord) {
         let now = self.engine.now();
-        let ps = self.page_size;
+        let ps = self.host.page_size;
         let first = rec.offset / ps;
         let last = (rec.offset + rec.size - 1) / ps;
         let n = last - first + 1;
@@ -131,26 +190,26 @@ impl Simulator {
             return;
         }
         let write = rec.op == Op::Write;
-        let id = match self.free_reqs.pop() {
+        let id = match self.host.free_reqs.pop() {
             Some(i) => i,
             None => {
-                self.reqs.push(Req {
+                self.host.reqs.push(Req {
                     arrival: 0,
                     pages_left: 0,
                     write: false,
                 });
-                (self.reqs.len() - 1) as u32
+                (self.host.reqs.len() - 1) as u32
             }
         };
-        self.reqs[id as usize] = Req {
+        self.host.reqs[id as usize] = Req {
             arrival: now,
             pages_left: n as u32,
             write,
         };
         self.metrics.first_arrival.get_or_insert(now);
         self.metrics.queue_depth(now, 1);
-        self.outstanding += 1;
-        self.submitted += 1;
+        self.host.outstanding += 1;
+        self.host.submitted += 1;
         if write {
             self.metrics.write_bytes += rec.size;
         } else {
@@ -159,14 +218,14 @@ impl Simulator {
         let logical = self.ftl.logical_pages;
         let end = rec.offset + rec.size;
         for page in first..=last {
-            let lpn = self.address_map.lpn(page, logical);
+            let lpn = self.host.address_map.lpn(page, logical);
             if !write {
                 self.host_read_page(id, lpn, false);
                 continue;
             }
             let partial = (page == first && !rec.offset.is_multiple_of(ps))
                 || (page == last && !end.is_multiple_of(ps));
-            let in_buf = self.buf.as_ref().is_some_and(|b| b.contains(lpn));
+            let in_buf = self.buffer.cache.as_ref().is_some_and(|b| b.contains(lpn));
             if partial
                 && self.cfg.host.partial_write_rmw
                 && !in_buf
@@ -182,7 +241,7 @@ impl Simulator {
     /// A page of host request `req` is done (now).
     pub(crate) fn sub_done(&mut self, req: u32) {
         let now = self.engine.now();
-        let r = &mut self.reqs[req as usize];
+        let r = &mut self.host.reqs[req as usize];
         r.pages_left -= 1;
         if r.pages_left > 0 {
             return;
@@ -191,17 +250,17 @@ impl Simulator {
         self.metrics.record_latency(write, lat, now);
         self.metrics.last_completion = now;
         self.metrics.queue_depth(now, -1);
-        self.free_reqs.push(req);
-        self.outstanding -= 1;
-        self.completed += 1;
+        self.host.free_reqs.push(req);
+        self.host.outstanding -= 1;
+        self.host.completed += 1;
         if self.cfg.host.mode == HostMode::ClosedLoop {
             // One arrival event per instant carries all requests owed then.
-            if self.closed_due == 0 {
+            if self.host.closed_due == 0 {
                 self.engine.schedule(now, EventKind::Arrival, 0);
             }
-            self.closed_due += 1;
+            self.host.closed_due += 1;
         }
-        if self.completed == self.cfg.host.warmup_requests {
+        if self.host.completed == self.cfg.host.warmup_requests {
             self.metrics.reset(now);
             // A GC under way is measured from the end of the warm-up.
             for g in &mut self.gc.jobs {
@@ -209,11 +268,11 @@ impl Simulator {
             }
         }
         let every = self.cfg.check.interval_requests;
-        if self.cfg.check.enabled && every > 0 && self.completed.is_multiple_of(every) {
+        if self.cfg.check.enabled && every > 0 && self.host.completed.is_multiple_of(every) {
             if let Err(e) = self.check() {
                 self.error.get_or_insert(Error::Consistency(format!(
                     "after {} requests: {e}",
-                    self.completed
+                    self.host.completed
                 )));
             }
         }
@@ -222,7 +281,7 @@ impl Simulator {
     pub(crate) fn host_read_page(&mut self, req: u32, lpn: Lpn, rmw: bool) {
         if !rmw {
             self.metrics.read_pages += 1;
-            if self.buf.as_ref().is_some_and(|b| b.contains(lpn)) {
+            if self.buffer.cache.as_ref().is_some_and(|b| b.contains(lpn)) {
                 self.metrics.read_hits += 1;
                 self.sub_done(req);
                 return;
@@ -262,7 +321,11 @@ impl Simulator {
             self.map_access(tx.lpn, true, MapWaiter::Update(tx.lpn));
         }
         if tx.slot != INVALID {
-            self.buf.as_mut().expect("buffered").flush_done(tx.slot);
+            self.buffer
+                .cache
+                .as_mut()
+                .expect("buffered")
+                .flush_done(tx.slot);
             self.admit_waiting();
         }
         if tx.req != INVALID {
@@ -300,16 +363,16 @@ impl Simulator {
 
     pub(crate) fn host_write_page(&mut self, req: u32, lpn: Lpn) {
         self.metrics.write_pages += 1;
-        if let Some(h) = &mut self.hdi {
+        if let Some(h) = &mut self.hot.hdi {
             h.set_time_ns(self.engine.now());
             h.record_write(lpn as u64);
         }
-        if self.buf.is_some() {
-            self.waiting.push_back((req, lpn));
+        if self.buffer.cache.is_some() {
+            self.buffer.waiting.push_back((req, lpn));
             self.admit_waiting();
         } else {
             let hot = self.host_hot(lpn);
-            let queues = &self.queues;
+            let queues = &self.sched.queues;
             let plane = self
                 .ftl
                 .choose_plane(lpn, Writer::Host { hot }, |d| queues.die_load(d));

@@ -1,8 +1,12 @@
 //! The `--precondition` language: how the drive is aged before a run.
 
+use rand_xoshiro::Xoshiro256PlusPlus;
+
 use crate::addr::Lpn;
+use crate::config::{Config, Mapping};
 use crate::error::{Error, Result};
-use crate::host::address::*;
+use crate::ftl::{Ftl, PreconditionReport};
+use crate::host::address::{bits, Scan};
 
 /// How the drive is aged before the run (no timed writes). Parts combine
 /// with `+` and apply in the order fill, age, trace-sequence, trace-reads.
@@ -68,6 +72,42 @@ impl Precondition {
         }
         Ok(p)
     }
+    /// Age `ftl` (a fresh drive) as this says, untimed: fill, age, the
+    /// trace sequence, the trace's reads, in that order, then DFTL's
+    /// translation pages for whatever is mapped. `scan` is the workload's
+    /// pre-scan (needed by trace-sequence and trace-reads).
+    pub(crate) fn apply(
+        &self,
+        ftl: &mut Ftl,
+        scan: Option<&Scan>,
+        cfg: &Config,
+        rng: &mut Xoshiro256PlusPlus,
+    ) -> Result<PreconditionReport> {
+        let logical = cfg.logical_pages();
+        let mut pre = PreconditionReport {
+            mode: self.describe(),
+            ..Default::default()
+        };
+        if let Some((u, v)) = self.fill {
+            ftl.precondition_fill(u, v, rng, &mut pre)?;
+        }
+        if let Some(x) = self.age {
+            let n = (logical as f64 * x).round() as u64;
+            pre.age_pages_written = ftl.precondition_map(0..n as Lpn, rng, &mut pre)?;
+        }
+        if let (true, Some(s)) = (self.trace_sequence, scan) {
+            ftl.precondition_sequence(|| fill_sequence(s, logical), rng, &mut pre)?;
+        }
+        if let (true, Some(s)) = (self.trace_reads, scan) {
+            pre.trace_read_pages_mapped = ftl.precondition_map(bits(&s.read), rng, &mut pre)?;
+        }
+        if cfg.ftl.mapping == Mapping::Dftl {
+            pre.translation_pages_written =
+                ftl.precondition_translation(cfg.mapping_entries_per_page(), rng, &mut pre)?;
+        }
+        Ok(pre)
+    }
+
     pub fn describe(&self) -> String {
         let mut parts = vec![];
         if let Some((u, v)) = self.fill {

@@ -37,10 +37,10 @@ impl Simulator {
         }
         for i in 0..self.ppd {
             let p = first + i;
-            if class == Class::Write && self.queues.head(p, Class::Gc).is_some() {
+            if class == Class::Write && self.sched.queues.head(p, Class::Gc).is_some() {
                 return None;
             }
-            let t = self.queues.head(p, class)?;
+            let t = self.sched.queues.head(p, class)?;
             if self.txns[t as usize].kind != CmdKind::Program {
                 return None;
             }
@@ -95,41 +95,49 @@ impl Simulator {
         let mut lead: Option<(Class, u32, u64)> = None;
         for class in [Class::Read, Class::Gc, Class::Write] {
             for p in planes.clone() {
-                if let Some(t) = self.queues.head(p, class) {
+                if let Some(t) = self.sched.queues.head(p, class) {
                     let seq = self.txns[t as usize].seq;
                     if lead.is_none_or(|(_, _, s)| seq < s) && self.eligible(p, class, t) {
                         lead = Some((class, p, seq));
                     }
                 }
             }
-            if lead.is_some() && self.queues.policy == SchedPolicy::ReadPriority {
+            if lead.is_some() && self.sched.queues.policy == SchedPolicy::ReadPriority {
                 break;
             }
         }
         let Some((class, lead_plane, _)) = lead else {
             return;
         };
-        let lt = self.queues.head(lead_plane, class).expect("lead exists");
+        let lt = self
+            .sched
+            .queues
+            .head(lead_plane, class)
+            .expect("lead exists");
         let kind = self.txns[lt as usize].kind;
         if self.unit.gangs() && kind == CmdKind::Program {
             let members = self.gang(die, class).expect("eligible() saw the Die-Write");
             for p in planes.clone() {
-                self.queues.pop(p, class);
+                self.sched.queues.pop(p, class);
             }
             let w = self.gang_writer(class, &members[..self.ppd as usize]);
             return self.execute(die, kind, &members[..self.ppd as usize], Some(w));
         }
         let mut members = [INVALID; MAX_PLANES_PER_DIE];
         let mut n = 0;
-        members[n] = self.queues.pop(lead_plane, class).expect("lead exists");
+        members[n] = self
+            .sched
+            .queues
+            .pop(lead_plane, class)
+            .expect("lead exists");
         n += 1;
-        if self.rules.enabled {
+        if self.flash.rules.enabled {
             let lead_addr = self.cmd_addr(lt, kind, lead_plane);
             for p in planes.clone() {
-                if !self.rules.may_pair(lead_plane - first, p - first) {
+                if !self.flash.rules.may_pair(lead_plane - first, p - first) {
                     continue;
                 }
-                let Some(t) = self.queues.head(p, class) else {
+                let Some(t) = self.sched.queues.head(p, class) else {
                     continue;
                 };
                 if self.txns[t as usize].kind != kind || !self.eligible(p, class, t) {
@@ -152,7 +160,7 @@ impl Simulator {
                     && self.txns[lt as usize].separate_read
                     && self.txns[t as usize].separate_read;
                 if self.addr_aligned(kind, lead_addr, addr, registers) {
-                    members[n] = self.queues.pop(p, class).expect("head exists");
+                    members[n] = self.sched.queues.pop(p, class).expect("head exists");
                     n += 1;
                 }
             }
@@ -191,7 +199,7 @@ impl Simulator {
         b: [(u32, u32); 2],
         registers: bool,
     ) -> bool {
-        let r = &self.rules;
+        let r = &self.flash.rules;
         match kind {
             CmdKind::Read => r.aligned(a[0].0, a[0].1, b[0].0, b[0].1),
             CmdKind::Program => r.aligned(a[1].0, a[1].1, b[1].0, b[1].1),

@@ -50,7 +50,7 @@ impl Simulator {
             // GC writes to the hot stream only when it sorts its moves
             // (then host pages are hot); otherwise all to the cold one.
             for t in txns {
-                let hot = self.sort_moves && self.txns[t as usize].hot;
+                let hot = self.hot.sort_moves && self.txns[t as usize].hot;
                 self.stage(die, t, hot);
             }
             self.flush_staging(die);

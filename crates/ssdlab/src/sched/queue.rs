@@ -1,39 +1,66 @@
 //! Queueing transactions and waking the dies that got work.
 
+use crate::config::Config;
 use crate::flash::{CmdKind, Origin};
 use crate::sched::Class;
+use crate::sched::Queues;
 use crate::sim::*;
+
+/// The scheduler's state: the queues, the dies that got work during the
+/// current event (dispatched together after it), and the sequence number
+/// that orders transactions.
+pub(crate) struct Sched {
+    pub(crate) queues: Queues,
+    pub(crate) kicked: Vec<u32>,
+    pub(crate) kick_flag: Vec<bool>,
+    pub(crate) seq: u64,
+}
+
+impl Sched {
+    pub(crate) fn new(cfg: &Config) -> Sched {
+        Sched {
+            queues: Queues::new(
+                cfg.total_planes(),
+                cfg.geometry.planes_per_die,
+                cfg.sched.policy,
+            ),
+            kicked: Vec::new(),
+            kick_flag: vec![false; cfg.total_dies() as usize],
+            seq: 0,
+        }
+    }
+}
 
 impl Simulator {
     pub(crate) fn enqueue(&mut self, plane: u32, class: Class, t: u32) {
-        self.seq += 1;
+        self.sched.seq += 1;
         let d = self.ftl.map.die_of_plane(plane);
         let now = self.engine.now();
         let mark = self.gc.clock(d, now);
         let tx = &mut self.txns[t as usize];
-        tx.seq = self.seq;
+        tx.seq = self.sched.seq;
         if tx.origin == Origin::Host && tx.kind == CmdKind::Program {
             tx.queued_at = now;
             tx.gc_mark = mark;
         }
-        self.queues.push(plane, class, t);
+        self.sched.queues.push(plane, class, t);
         self.kick(d);
     }
 
     #[inline]
     pub(crate) fn kick(&mut self, die: u32) {
-        if !self.kick_flag[die as usize] {
-            self.kick_flag[die as usize] = true;
-            self.kicked.push(die);
+        if !self.sched.kick_flag[die as usize] {
+            self.sched.kick_flag[die as usize] = true;
+            self.sched.kicked.push(die);
         }
     }
 
     /// Dispatch on every die that got new work during the current event, so
     /// that work queued together can be joined into multi-plane commands.
     pub(crate) fn flush_kicks(&mut self) {
-        while let Some(d) = self.kicked.pop() {
-            self.kick_flag[d as usize] = false;
-            if !self.dies[d as usize].busy {
+        while let Some(d) = self.sched.kicked.pop() {
+            self.sched.kick_flag[d as usize] = false;
+            if !self.flash.dies[d as usize].busy {
                 self.dispatch(d);
             }
         }

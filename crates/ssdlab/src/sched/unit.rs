@@ -66,7 +66,12 @@ impl Simulator {
                 let t = self.evicted_txn(slot);
                 let mut plane = self.txns[t as usize].plane;
                 if plane == INVALID {
-                    let die = self.buf.as_ref().expect("buffered mode").slot_die(slot);
+                    let die = self
+                        .buffer
+                        .cache
+                        .as_ref()
+                        .expect("buffered mode")
+                        .slot_die(slot);
                     let hot = self.txns[t as usize].hot;
                     plane = self.ftl.next_plane_in_die(die, Writer::Host { hot });
                     self.ftl.assign(plane);
@@ -76,7 +81,12 @@ impl Simulator {
             }
             return;
         }
-        let die = self.buf.as_ref().expect("buffered mode").slot_die(out[0]);
+        let die = self
+            .buffer
+            .cache
+            .as_ref()
+            .expect("buffered mode")
+            .slot_die(out[0]);
         let txns: Vec<u32> = out.iter().map(|&slot| self.evicted_txn(slot)).collect();
         match self.unit {
             Unit::SuperPage(..) => self.superpage_write(die, &txns),

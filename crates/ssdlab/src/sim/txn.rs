@@ -146,7 +146,7 @@ impl Simulator {
         );
         // A GC write's stream: judged when the write is created (a move's
         // read needs no stream; its program is created when the read is done).
-        if self.sort_moves
+        if self.hot.sort_moves
             && origin == Origin::Gc
             && lpn != INVALID
             && matches!(kind, CmdKind::Program | CmdKind::Copyback)

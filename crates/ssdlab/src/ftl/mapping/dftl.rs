@@ -1,10 +1,42 @@
 //! DFTL's cost on the timed path: mapping reads and write-backs.
 
+use rustc_hash::FxHashMap;
+
 use crate::addr::{Lpn, INVALID};
+use crate::config::{Config, Mapping};
 use crate::flash::{CmdKind, Origin};
+use crate::ftl::mapping::cache::MappingCache;
 use crate::ftl::Writer;
 use crate::sched::Class;
 use crate::sim::*;
+
+/// DFTL's timed side: the cached mapping table (None: the map is all in
+/// DRAM), the translation-page reads under way with what waits for each,
+/// and the translation pages GC moves changed for entries not cached
+/// (written back when a GC finishes).
+pub(crate) struct Dftl {
+    pub(crate) cmt: Option<MappingCache>,
+    pub(crate) waiters: FxHashMap<Lpn, Vec<MapWaiter>>,
+    pub(crate) gc_translation: Vec<Lpn>,
+}
+
+impl Dftl {
+    pub(crate) fn new(cfg: &Config) -> Dftl {
+        let logical = cfg.logical_pages();
+        Dftl {
+            cmt: (cfg.ftl.mapping == Mapping::Dftl).then(|| {
+                MappingCache::new(
+                    logical as Lpn,
+                    logical,
+                    cfg.mapping_entries_per_page(),
+                    cfg.ftl.mapping_cache_entries,
+                )
+            }),
+            waiters: FxHashMap::default(),
+            gc_translation: Vec::new(),
+        }
+    }
+}
 
 /// DFTL: what waits for a translation page to arrive from flash.
 #[derive(Clone, Copy)]
@@ -24,7 +56,7 @@ impl Simulator {
         let tx = self.txns[t as usize];
         if tx.kind == CmdKind::Read {
             self.read_unpin(tx.src);
-            let waiters = self.map_waiters.remove(&tx.lpn).unwrap_or_default();
+            let waiters = self.dftl.waiters.remove(&tx.lpn).unwrap_or_default();
             self.map_loaded(tx.lpn, &waiters);
         } else if self.inflight.get(&tx.lpn) == Some(&t) {
             self.inflight.remove(&tx.lpn);
@@ -36,7 +68,7 @@ impl Simulator {
     /// written holds no entries, and one being programmed is still in the
     /// controller: no read.
     pub(crate) fn map_fetch(&mut self, tp: Lpn, w: MapWaiter) {
-        if let Some(list) = self.map_waiters.get_mut(&tp) {
+        if let Some(list) = self.dftl.waiters.get_mut(&tp) {
             list.push(w);
             return;
         }
@@ -47,7 +79,7 @@ impl Simulator {
         self.ftl.pin(ppn);
         let plane = self.ftl.map.plane_of(ppn);
         let t = self.new_txn(CmdKind::Read, Origin::Mapping, plane, tp, ppn);
-        self.map_waiters.insert(tp, vec![w]);
+        self.dftl.waiters.insert(tp, vec![w]);
         self.enqueue(plane, Class::Read, t);
     }
 
@@ -68,7 +100,7 @@ impl Simulator {
     /// Load an entry into the cached mapping table; a dirty entry it pushes
     /// out has its translation page written back.
     pub(crate) fn cmt_insert(&mut self, lpn: Lpn, dirty: bool) {
-        let c = self.cmt.as_mut().expect("DFTL");
+        let c = self.dftl.cmt.as_mut().expect("DFTL");
         if let Some(tp) = c.insert(lpn, dirty) {
             self.map_fetch(tp, MapWaiter::WriteBack);
         }
@@ -78,7 +110,7 @@ impl Simulator {
     /// it may go on now (no DFTL, or the entry is cached); on a miss `w`
     /// waits for the entry's translation page.
     pub(crate) fn map_access(&mut self, lpn: Lpn, dirty: bool, w: MapWaiter) -> bool {
-        let Some(c) = self.cmt.as_mut() else {
+        let Some(c) = self.dftl.cmt.as_mut() else {
             return true;
         };
         if c.access(lpn, dirty) {
@@ -96,18 +128,18 @@ impl Simulator {
     /// translation page however many of its pages the GC moved). Moving a
     /// translation page changes only the directory, which is in DRAM.
     pub(crate) fn map_moved(&mut self, lpn: Lpn) {
-        if let Some(c) = self.cmt.as_mut() {
+        if let Some(c) = self.dftl.cmt.as_mut() {
             if !c.is_translation(lpn) && !c.mark_dirty(lpn) {
-                self.gc_translation.push(c.translation_page(lpn));
+                self.dftl.gc_translation.push(c.translation_page(lpn));
             }
         }
     }
 
     pub(crate) fn flush_gc_translation(&mut self) {
-        if self.gc_translation.is_empty() {
+        if self.dftl.gc_translation.is_empty() {
             return;
         }
-        let mut pages = std::mem::take(&mut self.gc_translation);
+        let mut pages = std::mem::take(&mut self.dftl.gc_translation);
         pages.sort_unstable();
         pages.dedup();
         for &tp in &pages {
@@ -115,7 +147,7 @@ impl Simulator {
             self.map_fetch(tp, MapWaiter::WriteBack);
         }
         pages.clear();
-        self.gc_translation = pages;
+        self.dftl.gc_translation = pages;
     }
 
     /// Program translation page `tp` (its new version): like a host page,
@@ -144,7 +176,7 @@ impl Simulator {
             }
             self.enqueue_die_writes(die, &txns, Class::Write);
         } else {
-            let queues = &self.queues;
+            let queues = &self.sched.queues;
             let plane = self
                 .ftl
                 .choose_plane(tp, Writer::Host { hot: true }, |d| queues.die_load(d));
