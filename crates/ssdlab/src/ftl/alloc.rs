@@ -4,6 +4,7 @@
 use super::*;
 use crate::addr::{Lpn, INVALID};
 use crate::config::{Config, PlaneAllocation};
+use crate::scheme::Requirement;
 
 /// Plane of each residue `lpn % planes` under the configured static order.
 pub(crate) fn static_table(cfg: &Config) -> Vec<u32> {
@@ -159,4 +160,17 @@ impl Ftl {
         }
         0
     }
+}
+
+/// What opening blocks at indices sibling planes use (`ftl.align_block_index`) requires of the other policies, and what it excludes: the
+/// first violated requirement as (the key to change, why).
+pub(crate) fn requirements(c: &Config) -> Requirement {
+    if c.ftl.align_block_index && c.ftl.block_groups == BlockGroups::Die {
+        return Err((
+            "ftl.align_block_index",
+            "applies to per-plane blocks (block_groups = \"die\" opens aligned groups already)"
+                .into(),
+        ));
+    }
+    Ok(())
 }

@@ -3,7 +3,9 @@
 
 use super::*;
 use crate::addr::INVALID;
+use crate::config::Migration;
 use crate::engine::Time;
+use crate::scheme::Requirement;
 
 impl Ftl {
     /// Group id (`die * blocks_per_plane + index`) of a block.
@@ -156,4 +158,25 @@ impl Ftl {
         }
         Ok(())
     }
+}
+
+/// What aligned block groups (`ftl.block_groups = "die"`) requires of the other policies, and what it excludes: the
+/// first violated requirement as (the key to change, why).
+pub(crate) fn requirements(c: &Config) -> Requirement {
+    if c.ftl.block_groups != BlockGroups::Die {
+        return Ok(());
+    }
+    if c.ftl.plane_allocation != PlaneAllocation::DieRoundRobin {
+        return Err((
+            "ftl.plane_allocation",
+            "block_groups = \"die\" needs plane_allocation = \"die-round-robin\" (a page's die is fixed, its plane is chosen within the die)".into(),
+        ));
+    }
+    if c.gc.migration != Migration::Controller {
+        return Err((
+            "gc.migration",
+            "block_groups = \"die\" spreads moved pages over the die's planes, which copyback cannot do: use migration = \"controller\"".into(),
+        ));
+    }
+    Ok(())
 }

@@ -14,6 +14,8 @@
 //! Everything of ParaGC is in this file; the per-plane reclaimer
 //! (`plane.rs`) does the rest.
 
+use crate::config::BlockGroups;
+use crate::scheme::Requirement;
 use rustc_hash::FxHashSet;
 
 use crate::addr::INVALID;
@@ -329,4 +331,35 @@ impl Simulator {
             self.enqueue(q, Class::Gc, t);
         }
     }
+}
+
+/// What ParaGC (`gc.join_percent`, `gc.join_align`) requires of the other policies, and what it excludes: the
+/// first violated requirement as (the key to change, why).
+pub(crate) fn requirements(c: &Config) -> Requirement {
+    let j = c.gc.join_percent;
+    if j != 0.0 {
+        let GcThreshold::Percent(t) = c.gc.threshold else {
+            return Err(("gc.join_percent", "needs a percent GC threshold".into()));
+        };
+        if !(j.is_finite() && j > t && j < 100.0) {
+            return Err((
+                "gc.join_percent",
+                "must be 0 (off) or above the GC threshold percent and below 100".into(),
+            ));
+        }
+        if c.ftl.block_groups == BlockGroups::Die {
+            return Err((
+                "gc.join_percent",
+                "applies to per-plane GC (block_groups = \"plane\")".into(),
+            ));
+        }
+    }
+    if c.gc.join_align && j == 0.0 {
+        return Err((
+            "gc.join_align",
+            "aligns the moves of joined GCs: needs gc.join_percent (ParaGC's early threshold)"
+                .into(),
+        ));
+    }
+    Ok(())
 }

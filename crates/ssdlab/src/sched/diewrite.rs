@@ -3,8 +3,10 @@
 
 use crate::addr::INVALID;
 use crate::config::Config;
+use crate::config::{Alignment, BlockGroups, BufferCapacity, Eviction, WriteUnit};
 use crate::flash::{CmdKind, Origin};
 use crate::sched::Class;
+use crate::scheme::Requirement;
 use crate::sim::*;
 
 /// Die-Writes' state.
@@ -155,4 +157,66 @@ impl Simulator {
         let g = &self.gc.jobs[die as usize];
         g.victim != INVALID && !(g.cursor == self.victim_pages() && g.reading == 0)
     }
+}
+
+/// What Die-Writes (`ftl.write_unit = "die"` or `"super-page"`) requires of the other policies, and what it excludes: the
+/// first violated requirement as (the key to change, why).
+pub(crate) fn requirements(c: &Config) -> Requirement {
+    let want_eviction = match c.ftl.write_unit {
+        WriteUnit::Die => Eviction::DieWrite,
+        WriteUnit::SuperPage => Eviction::SuperPage,
+        WriteUnit::Page => {
+            if matches!(c.buffer.eviction, Eviction::DieWrite | Eviction::SuperPage) {
+                return Err((
+                    "buffer.eviction",
+                    "eviction = \"die-write\" needs ftl.write_unit = \"die\" (\"super-page\": \"super-page\")".into(),
+                ));
+            }
+            return Ok(());
+        }
+    };
+    if c.ftl.block_groups != BlockGroups::Die {
+        return Err((
+            "ftl.write_unit",
+            "write_unit = \"die\" needs block_groups = \"die\" (aligned write points)".into(),
+        ));
+    }
+    if c.buffer.capacity == BufferCapacity::None {
+        return Err((
+            "buffer.capacity",
+            "write_unit = \"die\" needs a write buffer (Die-Writes are built from buffered pages)"
+                .into(),
+        ));
+    }
+    if c.buffer.eviction != want_eviction {
+        return Err((
+            "buffer.eviction",
+            "write_unit = \"die\" needs eviction = \"die-write\", write_unit = \"super-page\" eviction = \"super-page\"".into(),
+        ));
+    }
+    if !c.flash.multiplane || c.flash.plane_pairs_only {
+        return Err((
+            "flash.multiplane",
+            "write_unit = \"die\" needs multi-plane commands over all planes of a die (multiplane = true, plane_pairs_only = false)".into(),
+        ));
+    }
+    if c.flash.multiplane_alignment != Alignment::BlockAndPage {
+        return Err((
+            "flash.multiplane_alignment",
+            "write_unit = \"die\" keeps block and page aligned: use \"block-and-page\"".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// What SPD+ combining (`gc.combine_host_writes`) requires of the other policies, and what it excludes: the
+/// first violated requirement as (the key to change, why).
+pub(crate) fn combine_requirements(c: &Config) -> Requirement {
+    if c.gc.combine_host_writes && c.ftl.write_unit != WriteUnit::Die {
+        return Err((
+            "gc.combine_host_writes",
+            "SPD+ combines host pages into Die-Writes: needs ftl.write_unit = \"die\"".into(),
+        ));
+    }
+    Ok(())
 }

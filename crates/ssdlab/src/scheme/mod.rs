@@ -8,6 +8,34 @@ pub(crate) mod compose;
 use crate::config::Config;
 use crate::error::{Error, Result};
 
+/// A policy's verdict on a configuration: the first requirement it finds
+/// violated, as (the key to change, why).
+pub(crate) type Requirement = std::result::Result<(), (&'static str, String)>;
+
+/// Every policy's requirements of the others and exclusions, each stated in
+/// the policy's own file, in the order they are checked. A new policy with
+/// constraints adds its function here.
+const REQUIREMENTS: &[fn(&Config) -> Requirement] = &[
+    crate::ftl::groups::requirements,
+    crate::sched::diewrite::requirements,
+    crate::ftl::mapping::dftl::requirements,
+    crate::ftl::mapping::fast::requirements,
+    crate::sched::diewrite::combine_requirements,
+    crate::gc::paragc::requirements,
+    crate::ftl::alloc::requirements,
+];
+
+/// Check that the configuration's policies compose: the first violated
+/// requirement is a config error naming the key to change.
+pub(crate) fn check_requirements(cfg: &Config, origin: &str) -> Result<()> {
+    for req in REQUIREMENTS {
+        if let Err((key, why)) = req(cfg) {
+            return Err(Error::config(origin, key, why));
+        }
+    }
+    Ok(())
+}
+
 /// A named scheme.
 #[derive(Debug)]
 pub struct Scheme {

@@ -1,5 +1,7 @@
 //! DFTL's cost on the timed path: mapping reads and write-backs.
 
+use crate::config::WriteUnit;
+use crate::scheme::Requirement;
 use rustc_hash::FxHashMap;
 
 use crate::addr::{Lpn, INVALID};
@@ -185,4 +187,38 @@ impl Simulator {
             self.enqueue(plane, Class::Write, t);
         }
     }
+}
+
+/// What DFTL (`ftl.mapping = "dftl"`) requires of the other policies, and what it excludes: the
+/// first violated requirement as (the key to change, why).
+pub(crate) fn requirements(c: &Config) -> Requirement {
+    if c.ftl.mapping != Mapping::Dftl {
+        return Ok(());
+    }
+    if c.ftl.mapping_cache_entries == 0 {
+        return Err((
+            "ftl.mapping_cache_entries",
+            "DFTL needs a cached mapping table of at least one entry".into(),
+        ));
+    }
+    let e = c.ftl.mapping_entry_bytes;
+    if e == 0 || e > c.geometry.page_size_bytes {
+        return Err((
+            "ftl.mapping_entry_bytes",
+            "must be at least 1 and at most the page size".into(),
+        ));
+    }
+    if c.ftl.write_unit == WriteUnit::SuperPage {
+        return Err((
+            "ftl.mapping",
+            "mapping = \"dftl\" is not supported with write_unit = \"super-page\" (a translation page has no logical super page to rewrite)".into(),
+        ));
+    }
+    if c.logical_pages() + c.translation_pages() > u32::MAX as u64 - 1 {
+        return Err((
+            "ftl.mapping",
+            "logical pages plus translation pages exceed the 32-bit LPN space".into(),
+        ));
+    }
+    Ok(())
 }

@@ -20,8 +20,10 @@
 //! `limit` of them, the oldest closed one is reclaimed by merging every
 //! logical block with a valid page in it.
 
+use crate::config::{Mapping, PlaneAllocation, WriteUnit};
 use crate::error::{Error, Result};
 use crate::ftl::BlockState;
+use crate::scheme::Requirement;
 use std::collections::VecDeque;
 
 use crate::addr::{Lpn, Ppn, INVALID};
@@ -474,6 +476,49 @@ impl crate::ftl::Ftl {
         }
         Ok(())
     }
+}
+
+/// What FAST (`ftl.mapping = "fast"`) — which policies it composes with, and whether a GC unit holds a data unit for every logical block, its log units and one to merge into requires of the other policies, and what it excludes: the
+/// first violated requirement as (the key to change, why).
+pub(crate) fn requirements(c: &Config) -> Requirement {
+    if c.ftl.mapping != Mapping::Fast {
+        return Ok(());
+    }
+    let groups = c.ftl.block_groups == BlockGroups::Die;
+    if c.ftl.write_unit == WriteUnit::SuperPage {
+        return Err(("ftl.mapping", "mapping = \"fast\" is not supported with write_unit = \"super-page\" (a super page rewrite has no log-block counterpart)".into()));
+    }
+    if c.write_streams() != 1 {
+        return Err(("ftl.hot_data", "mapping = \"fast\" has one log stream: hot/cold separation (hot_data) must be \"none\"".into()));
+    }
+    if c.gc.combine_host_writes {
+        return Err(("gc.combine_host_writes", "mapping = \"fast\" reclaims space by merges, which host pages cannot join (SPD+ combines them with GC moves)".into()));
+    }
+    if !groups && c.ftl.plane_allocation != PlaneAllocation::Static {
+        return Err(("ftl.plane_allocation", "mapping = \"fast\" with block_groups = \"plane\" needs plane_allocation = \"static\" (a logical block's pages live in one plane)".into()));
+    }
+    let units = c.ftl.fast_log_units;
+    if units < 2 {
+        return Err((
+            "ftl.fast_log_units",
+            "must be at least 2 (one log being written while the oldest is merged)".into(),
+        ));
+    }
+    let g = &c.geometry;
+    let lbns = lbns_per_domain(c.logical_pages(), c.total_planes(), g.pages_per_block) as u64;
+    // Data units, log units, one being merged into, and the free one the
+    // host may not take.
+    if lbns + units as u64 + 2 > g.blocks_per_plane as u64 {
+        return Err((
+            "ftl.fast_log_units",
+            format!(
+                "{units} log units do not fit: a {} holds {} units, {lbns} of them data units of its logical blocks, and needs 2 more free (lower fast_log_units or raise ftl.overprovisioning)",
+                if groups { "die" } else { "plane" },
+                g.blocks_per_plane
+            ),
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
