@@ -4,9 +4,16 @@
 //! Every struct denies unknown fields, so a misspelt key is an error that
 //! names the key, never a silent default.
 
+mod overrides;
+use overrides::toml_error;
+mod presets;
+#[cfg(test)]
+mod tests;
+mod validate;
+
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -268,6 +275,7 @@ pub enum HotSeparation {
 fn default_mapping_cache_entries() -> u64 {
     262_144
 }
+
 fn default_mapping_entry_bytes() -> u32 {
     4
 }
@@ -494,204 +502,6 @@ fn default_pattern(kind: CellType) -> Vec<PageType> {
 }
 
 impl Config {
-    fn base(name: &str, geometry: Geometry, kind: CellType, timing: Timing) -> Config {
-        Config {
-            name: name.to_string(),
-            seed: 1,
-            geometry,
-            cell: Cell {
-                kind,
-                page_pattern: Vec::new(),
-            },
-            timing,
-            flash: FlashRules {
-                multiplane: true,
-                multiplane_alignment: Alignment::BlockAndPage,
-                plane_pairs_only: false,
-                copyback_odd_even: false,
-            },
-            ftl: Ftl {
-                overprovisioning: 0.15,
-                plane_allocation: PlaneAllocation::Static,
-                static_order: "CWDP".to_string(),
-                hot_data: "none".to_string(),
-                hot_separation: HotSeparation::HostWrites,
-                hot_window_s: default_hot_window_s(),
-                hot_updates: default_hot_updates(),
-                block_groups: BlockGroups::Plane,
-                align_block_index: false,
-                write_unit: WriteUnit::Page,
-                mapping: Mapping::Page,
-                mapping_cache_entries: default_mapping_cache_entries(),
-                mapping_entry_bytes: default_mapping_entry_bytes(),
-                fast_log_units: default_fast_log_units(),
-            },
-            gc: Gc {
-                threshold: GcThreshold::Percent(5.0),
-                victim: VictimPolicy::Greedy,
-                d: 8,
-                migration: Migration::Copyback,
-                moves_in_flight: 1,
-                join_percent: 0.0,
-                join_align: false,
-                combine_host_writes: false,
-            },
-            buffer: Buffer {
-                capacity: BufferCapacity::None,
-                eviction: Eviction::DieRoundRobin,
-                evict_pages: 1,
-                free_watermark: 0.0,
-            },
-            sched: Sched {
-                policy: SchedPolicy::ReadPriority,
-            },
-            host: Host {
-                mode: HostMode::OpenLoop,
-                queue_depth: 32,
-                time_scale: 1.0,
-                write_completion: WriteCompletion::Program,
-                partial_write_rmw: false,
-                warmup_requests: 0,
-                replays: 1,
-                address_mode: AddressMode::Fold,
-            },
-            check: Check {
-                enabled: false,
-                interval_requests: 0,
-            },
-            metrics: MetricsConfig { interval_ms: 0.0 },
-        }
-    }
-
-    /// Names of the built-in presets with a one-line description each.
-    pub fn preset_names() -> &'static [(&'static str, &'static str)] {
-        &[
-            (
-                "spd-512g",
-                "SPD paper (TPDS 2020) 512 GB SLC drive, 16 ch x 8 chips, 2-plane dies",
-            ),
-            (
-                "pgc-slc",
-                "Parallel-GC paper (IEEE Access 2020) SLC drive, 64 pages/block",
-            ),
-            (
-                "pgc-mlc",
-                "Parallel-GC paper (IEEE Access 2020) MLC drive, 256 pages/block",
-            ),
-            (
-                "pa-tlc",
-                "PA-SSD paper (TPDS 2020) TLC drive, 16 planes per chip, 8 KB pages",
-            ),
-            ("small", "a 4 GiB SLC drive for tests and quick experiments"),
-        ]
-    }
-
-    /// A built-in preset by name.
-    pub fn preset(name: &str) -> Result<Config> {
-        let slc = |r: f64, p: f64, e: f64, bus: f64| Timing {
-            read_us: vec![r],
-            program_us: vec![p],
-            erase_us: e,
-            bus_ns_per_byte: bus,
-            command_ns: 0.0,
-        };
-        let cfg = match name {
-            "spd-512g" => {
-                let mut c = Config::base(
-                    name,
-                    Geometry {
-                        channels: 16,
-                        chips_per_channel: 8,
-                        dies_per_chip: 1,
-                        planes_per_die: 2,
-                        blocks_per_plane: 2048,
-                        pages_per_block: 256,
-                        page_size_bytes: 4096,
-                    },
-                    CellType::Slc,
-                    slc(75.0, 1500.0, 3800.0, 25.0),
-                );
-                c.ftl.overprovisioning = 0.25;
-                c.gc.threshold = GcThreshold::Percent(7.0);
-                c.buffer.capacity = BufferCapacity::FootprintPercent(1.0);
-                c
-            }
-            "pgc-slc" | "pgc-mlc" => {
-                let mlc = name == "pgc-mlc";
-                let mut c = Config::base(
-                    name,
-                    Geometry {
-                        channels: 4,
-                        chips_per_channel: 4,
-                        dies_per_chip: 2,
-                        planes_per_die: 2,
-                        blocks_per_plane: 2048,
-                        pages_per_block: if mlc { 256 } else { 64 },
-                        page_size_bytes: 4096,
-                    },
-                    if mlc { CellType::Mlc } else { CellType::Slc },
-                    if mlc {
-                        slc(75.0, 1300.0, 3800.0, 25.0)
-                    } else {
-                        slc(25.0, 200.0, 1500.0, 25.0)
-                    },
-                );
-                c.ftl.overprovisioning = 0.15;
-                c
-            }
-            "pa-tlc" => {
-                let mut c = Config::base(
-                    name,
-                    Geometry {
-                        channels: 8,
-                        chips_per_channel: 2,
-                        dies_per_chip: 2,
-                        planes_per_die: 8,
-                        blocks_per_plane: 384,
-                        pages_per_block: 384,
-                        page_size_bytes: 8192,
-                    },
-                    CellType::Tlc,
-                    Timing {
-                        read_us: vec![100.0, 100.0, 100.0],
-                        program_us: vec![500.0, 2000.0, 5500.0],
-                        erase_us: 15000.0,
-                        bus_ns_per_byte: 3.0,
-                        command_ns: 0.0,
-                    },
-                );
-                c.ftl.overprovisioning = 0.15;
-                c
-            }
-            "small" => {
-                let mut c = Config::base(
-                    name,
-                    Geometry {
-                        channels: 4,
-                        chips_per_channel: 2,
-                        dies_per_chip: 1,
-                        planes_per_die: 2,
-                        blocks_per_plane: 512,
-                        pages_per_block: 128,
-                        page_size_bytes: 4096,
-                    },
-                    CellType::Slc,
-                    slc(75.0, 1500.0, 3800.0, 25.0),
-                );
-                c.buffer.capacity = BufferCapacity::Pages(1024);
-                c
-            }
-            _ => {
-                let names: Vec<_> = Self::preset_names().iter().map(|p| p.0).collect();
-                return Err(Error::Invalid(format!(
-                    "unknown preset `{name}`; known presets: {}",
-                    names.join(", ")
-                )));
-            }
-        };
-        Ok(cfg)
-    }
-
     /// The complete configuration as editable TOML.
     pub fn to_toml(&self) -> String {
         toml::to_string_pretty(self).expect("config serialises")
@@ -704,73 +514,28 @@ impl Config {
         Ok(cfg)
     }
 
-    /// Apply `key=value` overrides (dotted keys; values in TOML syntax, bare
-    /// words taken as strings). Unknown keys are errors.
-    pub fn with_overrides(&self, sets: &[String]) -> Result<Config> {
-        if sets.is_empty() {
-            return Ok(self.clone());
-        }
-        let mut root = toml::Value::try_from(self).expect("config serialises");
-        for set in sets {
-            let origin = format!("--set {set}");
-            let (key, value) = set
-                .split_once('=')
-                .ok_or_else(|| Error::config(&origin, set, "expected KEY=VALUE"))?;
-            let key = key.trim();
-            let value = parse_toml_value(value.trim());
-            let mut node = &mut root;
-            let parts: Vec<&str> = key.split('.').collect();
-            for (i, part) in parts.iter().enumerate() {
-                let table = node.as_table_mut().ok_or_else(|| {
-                    Error::config(
-                        &origin,
-                        key,
-                        format!("`{}` is not a table", parts[..i].join(".")),
-                    )
-                })?;
-                if !table.contains_key(*part) {
-                    let mut known: Vec<_> = table.keys().cloned().collect();
-                    known.sort();
-                    return Err(Error::config(
-                        &origin,
-                        key,
-                        format!("unknown key `{part}`; known here: {}", known.join(", ")),
-                    ));
-                }
-                if i + 1 == parts.len() {
-                    table.insert(part.to_string(), value.clone());
-                    break;
-                }
-                node = table.get_mut(*part).expect("checked");
-            }
-        }
-        let text = toml::to_string(&root).expect("value serialises");
-        let origin = format!("--set {}", sets.join(" --set "));
-        // The document is internal: report toml's message without its line
-        // and column, which would point into text the user never saw.
-        let cfg: Config = toml::from_str(&text)
-            .map_err(|e| Error::config(&origin, "value", e.message().to_string()))?;
-        cfg.validate(&origin)?;
-        Ok(cfg)
-    }
-
     pub fn total_planes(&self) -> u32 {
         let g = &self.geometry;
         g.channels * g.chips_per_channel * g.dies_per_chip * g.planes_per_die
     }
+
     pub fn total_dies(&self) -> u32 {
         self.total_planes() / self.geometry.planes_per_die
     }
+
     pub fn pages_per_plane(&self) -> u64 {
         self.geometry.blocks_per_plane as u64 * self.geometry.pages_per_block as u64
     }
+
     pub fn physical_pages(&self) -> u64 {
         self.total_planes() as u64 * self.pages_per_plane()
     }
+
     /// Pages the host can address.
     pub fn logical_pages(&self) -> u64 {
         (self.physical_pages() as f64 * (1.0 - self.ftl.overprovisioning)).floor() as u64
     }
+
     /// Free-page count below which a plane starts GC.
     pub fn gc_threshold_pages(&self) -> u64 {
         match self.gc.threshold {
@@ -778,6 +543,7 @@ impl Config {
             GcThreshold::Blocks(b) => b as u64 * self.geometry.pages_per_block as u64,
         }
     }
+
     /// Translation pages holding the page map on flash (DFTL), else 0.
     pub fn translation_pages(&self) -> u64 {
         match self.ftl.mapping {
@@ -787,10 +553,12 @@ impl Config {
                 .div_ceil(self.mapping_entries_per_page()),
         }
     }
+
     /// Map entries one translation page holds.
     pub fn mapping_entries_per_page(&self) -> u64 {
         (self.geometry.page_size_bytes / self.ftl.mapping_entry_bytes.max(1)).max(1) as u64
     }
+
     /// Active blocks per plane: 2 with hot/cold separation, else 1.
     pub fn write_streams(&self) -> u32 {
         if self.ftl.hot_data == "none" {
@@ -799,6 +567,7 @@ impl Config {
             2
         }
     }
+
     /// Write streams garbage collection writes to: 2 when hot/cold
     /// separation sorts GC moves (`hot_separation = "gc-moves"`), else 1.
     /// Each needs a free block of the GC reserve.
@@ -809,6 +578,7 @@ impl Config {
             1
         }
     }
+
     /// The hot-data identifier `ftl.hot_data` names, with its parameters
     /// (None for `none` or an unknown name).
     pub fn hot_data_identifier(&self) -> Option<Box<dyn ssdlab_hdi::HotDataIdentifier>> {
@@ -821,307 +591,12 @@ impl Config {
         }
         ssdlab_hdi::presets::by_name(name)
     }
+
     pub fn page_pattern(&self) -> Vec<PageType> {
         if self.cell.page_pattern.is_empty() {
             default_pattern(self.cell.kind)
         } else {
             self.cell.page_pattern.clone()
-        }
-    }
-
-    /// Reject impossible or inconsistent settings with the offending key.
-    pub fn validate(&self, origin: &str) -> Result<()> {
-        let err = |f: &str, m: String| Err(Error::config(origin, f, m));
-        let g = &self.geometry;
-        for (f, v) in [
-            ("geometry.channels", g.channels),
-            ("geometry.chips_per_channel", g.chips_per_channel),
-            ("geometry.dies_per_chip", g.dies_per_chip),
-            ("geometry.planes_per_die", g.planes_per_die),
-            ("geometry.blocks_per_plane", g.blocks_per_plane),
-            ("geometry.pages_per_block", g.pages_per_block),
-            ("geometry.page_size_bytes", g.page_size_bytes),
-        ] {
-            if v == 0 {
-                return err(f, "must be at least 1".into());
-            }
-        }
-        if !g.page_size_bytes.is_multiple_of(512) {
-            return err(
-                "geometry.page_size_bytes",
-                "must be a multiple of 512".into(),
-            );
-        }
-        if g.blocks_per_plane < 4 {
-            return err(
-                "geometry.blocks_per_plane",
-                "must be at least 4 (GC needs spare blocks)".into(),
-            );
-        }
-        let phys = (g.channels as u128)
-            * g.chips_per_channel as u128
-            * g.dies_per_chip as u128
-            * g.planes_per_die as u128
-            * g.blocks_per_plane as u128
-            * g.pages_per_block as u128;
-        if phys >= u32::MAX as u128 {
-            return err(
-                "geometry",
-                format!(
-                    "{phys} physical pages; at most {} are supported (32-bit page numbers)",
-                    u32::MAX - 1
-                ),
-            );
-        }
-        if !(0.0..1.0).contains(&self.ftl.overprovisioning) {
-            return err(
-                "ftl.overprovisioning",
-                format!("{} is outside [0, 1)", self.ftl.overprovisioning),
-            );
-        }
-        if self.logical_pages() == 0 {
-            return err("ftl.overprovisioning", "leaves no logical pages".into());
-        }
-        let mut order: Vec<char> = self.ftl.static_order.to_ascii_uppercase().chars().collect();
-        order.sort_unstable();
-        if order != ['C', 'D', 'P', 'W'] {
-            return err(
-                "ftl.static_order",
-                format!(
-                    "`{}` is not a permutation of C, W, D, P",
-                    self.ftl.static_order
-                ),
-            );
-        }
-        if self.ftl.hot_data != "none" && self.hot_data_identifier().is_none() {
-            return err(
-                "ftl.hot_data",
-                format!(
-                    "unknown scheme `{}`; expected none or one of {}, {}",
-                    self.ftl.hot_data,
-                    ssdlab_hdi::presets::NAMES.join(", "),
-                    ssdlab_hdi::presets::TIMED_NAMES.join(", ")
-                ),
-            );
-        }
-        if self.ftl.hot_separation == HotSeparation::GcMoves && self.ftl.hot_data == "none" {
-            return err(
-                "ftl.hot_separation",
-                "\"gc-moves\" needs a hot-data identifier to judge the moved pages: set ftl.hot_data".into(),
-            );
-        }
-        if self.ftl.hot_window_s == 0 {
-            return err("ftl.hot_window_s", "must be at least 1 second".into());
-        }
-        if self.ftl.hot_updates == 0 {
-            return err(
-                "ftl.hot_updates",
-                "must be at least 1 (0 would make every page hot)".into(),
-            );
-        }
-        let bits = self.cell.kind.bits();
-        for (f, v) in [
-            ("timing.read_us", &self.timing.read_us),
-            ("timing.program_us", &self.timing.program_us),
-        ] {
-            if v.len() != bits && v.len() != 1 {
-                return err(
-                    f,
-                    format!(
-                        "has {} values; a {:?} cell needs {bits} (LSB..MSB) or 1",
-                        v.len(),
-                        self.cell.kind
-                    ),
-                );
-            }
-            if v.iter().any(|x| !x.is_finite() || *x < 0.0) {
-                return err(f, "values must be finite and non-negative".into());
-            }
-        }
-        for (f, v) in [
-            ("timing.erase_us", self.timing.erase_us),
-            ("timing.bus_ns_per_byte", self.timing.bus_ns_per_byte),
-            ("timing.command_ns", self.timing.command_ns),
-        ] {
-            if !v.is_finite() || v < 0.0 {
-                return err(f, format!("{v} must be finite and non-negative"));
-            }
-        }
-        for (i, t) in self.page_pattern().iter().enumerate() {
-            if !self.cell.kind.page_types().contains(t) {
-                return err(
-                    "cell.page_pattern",
-                    format!(
-                        "entry {i} is {t:?}, which a {:?} cell does not have",
-                        self.cell.kind
-                    ),
-                );
-            }
-        }
-        if self.flash.plane_pairs_only && !g.planes_per_die.is_multiple_of(2) {
-            return err(
-                "flash.plane_pairs_only",
-                "needs an even number of planes per die".into(),
-            );
-        }
-        match self.gc.threshold {
-            GcThreshold::Percent(p) if !(p > 0.0 && p < 100.0) => {
-                return err("gc.threshold.percent", format!("{p} is outside (0, 100)"));
-            }
-            GcThreshold::Blocks(0) => {
-                return err("gc.threshold.blocks", "must be at least 1".into())
-            }
-            _ => {}
-        }
-        // GC needs at least one spare block per plane to migrate a victim
-        // into, and the threshold must lie within the spare space, or GC would
-        // run forever trying to reach it.
-        let spare = self.pages_per_plane() as f64 * self.ftl.overprovisioning;
-        let thr = self.gc_threshold_pages();
-        if thr < g.pages_per_block as u64 {
-            return err(
-                "gc.threshold",
-                format!(
-                    "{thr} pages per plane is less than one block ({} pages); GC could not proceed",
-                    g.pages_per_block
-                ),
-            );
-        }
-        if thr as f64 >= spare {
-            return err(
-                "gc.threshold",
-                format!(
-                    "{thr} free pages per plane is not below the spare space ({spare:.0} pages at {}% over-provisioning)",
-                    self.ftl.overprovisioning * 100.0
-                ),
-            );
-        }
-        if self.gc.d == 0 {
-            return err("gc.d", "must be at least 1".into());
-        }
-        if self.gc.moves_in_flight == 0 {
-            return err("gc.moves_in_flight", "must be at least 1".into());
-        }
-        match self.buffer.capacity {
-            BufferCapacity::FootprintPercent(p) if !(p > 0.0 && p <= 100.0) => {
-                return err(
-                    "buffer.capacity.footprint-percent",
-                    format!("{p} is outside (0, 100]"),
-                );
-            }
-            BufferCapacity::Pages(0) => {
-                return err(
-                    "buffer.capacity.pages",
-                    "must be at least 1 (use capacity = \"none\" for no buffer)".into(),
-                )
-            }
-            _ => {}
-        }
-        if self.buffer.evict_pages == 0 {
-            return err("buffer.evict_pages", "must be at least 1".into());
-        }
-        if !(0.0..1.0).contains(&self.buffer.free_watermark) {
-            return err("buffer.free_watermark", "must be in [0, 1)".into());
-        }
-        crate::scheme::check_requirements(self, origin)?;
-        if !(self.metrics.interval_ms.is_finite() && self.metrics.interval_ms >= 0.0) {
-            return err(
-                "metrics.interval_ms",
-                "must be a non-negative number".into(),
-            );
-        }
-        if self.host.replays == 0 {
-            return err("host.replays", "must be at least 1".into());
-        }
-        if self.host.queue_depth == 0 {
-            return err("host.queue_depth", "must be at least 1".into());
-        }
-        if !(self.host.time_scale.is_finite() && self.host.time_scale > 0.0) {
-            return err("host.time_scale", "must be a positive number".into());
-        }
-        Ok(())
-    }
-}
-
-fn parse_toml_value(s: &str) -> toml::Value {
-    let doc = format!("v = {s}");
-    match toml::from_str::<toml::Table>(&doc) {
-        Ok(mut t) => t.remove("v").expect("key v"),
-        Err(_) => toml::Value::String(s.to_string()),
-    }
-}
-
-fn toml_error(origin: &str, e: toml::de::Error) -> Error {
-    // toml's message already names the line, column and key; keep it whole
-    // but on one line.
-    let msg = e
-        .to_string()
-        .replace('\n', " ")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
-    Error::config(origin, "toml", msg)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn presets_validate_and_round_trip() {
-        for (name, _) in Config::preset_names() {
-            let c = Config::preset(name).unwrap();
-            c.validate(name).unwrap();
-            let back = Config::from_toml(&c.to_toml(), name).unwrap();
-            assert_eq!(c, back, "{name}");
-        }
-    }
-
-    #[test]
-    fn spd_preset_is_512_gib() {
-        let c = Config::preset("spd-512g").unwrap();
-        assert_eq!(c.physical_pages() * 4096, 512 << 30);
-    }
-
-    #[test]
-    fn unknown_key_is_an_error() {
-        let c = Config::preset("small").unwrap();
-        let e = c
-            .with_overrides(&["gc.victm=greedy".into()])
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("victm"), "{e}");
-        let text = c.to_toml().replace("[gc]", "[gc]\nbogus = 1");
-        let e = Config::from_toml(&text, "x.toml").unwrap_err().to_string();
-        assert!(e.contains("bogus") && e.contains("x.toml"), "{e}");
-    }
-
-    #[test]
-    fn overrides_apply() {
-        let c = Config::preset("small").unwrap();
-        let c = c
-            .with_overrides(&[
-                "gc.victim=fifo".into(),
-                "ftl.overprovisioning=0.3".into(),
-                "gc.threshold={blocks=3}".into(),
-            ])
-            .unwrap();
-        assert_eq!(c.gc.victim, VictimPolicy::Fifo);
-        assert_eq!(c.ftl.overprovisioning, 0.3);
-        assert_eq!(c.gc.threshold, GcThreshold::Blocks(3));
-    }
-
-    #[test]
-    fn impossible_geometry_is_rejected() {
-        let c = Config::preset("small").unwrap();
-        for (set, field) in [
-            ("geometry.planes_per_die=0", "planes_per_die"),
-            ("ftl.overprovisioning=1.0", "overprovisioning"),
-            ("gc.threshold={percent=50.0}", "gc.threshold"),
-            ("ftl.static_order=CWDX", "static_order"),
-        ] {
-            let e = c.with_overrides(&[set.into()]).unwrap_err().to_string();
-            assert!(e.contains(field), "{set}: {e}");
         }
     }
 }

@@ -1,0 +1,205 @@
+//! The built-in drives (`ssdlab presets`): the papers' drives and a small
+//! one for tests and quick experiments.
+
+use super::*;
+use crate::error::{Error, Result};
+
+impl Config {
+    pub(crate) fn base(name: &str, geometry: Geometry, kind: CellType, timing: Timing) -> Config {
+        Config {
+            name: name.to_string(),
+            seed: 1,
+            geometry,
+            cell: Cell {
+                kind,
+                page_pattern: Vec::new(),
+            },
+            timing,
+            flash: FlashRules {
+                multiplane: true,
+                multiplane_alignment: Alignment::BlockAndPage,
+                plane_pairs_only: false,
+                copyback_odd_even: false,
+            },
+            ftl: Ftl {
+                overprovisioning: 0.15,
+                plane_allocation: PlaneAllocation::Static,
+                static_order: "CWDP".to_string(),
+                hot_data: "none".to_string(),
+                hot_separation: HotSeparation::HostWrites,
+                hot_window_s: default_hot_window_s(),
+                hot_updates: default_hot_updates(),
+                block_groups: BlockGroups::Plane,
+                align_block_index: false,
+                write_unit: WriteUnit::Page,
+                mapping: Mapping::Page,
+                mapping_cache_entries: default_mapping_cache_entries(),
+                mapping_entry_bytes: default_mapping_entry_bytes(),
+                fast_log_units: default_fast_log_units(),
+            },
+            gc: Gc {
+                threshold: GcThreshold::Percent(5.0),
+                victim: VictimPolicy::Greedy,
+                d: 8,
+                migration: Migration::Copyback,
+                moves_in_flight: 1,
+                join_percent: 0.0,
+                join_align: false,
+                combine_host_writes: false,
+            },
+            buffer: Buffer {
+                capacity: BufferCapacity::None,
+                eviction: Eviction::DieRoundRobin,
+                evict_pages: 1,
+                free_watermark: 0.0,
+            },
+            sched: Sched {
+                policy: SchedPolicy::ReadPriority,
+            },
+            host: Host {
+                mode: HostMode::OpenLoop,
+                queue_depth: 32,
+                time_scale: 1.0,
+                write_completion: WriteCompletion::Program,
+                partial_write_rmw: false,
+                warmup_requests: 0,
+                replays: 1,
+                address_mode: AddressMode::Fold,
+            },
+            check: Check {
+                enabled: false,
+                interval_requests: 0,
+            },
+            metrics: MetricsConfig { interval_ms: 0.0 },
+        }
+    }
+
+    /// Names of the built-in presets with a one-line description each.
+    pub fn preset_names() -> &'static [(&'static str, &'static str)] {
+        &[
+            (
+                "spd-512g",
+                "SPD paper (TPDS 2020) 512 GB SLC drive, 16 ch x 8 chips, 2-plane dies",
+            ),
+            (
+                "pgc-slc",
+                "Parallel-GC paper (IEEE Access 2020) SLC drive, 64 pages/block",
+            ),
+            (
+                "pgc-mlc",
+                "Parallel-GC paper (IEEE Access 2020) MLC drive, 256 pages/block",
+            ),
+            (
+                "pa-tlc",
+                "PA-SSD paper (TPDS 2020) TLC drive, 16 planes per chip, 8 KB pages",
+            ),
+            ("small", "a 4 GiB SLC drive for tests and quick experiments"),
+        ]
+    }
+
+    /// A built-in preset by name.
+    pub fn preset(name: &str) -> Result<Config> {
+        let slc = |r: f64, p: f64, e: f64, bus: f64| Timing {
+            read_us: vec![r],
+            program_us: vec![p],
+            erase_us: e,
+            bus_ns_per_byte: bus,
+            command_ns: 0.0,
+        };
+        let cfg = match name {
+            "spd-512g" => {
+                let mut c = Config::base(
+                    name,
+                    Geometry {
+                        channels: 16,
+                        chips_per_channel: 8,
+                        dies_per_chip: 1,
+                        planes_per_die: 2,
+                        blocks_per_plane: 2048,
+                        pages_per_block: 256,
+                        page_size_bytes: 4096,
+                    },
+                    CellType::Slc,
+                    slc(75.0, 1500.0, 3800.0, 25.0),
+                );
+                c.ftl.overprovisioning = 0.25;
+                c.gc.threshold = GcThreshold::Percent(7.0);
+                c.buffer.capacity = BufferCapacity::FootprintPercent(1.0);
+                c
+            }
+            "pgc-slc" | "pgc-mlc" => {
+                let mlc = name == "pgc-mlc";
+                let mut c = Config::base(
+                    name,
+                    Geometry {
+                        channels: 4,
+                        chips_per_channel: 4,
+                        dies_per_chip: 2,
+                        planes_per_die: 2,
+                        blocks_per_plane: 2048,
+                        pages_per_block: if mlc { 256 } else { 64 },
+                        page_size_bytes: 4096,
+                    },
+                    if mlc { CellType::Mlc } else { CellType::Slc },
+                    if mlc {
+                        slc(75.0, 1300.0, 3800.0, 25.0)
+                    } else {
+                        slc(25.0, 200.0, 1500.0, 25.0)
+                    },
+                );
+                c.ftl.overprovisioning = 0.15;
+                c
+            }
+            "pa-tlc" => {
+                let mut c = Config::base(
+                    name,
+                    Geometry {
+                        channels: 8,
+                        chips_per_channel: 2,
+                        dies_per_chip: 2,
+                        planes_per_die: 8,
+                        blocks_per_plane: 384,
+                        pages_per_block: 384,
+                        page_size_bytes: 8192,
+                    },
+                    CellType::Tlc,
+                    Timing {
+                        read_us: vec![100.0, 100.0, 100.0],
+                        program_us: vec![500.0, 2000.0, 5500.0],
+                        erase_us: 15000.0,
+                        bus_ns_per_byte: 3.0,
+                        command_ns: 0.0,
+                    },
+                );
+                c.ftl.overprovisioning = 0.15;
+                c
+            }
+            "small" => {
+                let mut c = Config::base(
+                    name,
+                    Geometry {
+                        channels: 4,
+                        chips_per_channel: 2,
+                        dies_per_chip: 1,
+                        planes_per_die: 2,
+                        blocks_per_plane: 512,
+                        pages_per_block: 128,
+                        page_size_bytes: 4096,
+                    },
+                    CellType::Slc,
+                    slc(75.0, 1500.0, 3800.0, 25.0),
+                );
+                c.buffer.capacity = BufferCapacity::Pages(1024);
+                c
+            }
+            _ => {
+                let names: Vec<_> = Self::preset_names().iter().map(|p| p.0).collect();
+                return Err(Error::Invalid(format!(
+                    "unknown preset `{name}`; known presets: {}",
+                    names.join(", ")
+                )));
+            }
+        };
+        Ok(cfg)
+    }
+}

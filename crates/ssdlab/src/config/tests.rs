@@ -1,0 +1,61 @@
+//! Unit tests of the configuration.
+
+use super::*;
+
+#[test]
+fn presets_validate_and_round_trip() {
+    for (name, _) in Config::preset_names() {
+        let c = Config::preset(name).unwrap();
+        c.validate(name).unwrap();
+        let back = Config::from_toml(&c.to_toml(), name).unwrap();
+        assert_eq!(c, back, "{name}");
+    }
+}
+
+#[test]
+fn spd_preset_is_512_gib() {
+    let c = Config::preset("spd-512g").unwrap();
+    assert_eq!(c.physical_pages() * 4096, 512 << 30);
+}
+
+#[test]
+fn unknown_key_is_an_error() {
+    let c = Config::preset("small").unwrap();
+    let e = c
+        .with_overrides(&["gc.victm=greedy".into()])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("victm"), "{e}");
+    let text = c.to_toml().replace("[gc]", "[gc]\nbogus = 1");
+    let e = Config::from_toml(&text, "x.toml").unwrap_err().to_string();
+    assert!(e.contains("bogus") && e.contains("x.toml"), "{e}");
+}
+
+#[test]
+fn overrides_apply() {
+    let c = Config::preset("small").unwrap();
+    let c = c
+        .with_overrides(&[
+            "gc.victim=fifo".into(),
+            "ftl.overprovisioning=0.3".into(),
+            "gc.threshold={blocks=3}".into(),
+        ])
+        .unwrap();
+    assert_eq!(c.gc.victim, VictimPolicy::Fifo);
+    assert_eq!(c.ftl.overprovisioning, 0.3);
+    assert_eq!(c.gc.threshold, GcThreshold::Blocks(3));
+}
+
+#[test]
+fn impossible_geometry_is_rejected() {
+    let c = Config::preset("small").unwrap();
+    for (set, field) in [
+        ("geometry.planes_per_die=0", "planes_per_die"),
+        ("ftl.overprovisioning=1.0", "overprovisioning"),
+        ("gc.threshold={percent=50.0}", "gc.threshold"),
+        ("ftl.static_order=CWDX", "static_order"),
+    ] {
+        let e = c.with_overrides(&[set.into()]).unwrap_err().to_string();
+        assert!(e.contains(field), "{set}: {e}");
+    }
+}

@@ -1,0 +1,221 @@
+//! Validation of one configuration's values: geometry, timing, thresholds,
+//! buffer, host. Whether its policies compose is each policy's own
+//! statement (`scheme::check_requirements`).
+
+use super::*;
+use crate::error::{Error, Result};
+
+impl Config {
+    /// Reject impossible or inconsistent settings with the offending key.
+    pub fn validate(&self, origin: &str) -> Result<()> {
+        let err = |f: &str, m: String| Err(Error::config(origin, f, m));
+        let g = &self.geometry;
+        for (f, v) in [
+            ("geometry.channels", g.channels),
+            ("geometry.chips_per_channel", g.chips_per_channel),
+            ("geometry.dies_per_chip", g.dies_per_chip),
+            ("geometry.planes_per_die", g.planes_per_die),
+            ("geometry.blocks_per_plane", g.blocks_per_plane),
+            ("geometry.pages_per_block", g.pages_per_block),
+            ("geometry.page_size_bytes", g.page_size_bytes),
+        ] {
+            if v == 0 {
+                return err(f, "must be at least 1".into());
+            }
+        }
+        if !g.page_size_bytes.is_multiple_of(512) {
+            return err(
+                "geometry.page_size_bytes",
+                "must be a multiple of 512".into(),
+            );
+        }
+        if g.blocks_per_plane < 4 {
+            return err(
+                "geometry.blocks_per_plane",
+                "must be at least 4 (GC needs spare blocks)".into(),
+            );
+        }
+        let phys = (g.channels as u128)
+            * g.chips_per_channel as u128
+            * g.dies_per_chip as u128
+            * g.planes_per_die as u128
+            * g.blocks_per_plane as u128
+            * g.pages_per_block as u128;
+        if phys >= u32::MAX as u128 {
+            return err(
+                "geometry",
+                format!(
+                    "{phys} physical pages; at most {} are supported (32-bit page numbers)",
+                    u32::MAX - 1
+                ),
+            );
+        }
+        if !(0.0..1.0).contains(&self.ftl.overprovisioning) {
+            return err(
+                "ftl.overprovisioning",
+                format!("{} is outside [0, 1)", self.ftl.overprovisioning),
+            );
+        }
+        if self.logical_pages() == 0 {
+            return err("ftl.overprovisioning", "leaves no logical pages".into());
+        }
+        let mut order: Vec<char> = self.ftl.static_order.to_ascii_uppercase().chars().collect();
+        order.sort_unstable();
+        if order != ['C', 'D', 'P', 'W'] {
+            return err(
+                "ftl.static_order",
+                format!(
+                    "`{}` is not a permutation of C, W, D, P",
+                    self.ftl.static_order
+                ),
+            );
+        }
+        if self.ftl.hot_data != "none" && self.hot_data_identifier().is_none() {
+            return err(
+                "ftl.hot_data",
+                format!(
+                    "unknown scheme `{}`; expected none or one of {}, {}",
+                    self.ftl.hot_data,
+                    ssdlab_hdi::presets::NAMES.join(", "),
+                    ssdlab_hdi::presets::TIMED_NAMES.join(", ")
+                ),
+            );
+        }
+        if self.ftl.hot_separation == HotSeparation::GcMoves && self.ftl.hot_data == "none" {
+            return err(
+                "ftl.hot_separation",
+                "\"gc-moves\" needs a hot-data identifier to judge the moved pages: set ftl.hot_data".into(),
+            );
+        }
+        if self.ftl.hot_window_s == 0 {
+            return err("ftl.hot_window_s", "must be at least 1 second".into());
+        }
+        if self.ftl.hot_updates == 0 {
+            return err(
+                "ftl.hot_updates",
+                "must be at least 1 (0 would make every page hot)".into(),
+            );
+        }
+        let bits = self.cell.kind.bits();
+        for (f, v) in [
+            ("timing.read_us", &self.timing.read_us),
+            ("timing.program_us", &self.timing.program_us),
+        ] {
+            if v.len() != bits && v.len() != 1 {
+                return err(
+                    f,
+                    format!(
+                        "has {} values; a {:?} cell needs {bits} (LSB..MSB) or 1",
+                        v.len(),
+                        self.cell.kind
+                    ),
+                );
+            }
+            if v.iter().any(|x| !x.is_finite() || *x < 0.0) {
+                return err(f, "values must be finite and non-negative".into());
+            }
+        }
+        for (f, v) in [
+            ("timing.erase_us", self.timing.erase_us),
+            ("timing.bus_ns_per_byte", self.timing.bus_ns_per_byte),
+            ("timing.command_ns", self.timing.command_ns),
+        ] {
+            if !v.is_finite() || v < 0.0 {
+                return err(f, format!("{v} must be finite and non-negative"));
+            }
+        }
+        for (i, t) in self.page_pattern().iter().enumerate() {
+            if !self.cell.kind.page_types().contains(t) {
+                return err(
+                    "cell.page_pattern",
+                    format!(
+                        "entry {i} is {t:?}, which a {:?} cell does not have",
+                        self.cell.kind
+                    ),
+                );
+            }
+        }
+        if self.flash.plane_pairs_only && !g.planes_per_die.is_multiple_of(2) {
+            return err(
+                "flash.plane_pairs_only",
+                "needs an even number of planes per die".into(),
+            );
+        }
+        match self.gc.threshold {
+            GcThreshold::Percent(p) if !(p > 0.0 && p < 100.0) => {
+                return err("gc.threshold.percent", format!("{p} is outside (0, 100)"));
+            }
+            GcThreshold::Blocks(0) => {
+                return err("gc.threshold.blocks", "must be at least 1".into())
+            }
+            _ => {}
+        }
+        // GC needs at least one spare block per plane to migrate a victim
+        // into, and the threshold must lie within the spare space, or GC would
+        // run forever trying to reach it.
+        let spare = self.pages_per_plane() as f64 * self.ftl.overprovisioning;
+        let thr = self.gc_threshold_pages();
+        if thr < g.pages_per_block as u64 {
+            return err(
+                "gc.threshold",
+                format!(
+                    "{thr} pages per plane is less than one block ({} pages); GC could not proceed",
+                    g.pages_per_block
+                ),
+            );
+        }
+        if thr as f64 >= spare {
+            return err(
+                "gc.threshold",
+                format!(
+                    "{thr} free pages per plane is not below the spare space ({spare:.0} pages at {}% over-provisioning)",
+                    self.ftl.overprovisioning * 100.0
+                ),
+            );
+        }
+        if self.gc.d == 0 {
+            return err("gc.d", "must be at least 1".into());
+        }
+        if self.gc.moves_in_flight == 0 {
+            return err("gc.moves_in_flight", "must be at least 1".into());
+        }
+        match self.buffer.capacity {
+            BufferCapacity::FootprintPercent(p) if !(p > 0.0 && p <= 100.0) => {
+                return err(
+                    "buffer.capacity.footprint-percent",
+                    format!("{p} is outside (0, 100]"),
+                );
+            }
+            BufferCapacity::Pages(0) => {
+                return err(
+                    "buffer.capacity.pages",
+                    "must be at least 1 (use capacity = \"none\" for no buffer)".into(),
+                )
+            }
+            _ => {}
+        }
+        if self.buffer.evict_pages == 0 {
+            return err("buffer.evict_pages", "must be at least 1".into());
+        }
+        if !(0.0..1.0).contains(&self.buffer.free_watermark) {
+            return err("buffer.free_watermark", "must be in [0, 1)".into());
+        }
+        crate::scheme::check_requirements(self, origin)?;
+        if !(self.metrics.interval_ms.is_finite() && self.metrics.interval_ms >= 0.0) {
+            return err(
+                "metrics.interval_ms",
+                "must be a non-negative number".into(),
+            );
+        }
+        if self.host.replays == 0 {
+            return err("host.replays", "must be at least 1".into());
+        }
+        if self.host.queue_depth == 0 {
+            return err("host.queue_depth", "must be at least 1".into());
+        }
+        if !(self.host.time_scale.is_finite() && self.host.time_scale > 0.0) {
+            return err("host.time_scale", "must be a positive number".into());
+        }
+        Ok(())
+    }
+}

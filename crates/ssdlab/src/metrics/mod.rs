@@ -1,0 +1,276 @@
+//! Everything measured in a run, and the machine-readable result derived from
+//! it. Counters are plain integers updated on the hot path; latencies go to
+//! HDR histograms (3 significant digits); the report is built once at the end.
+
+use hdrhistogram::Histogram;
+use serde::Serialize;
+
+use crate::engine::Time;
+use crate::flash::{CmdCounters, CmdKind, Origin};
+use crate::ftl::PreconditionReport;
+
+mod report;
+
+pub use report::*;
+
+pub struct Metrics {
+    pub read_lat: Histogram<u64>,
+    pub write_lat: Histogram<u64>,
+    /// Exact latency sums and maxima (the histograms quantise to 3 digits).
+    lat_sum: [u128; 2],
+    lat_max: [u64; 2],
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    pub read_pages: u64,
+    pub write_pages: u64,
+    pub read_hits: u64,
+    pub write_hits: u64,
+    pub unmapped_read_pages: u64,
+    pub cmds: CmdCounters,
+    /// Pages programmed (programs and copyback destinations) by origin
+    /// (host, GC, mapping) and page type (LSB, CSB, MSB).
+    pub programmed_types: [[u64; 3]; 3],
+    /// Host pages programmed to the hot write stream.
+    pub hot_pages: u64,
+    pub wasted_pages: u64,
+    /// SuperPage: pages an update rewrote unchanged, and the reads of them.
+    pub copied_pages: u64,
+    pub superpage_reads: u64,
+    /// Host pages programmed, and of them those in multi-plane programs
+    /// (counted per page: a Die-Write may mix host pages and GC moves).
+    pub host_program_pages: [u64; 2],
+    pub gc: GcTotals,
+    pub mapping: MappingTotals,
+    planes_total: u32,
+    busy_planes: u32,
+    busy_max: u32,
+    busy_integral: u128,
+    busy_since: Time,
+    evict_samples: u64,
+    evict_busy_sum: u64,
+    evict_busy_max: u32,
+    qd: u32,
+    qd_max: u32,
+    qd_integral: u128,
+    qd_since: Time,
+    pub first_arrival: Option<Time>,
+    pub last_completion: Time,
+    /// Per-interval figures (metrics.interval_ms), or None.
+    series: Option<Series>,
+}
+
+/// Accumulators of the time series: one bucket per interval from `start`.
+struct Series {
+    interval: Time,
+    start: Time,
+    buckets: Vec<Bucket>,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Bucket {
+    requests: [u64; 2],
+    latency_ns: [u128; 2],
+    gc: u64,
+    pages: [u64; 2],
+}
+
+impl Series {
+    #[inline]
+    fn at(&mut self, now: Time) -> &mut Bucket {
+        let i = (now.saturating_sub(self.start) / self.interval) as usize;
+        if i >= self.buckets.len() {
+            self.buckets.resize(i + 1, Bucket::default());
+        }
+        &mut self.buckets[i]
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct GcTotals {
+    pub count: u64,
+    pub pages_migrated: u64,
+    /// Migrations written to the hot stream (`ftl.hot_separation =
+    /// "gc-moves"`: the page was judged hot when its move was created).
+    pub hot_moves: u64,
+    /// Migrations dropped because the host rewrote the page first.
+    pub moves_dropped: u64,
+    /// Migrations that could not use copyback (odd/even rule) and went
+    /// through the controller.
+    pub copyback_fallbacks: u64,
+    /// GCs started early because a sibling plane of the die started one
+    /// (ParaGC's early threshold).
+    pub joined: u64,
+    /// ParaGC alignment: moves programmed on a joined
+    /// plane whose write point lagged its siblings', to align them.
+    pub aligning_moves: u64,
+    /// Host pages programmed within a GC's Die-Writes (SPD+ combining, and
+    /// the last short Die-Write of a Die-GC completed from the buffer).
+    pub host_pages_combined: u64,
+    /// FAST: logical blocks merged by copying (full merges) and logs that
+    /// became data blocks as they were (switch merges).
+    pub full_merges: u64,
+    pub switch_merges: u64,
+    pub erases: u64,
+    /// Sum over GC invocations of (erase completion − trigger).
+    pub duration_ns: u128,
+    pub read_ns: u128,
+    pub write_ns: u128,
+    pub transfer_ns: u128,
+    pub erase_ns: u128,
+    /// Host programs: time from queueing to completion, summed.
+    pub host_write_ns: u128,
+    /// Of that, time waited while the target die was collecting garbage.
+    pub blocked_ns: u128,
+    /// Host programs that waited through some GC time.
+    pub blocked_writes: u64,
+}
+
+/// DFTL's cached mapping table and translation-page traffic.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct MappingTotals {
+    /// Map lookups (host reads from flash, host and mapping-page updates)
+    /// the cached mapping table served, and those that missed.
+    pub cache_hits: u64,
+    pub cache_misses: u64,
+    /// Translation pages read from flash (misses of one page in flight share
+    /// one read) and written back.
+    pub translation_reads: u64,
+    pub translation_writes: u64,
+    /// Translation-page write-backs caused by GC moving pages whose map
+    /// entries were not cached (batched per finished GC).
+    pub gc_translation_updates: u64,
+    /// Write-backs that joined a write-back of the same translation page
+    /// still queued.
+    pub writes_coalesced: u64,
+}
+
+/// Latency histogram: 1 ns to 2^50 ns (13 days), 3 significant digits;
+/// longer latencies are clamped to the top (a request that slow is a bug or a
+/// stalled drive, and the max still shows it).
+fn hist() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, 1 << 50, 3).expect("valid histogram bounds")
+}
+
+impl Metrics {
+    /// `interval` > 0 keeps a time series with one entry per `interval` ns.
+    pub fn new(planes_per_die: u32, planes_total: u32, interval: Time) -> Self {
+        Metrics {
+            series: (interval > 0).then(|| Series {
+                interval,
+                start: 0,
+                buckets: Vec::new(),
+            }),
+            read_lat: hist(),
+            write_lat: hist(),
+            lat_sum: [0; 2],
+            lat_max: [0; 2],
+            read_bytes: 0,
+            write_bytes: 0,
+            read_pages: 0,
+            write_pages: 0,
+            read_hits: 0,
+            write_hits: 0,
+            unmapped_read_pages: 0,
+            cmds: CmdCounters::new(planes_per_die),
+            programmed_types: [[0; 3]; 3],
+            hot_pages: 0,
+            wasted_pages: 0,
+            host_program_pages: [0; 2],
+            copied_pages: 0,
+            superpage_reads: 0,
+            gc: GcTotals::default(),
+            mapping: MappingTotals::default(),
+            planes_total,
+            busy_planes: 0,
+            busy_max: 0,
+            busy_integral: 0,
+            busy_since: 0,
+            evict_samples: 0,
+            evict_busy_sum: 0,
+            evict_busy_max: 0,
+            qd: 0,
+            qd_max: 0,
+            qd_integral: 0,
+            qd_since: 0,
+            first_arrival: None,
+            last_completion: 0,
+        }
+    }
+
+    /// Start measuring afresh at `now` (end of warm-up): counters and
+    /// histograms restart; the current busy-plane count and queue depth carry on.
+    pub fn reset(&mut self, now: Time) {
+        let (busy, qd) = (self.busy_planes, self.qd);
+        let interval = self.series.as_ref().map_or(0, |s| s.interval);
+        let mut fresh = Metrics::new(self.cmds.max_planes() as u32, self.planes_total, interval);
+        if let Some(s) = &mut fresh.series {
+            s.start = now;
+        }
+        fresh.busy_planes = busy;
+        fresh.busy_since = now;
+        fresh.qd = qd;
+        fresh.qd_since = now;
+        fresh.first_arrival = Some(now);
+        fresh.last_completion = now;
+        *self = fresh;
+    }
+
+    /// `n` planes became busy (positive) or idle (negative) at `now`.
+    #[inline]
+    pub fn planes_busy(&mut self, now: Time, delta: i32) {
+        self.busy_integral += self.busy_planes as u128 * (now - self.busy_since) as u128;
+        self.busy_since = now;
+        self.busy_planes = (self.busy_planes as i32 + delta) as u32;
+        self.busy_max = self.busy_max.max(self.busy_planes);
+    }
+
+    /// SPD's sampling point: a buffer eviction completed.
+    #[inline]
+    pub fn sample_at_eviction(&mut self) {
+        self.evict_samples += 1;
+        self.evict_busy_sum += self.busy_planes as u64;
+        self.evict_busy_max = self.evict_busy_max.max(self.busy_planes);
+    }
+
+    #[inline]
+    pub fn queue_depth(&mut self, now: Time, delta: i32) {
+        self.qd_integral += self.qd as u128 * (now - self.qd_since) as u128;
+        self.qd_since = now;
+        self.qd = (self.qd as i32 + delta) as u32;
+        self.qd_max = self.qd_max.max(self.qd);
+    }
+
+    /// A GC finished at `now` (for the time series).
+    #[inline]
+    pub fn series_gc(&mut self, now: Time) {
+        if let Some(s) = &mut self.series {
+            s.at(now).gc += 1;
+        }
+    }
+
+    /// `n` pages programmed at `now` by the host (`gc` false) or GC.
+    #[inline]
+    pub fn series_pages(&mut self, now: Time, gc: bool, n: u64) {
+        if let Some(s) = &mut self.series {
+            s.at(now).pages[gc as usize] += n;
+        }
+    }
+
+    /// A request completed at `now` after `ns`.
+    #[inline]
+    pub fn record_latency(&mut self, write: bool, ns: u64, now: Time) {
+        if let Some(s) = &mut self.series {
+            let b = s.at(now);
+            b.requests[write as usize] += 1;
+            b.latency_ns[write as usize] += ns as u128;
+        }
+        let h = if write {
+            &mut self.write_lat
+        } else {
+            &mut self.read_lat
+        };
+        h.saturating_record(ns.max(1));
+        self.lat_sum[write as usize] += ns as u128;
+        self.lat_max[write as usize] = self.lat_max[write as usize].max(ns);
+    }
+}
