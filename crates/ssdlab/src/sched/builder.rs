@@ -2,7 +2,6 @@
 //! heads of its other planes join it in one multi-plane command.
 
 use crate::addr::INVALID;
-use crate::config::SchedPolicy;
 use crate::flash::{CmdKind, Origin};
 use crate::ftl::Writer;
 use crate::sched::Class;
@@ -93,7 +92,8 @@ impl Simulator {
         }
         // Choose the leading transaction.
         let mut lead: Option<(Class, u32, u64)> = None;
-        for class in [Class::Read, Class::Gc, Class::Write] {
+        let order = self.sched.queues.order;
+        for class in order.classes {
             for p in planes.clone() {
                 if let Some(t) = self.sched.queues.head(p, class) {
                     let seq = self.txns[t as usize].seq;
@@ -102,7 +102,7 @@ impl Simulator {
                     }
                 }
             }
-            if lead.is_some() && self.sched.queues.policy == SchedPolicy::ReadPriority {
+            if lead.is_some() && order.strict {
                 break;
             }
         }

@@ -27,9 +27,37 @@ pub struct Queues {
     /// Transactions queued per die (for least-busy allocation and stats).
     per_die: Vec<u32>,
     planes_per_die: u32,
-    /// Read-priority serves host reads, then GC, then host writes; FCFS
-    /// serves the oldest head of any class (the simulator's `dispatch`).
-    pub policy: SchedPolicy,
+    /// How the command builder picks a die's leading transaction.
+    pub order: ClassOrder,
+}
+
+/// The scheduling policy (`sched.policy`) as the command builder applies
+/// it: the queue classes in priority order, and whether the first class
+/// with an eligible head wins outright (`strict`) or the oldest eligible
+/// head of any class does.
+#[derive(Clone, Copy, Debug)]
+pub struct ClassOrder {
+    pub classes: [Class; 3],
+    pub strict: bool,
+}
+
+impl ClassOrder {
+    pub fn of(policy: SchedPolicy) -> ClassOrder {
+        let classes = [Class::Read, Class::Gc, Class::Write];
+        match policy {
+            // Host reads, then GC, then host writes.
+            SchedPolicy::ReadPriority => ClassOrder {
+                classes,
+                strict: true,
+            },
+            // The oldest head of any class (GC traffic still holds host
+            // writes back in its plane: that is eligibility, not order).
+            SchedPolicy::Fcfs => ClassOrder {
+                classes,
+                strict: false,
+            },
+        }
+    }
 }
 
 impl Queues {
@@ -38,7 +66,7 @@ impl Queues {
             q: (0..planes * 3).map(|_| VecDeque::new()).collect(),
             per_die: vec![0; (planes / planes_per_die) as usize],
             planes_per_die,
-            policy,
+            order: ClassOrder::of(policy),
         }
     }
     #[inline]
