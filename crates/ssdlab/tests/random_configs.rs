@@ -220,7 +220,7 @@ fn profile(c: &Config, k: &Case) -> Profile {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
     #[test]
     fn any_configuration_stays_consistent(k in case()) {

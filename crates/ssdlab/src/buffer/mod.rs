@@ -336,7 +336,7 @@ impl WriteBuffer {
         out.clear();
         policy.select(self, out);
         for &s in out.iter() {
-            debug_assert_eq!(
+            assert_eq!(
                 self.state[s as usize],
                 SlotState::Dirty,
                 "policy chose a slot that is not dirty"
@@ -352,7 +352,7 @@ impl WriteBuffer {
     /// The program of a flushing slot completed: the slot is free again.
     pub fn flush_done(&mut self, slot: u32) {
         let i = slot as usize;
-        debug_assert_eq!(self.state[i], SlotState::Flushing);
+        assert_eq!(self.state[i], SlotState::Flushing);
         self.state[i] = SlotState::Free;
         self.flushing -= 1;
         if self.index.get(&self.lpn[i]) == Some(&slot) {

@@ -92,6 +92,7 @@ impl Simulator {
         let n = members.len();
         let origin = self.txns[members[0] as usize].origin;
         let d = &mut self.flash.dies[die as usize];
+        assert!(!d.busy, "die {die} given a command while busy");
         d.busy = true;
         d.finished = 0;
         d.n = n as u8;
@@ -331,7 +332,7 @@ impl Simulator {
         let t = d.txns[i];
         match self.txns[t as usize].kind {
             CmdKind::Read => {
-                debug_assert_eq!(d.finished as usize, i, "reads finish in transfer order");
+                assert_eq!(d.finished as usize, i, "reads finish in transfer order");
                 self.flash.dies[die as usize].finished += 1;
                 self.finish_txn(t);
             }

@@ -583,7 +583,7 @@ impl Ftl {
     /// mixing GC moves and host pages writes all of them to one stream).
     pub fn relocate_as(&mut self, src: Ppn, plane: u32, w: Writer, now: Time) -> Option<Ppn> {
         let lpn = self.p2l[src as usize];
-        debug_assert_ne!(lpn, INVALID);
+        assert_ne!(lpn, INVALID);
         let version = self.versions.as_ref().map_or(0, |v| v.page[src as usize]);
         self.write_replacing(plane, lpn, src, version, w, now)
     }
@@ -631,11 +631,11 @@ impl Ftl {
 
     /// Erase a victim block (no valid pages left) and return it to the free list.
     pub fn erase(&mut self, gb: u32) {
-        debug_assert_eq!(
+        assert_eq!(
             self.valid[gb as usize], 0,
             "erasing a block with valid data"
         );
-        debug_assert_eq!(self.state[gb as usize], BlockState::Victim);
+        assert_eq!(self.state[gb as usize], BlockState::Victim);
         self.wp[gb as usize] = 0;
         self.erase_count[gb as usize] += 1;
         self.state[gb as usize] = BlockState::Free;

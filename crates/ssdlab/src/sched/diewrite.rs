@@ -77,7 +77,7 @@ impl Simulator {
     /// multiple of the planes per die) goes to plane `i mod N`, so every
     /// plane's queue gets one page of each Die-Write, in the same order.
     pub(crate) fn enqueue_die_writes(&mut self, die: u32, txns: &[u32], class: Class) {
-        debug_assert!(txns.len().is_multiple_of(self.ppd as usize));
+        assert!(txns.len().is_multiple_of(self.ppd as usize));
         for (i, &t) in txns.iter().enumerate() {
             let plane = die * self.ppd + i as u32 % self.ppd;
             self.txns[t as usize].plane = plane;

@@ -312,8 +312,8 @@ impl crate::ftl::Ftl {
     pub fn fast_program(&mut self, src: Ppn, lpn: Lpn, dst: Ppn) -> bool {
         let b = (dst / self.ppb) as usize;
         let page = (dst % self.ppb) as u16;
-        debug_assert_eq!(self.state[b], BlockState::Data);
-        debug_assert!(self.wp[b] <= page, "merge programs in offset order");
+        assert_eq!(self.state[b], BlockState::Data);
+        assert!(self.wp[b] <= page, "merge programs in offset order");
         self.wp[b] = page + 1;
         if src == INVALID || lpn == INVALID || self.p2l[src as usize] != lpn {
             return false;
@@ -350,7 +350,7 @@ impl crate::ftl::Ftl {
             return None;
         }
         for b in self.unit_blocks(old).collect::<Vec<_>>() {
-            debug_assert_eq!(self.valid[b as usize], 0, "an old data unit keeps data");
+            assert_eq!(self.valid[b as usize], 0, "an old data unit keeps data");
             self.state[b as usize] = BlockState::Victim;
         }
         Some(old)
