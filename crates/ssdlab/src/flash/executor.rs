@@ -18,6 +18,12 @@ pub(crate) struct Executor {
     pub(crate) rules: PlaneRules,
     pub(crate) dies: Vec<Die>,
     pub(crate) channel_free: Vec<Time>,
+    /// Free page registers per plane. A command takes one on every plane it
+    /// uses and gives them back when it ends; one per plane today (a plane
+    /// runs one page operation at a time), the resource a plane with several
+    /// register sets (concurrent copybacks) would have more of.
+    pub(crate) registers: Vec<u8>,
+    pub(crate) ppd: u32,
 }
 
 impl Executor {
@@ -28,6 +34,7 @@ impl Executor {
             dies: vec![
                 Die {
                     busy: false,
+                    held: 0,
                     n: 0,
                     finished: 0,
                     txns: [INVALID; MAX_PLANES_PER_DIE],
@@ -35,6 +42,8 @@ impl Executor {
                 cfg.total_dies() as usize
             ],
             channel_free: vec![0; cfg.geometry.channels as usize],
+            registers: vec![1; cfg.total_planes() as usize],
+            ppd: cfg.geometry.planes_per_die,
         }
     }
 }
@@ -42,11 +51,40 @@ impl Executor {
 #[derive(Clone, Copy)]
 pub(crate) struct Die {
     pub(crate) busy: bool,
+    /// Planes of the die (bit i: plane i within the die) whose page
+    /// register the command holds until it ends.
+    pub(crate) held: u16,
     pub(crate) n: u8,
     /// Transactions of the command already finished (reads finish one by
     /// one as their data leaves).
     pub(crate) finished: u8,
     pub(crate) txns: [u32; MAX_PLANES_PER_DIE],
+}
+
+impl Executor {
+    /// A command on `die` takes a register on each of `planes`.
+    fn take_registers(&mut self, die: u32, planes: impl Iterator<Item = u32>) {
+        let first = die * self.ppd;
+        let mut held = 0u16;
+        for p in planes {
+            let r = &mut self.registers[p as usize];
+            assert!(*r > 0, "plane {p} has no free register");
+            *r -= 1;
+            held |= 1 << (p - first);
+        }
+        self.dies[die as usize].held = held;
+    }
+
+    /// The command on `die` ended: its registers are free again.
+    fn release_registers(&mut self, die: u32) {
+        let first = die * self.ppd;
+        let mut held = std::mem::take(&mut self.dies[die as usize].held);
+        while held != 0 {
+            let i = held.trailing_zeros();
+            held &= held - 1;
+            self.registers[(first + i) as usize] += 1;
+        }
+    }
 }
 
 impl Simulator {
@@ -94,6 +132,9 @@ impl Simulator {
         let d = &mut self.flash.dies[die as usize];
         assert!(!d.busy, "die {die} given a command while busy");
         d.busy = true;
+        self.flash
+            .take_registers(die, members.iter().map(|&t| self.txns[t as usize].plane));
+        let d = &mut self.flash.dies[die as usize];
         d.finished = 0;
         d.n = n as u8;
         d.txns[..n].copy_from_slice(members);
@@ -145,70 +186,12 @@ impl Simulator {
                 let mut array = 0;
                 let mut moves = 0u64;
                 let mut dsts = [INVALID; MAX_PLANES_PER_DIE];
-                // A Die-Write goes to one write stream on every plane, so
-                // that the die's write points stay aligned.
                 for (i, &t) in members.iter().enumerate() {
-                    let tx = self.txns[t as usize];
-                    let w = gang_writer.unwrap_or_else(|| self.writer(t));
-                    let ppn = if tx.dst != INVALID {
-                        // A FAST merge: the page goes to its offset.
-                        if self.ftl.fast_program(tx.src, tx.lpn, tx.dst) {
-                            self.metrics.gc.pages_migrated += 1;
-                            moves += 1;
-                        } else {
-                            self.metrics.wasted_pages += 1;
-                        }
-                        Some(tx.dst)
-                    } else if matches!(tx.data, Data::Move | Data::Pad) {
-                        if tx.src != INVALID && self.ftl.owner(tx.src) == Some(tx.lpn) {
-                            self.metrics.gc.pages_migrated += 1;
-                            self.metrics.gc.hot_moves += (w == Writer::Gc { hot: true }) as u64;
-                            moves += 1;
-                            self.map_moved(tx.lpn);
-                            self.ftl.relocate_as(tx.src, tx.plane, w, now)
-                        } else {
-                            // Padding, or a move in a Die-Write whose page
-                            // the host rewrote after it was read.
-                            self.metrics.wasted_pages += 1;
-                            self.ftl.write(tx.plane, INVALID, 0, w, now)
-                        }
-                    } else if tx.data == Data::Copy {
-                        self.ftl.assigned_written(tx.plane);
-                        if self.ftl.owner(tx.src) == Some(tx.lpn) {
-                            self.metrics.copied_pages += 1;
-                            self.ftl.relocate_as(tx.src, tx.plane, w, now)
-                        } else {
-                            // Rewritten or moved since it was read.
-                            self.metrics.wasted_pages += 1;
-                            self.ftl.write(tx.plane, INVALID, 0, w, now)
-                        }
-                    } else {
-                        // A host page, or a DFTL translation page.
-                        self.ftl.assigned_written(tx.plane);
-                        let current = self.inflight.get(&tx.lpn) == Some(&t);
-                        let lpn = if current { tx.lpn } else { INVALID };
-                        if tx.origin == Origin::Host {
-                            // GC time of this die the write waited through.
-                            self.txns[t as usize].gc_mark = self.gc.clock(die, now) - tx.gc_mark;
-                            self.metrics.host_program_pages[0] += 1;
-                            if matches!(gang_writer, Some(Writer::Gc { .. })) {
-                                self.combined_programmed(die);
-                            }
-                            self.metrics.host_program_pages[1] += (n > 1) as u64;
-                            if matches!(w, Writer::Host { hot: true } | Writer::Gc { hot: true }) {
-                                self.metrics.hot_pages += 1;
-                            }
-                        }
-                        self.ftl.write(tx.plane, lpn, tx.version, w, now)
-                    }
-                    .expect("eligible() checked that the plane has a free page");
-                    self.txns[t as usize].src = ppn;
+                    let (ppn, moved) = self.commit_program(die, t, n, gang_writer, now);
+                    moves += moved as u64;
                     dsts[i] = ppn;
                     let page = self.ftl.map.page_of(ppn);
-                    self.metrics.programmed_types[tx.origin as usize]
-                        [self.flash.timing.page_type[page as usize] as usize] += 1;
                     array = array.max(self.flash.timing.program_time(page));
-                    self.gc_trigger(tx.plane);
                 }
                 self.check_multiplane(kind, &dsts[..n], now);
                 if gang_writer.is_some() && self.cfg.check.enabled {
@@ -265,24 +248,15 @@ impl Simulator {
                 let (mut tr, mut tr_sum, mut tp) = (0, 0, 0);
                 let mut dsts = [INVALID; MAX_PLANES_PER_DIE];
                 for (i, &t) in members.iter().enumerate() {
-                    let tx = self.txns[t as usize];
-                    let r = self.flash.timing.read_time(self.ftl.map.page_of(tx.src));
+                    let r = self
+                        .flash
+                        .timing
+                        .read_time(self.ftl.map.page_of(self.txns[t as usize].src));
                     tr = tr.max(r);
                     tr_sum += r;
-                    let w = self.writer(t);
-                    let dst = self
-                        .ftl
-                        .relocate_as(tx.src, tx.plane, w, now)
-                        .expect("eligible() checked that the plane has a free page");
+                    let dst = self.commit_copyback(t, now);
                     dsts[i] = dst;
-                    self.metrics.gc.pages_migrated += 1;
-                    self.metrics.gc.hot_moves += (w == Writer::Gc { hot: true }) as u64;
-                    self.map_moved(tx.lpn);
-                    let page = self.ftl.map.page_of(dst);
-                    self.metrics.programmed_types[Origin::Gc as usize]
-                        [self.flash.timing.page_type[page as usize] as usize] += 1;
-                    tp = tp.max(self.flash.timing.program_time(page));
-                    self.gc_trigger(tx.plane);
+                    tp = tp.max(self.flash.timing.program_time(self.ftl.map.page_of(dst)));
                 }
                 self.check_multiplane(kind, &dsts[..n], now);
                 let read = if one_read { tr } else { tr_sum };
@@ -358,6 +332,7 @@ impl Simulator {
         }
         self.metrics.planes_busy(now, -(d.n as i32));
         self.flash.dies[die as usize].busy = false;
+        self.flash.release_registers(die);
         for &t in members {
             self.finish_txn(t);
         }

@@ -12,6 +12,7 @@
 
 pub mod alloc;
 pub mod check;
+pub mod commit;
 pub mod groups;
 pub mod hot;
 pub mod mapping;

@@ -1,0 +1,106 @@
+//! What dispatching a program or copyback does to the FTL: the page is
+//! allocated now (so pages of a block are programmed in order and a
+//! multi-plane command writes exactly the aligned pages it was built from),
+//! the maps change, the page is counted, and the plane may need GC.
+
+use crate::addr::{Ppn, INVALID};
+use crate::engine::Time;
+use crate::flash::Origin;
+use crate::ftl::Writer;
+use crate::sim::*;
+
+impl Simulator {
+    /// Program member `t` of a command of `n` planes on `die` is dispatched:
+    /// write its page (a Die-Write's pages all go to the stream
+    /// `gang_writer`, so that the die's write points stay aligned). Returns
+    /// the page written and whether it was a GC move.
+    pub(crate) fn commit_program(
+        &mut self,
+        die: u32,
+        t: u32,
+        n: usize,
+        gang_writer: Option<Writer>,
+        now: Time,
+    ) -> (Ppn, bool) {
+        let tx = self.txns[t as usize];
+        let w = gang_writer.unwrap_or_else(|| self.writer(t));
+        let mut moved = false;
+        let ppn = if tx.dst != INVALID {
+            // A fixed destination (a FAST merge's page at its offset).
+            if self.ftl.fast_program(tx.src, tx.lpn, tx.dst) {
+                self.metrics.gc.pages_migrated += 1;
+                moved = true;
+            } else {
+                self.metrics.wasted_pages += 1;
+            }
+            Some(tx.dst)
+        } else if matches!(tx.data, Data::Move | Data::Pad) {
+            if tx.src != INVALID && self.ftl.owner(tx.src) == Some(tx.lpn) {
+                self.metrics.gc.pages_migrated += 1;
+                self.metrics.gc.hot_moves += (w == Writer::Gc { hot: true }) as u64;
+                moved = true;
+                self.map_moved(tx.lpn);
+                self.ftl.relocate_as(tx.src, tx.plane, w, now)
+            } else {
+                // Padding, or a move in a Die-Write whose page the host
+                // rewrote after it was read.
+                self.metrics.wasted_pages += 1;
+                self.ftl.write(tx.plane, INVALID, 0, w, now)
+            }
+        } else if tx.data == Data::Copy {
+            self.ftl.assigned_written(tx.plane);
+            if self.ftl.owner(tx.src) == Some(tx.lpn) {
+                self.metrics.copied_pages += 1;
+                self.ftl.relocate_as(tx.src, tx.plane, w, now)
+            } else {
+                // Rewritten or moved since it was read.
+                self.metrics.wasted_pages += 1;
+                self.ftl.write(tx.plane, INVALID, 0, w, now)
+            }
+        } else {
+            // A host page, or a DFTL translation page.
+            self.ftl.assigned_written(tx.plane);
+            let current = self.inflight.get(&tx.lpn) == Some(&t);
+            let lpn = if current { tx.lpn } else { INVALID };
+            if tx.origin == Origin::Host {
+                // GC time of this die the write waited through.
+                self.txns[t as usize].gc_mark = self.gc.clock(die, now) - tx.gc_mark;
+                self.metrics.host_program_pages[0] += 1;
+                if matches!(gang_writer, Some(Writer::Gc { .. })) {
+                    self.combined_programmed(die);
+                }
+                self.metrics.host_program_pages[1] += (n > 1) as u64;
+                if matches!(w, Writer::Host { hot: true } | Writer::Gc { hot: true }) {
+                    self.metrics.hot_pages += 1;
+                }
+            }
+            self.ftl.write(tx.plane, lpn, tx.version, w, now)
+        }
+        .expect("eligible() checked that the plane has a free page");
+        self.txns[t as usize].src = ppn;
+        let page = self.ftl.map.page_of(ppn);
+        self.metrics.programmed_types[tx.origin as usize]
+            [self.flash.timing.page_type[page as usize] as usize] += 1;
+        self.gc_trigger(tx.plane);
+        (ppn, moved)
+    }
+
+    /// Copyback member `t` is dispatched: its page moves within the plane.
+    /// Returns the destination.
+    pub(crate) fn commit_copyback(&mut self, t: u32, now: Time) -> Ppn {
+        let tx = self.txns[t as usize];
+        let w = self.writer(t);
+        let dst = self
+            .ftl
+            .relocate_as(tx.src, tx.plane, w, now)
+            .expect("eligible() checked that the plane has a free page");
+        self.metrics.gc.pages_migrated += 1;
+        self.metrics.gc.hot_moves += (w == Writer::Gc { hot: true }) as u64;
+        self.map_moved(tx.lpn);
+        let page = self.ftl.map.page_of(dst);
+        self.metrics.programmed_types[Origin::Gc as usize]
+            [self.flash.timing.page_type[page as usize] as usize] += 1;
+        self.gc_trigger(tx.plane);
+        dst
+    }
+}
