@@ -159,22 +159,18 @@ impl Simulator {
     }
 }
 
-/// What Die-Writes (`ftl.write_unit = "die"` or `"super-page"`) requires of the other policies, and what it excludes: the
+/// What Die-Writes (`ftl.write_unit` other than `"page"`) requires of the other policies, and what it excludes: the
 /// first violated requirement as (the key to change, why).
 pub(crate) fn requirements(c: &Config) -> Requirement {
-    let want_eviction = match c.ftl.write_unit {
-        WriteUnit::Die => Eviction::DieWrite,
-        WriteUnit::SuperPage => Eviction::SuperPage,
-        WriteUnit::Page => {
-            if matches!(c.buffer.eviction, Eviction::DieWrite | Eviction::SuperPage) {
-                return Err((
-                    "buffer.eviction",
-                    "eviction = \"die-write\" needs ftl.write_unit = \"die\" (\"super-page\": \"super-page\")".into(),
-                ));
-            }
-            return Ok(());
+    if c.ftl.write_unit == WriteUnit::Page {
+        if c.buffer.eviction == Eviction::DieWrite {
+            return Err((
+                "buffer.eviction",
+                "eviction = \"die-write\" needs ftl.write_unit = \"die\"".into(),
+            ));
         }
-    };
+        return Ok(());
+    }
     if c.ftl.block_groups != BlockGroups::Die {
         return Err((
             "ftl.write_unit",
@@ -188,10 +184,10 @@ pub(crate) fn requirements(c: &Config) -> Requirement {
                 .into(),
         ));
     }
-    if c.buffer.eviction != want_eviction {
+    if c.ftl.write_unit == WriteUnit::Die && c.buffer.eviction != Eviction::DieWrite {
         return Err((
             "buffer.eviction",
-            "write_unit = \"die\" needs eviction = \"die-write\", write_unit = \"super-page\" eviction = \"super-page\"".into(),
+            "write_unit = \"die\" needs eviction = \"die-write\"".into(),
         ));
     }
     if !c.flash.multiplane || c.flash.plane_pairs_only {

@@ -11,9 +11,11 @@
 
 use crate::addr::INVALID;
 use crate::buffer::{EvictionPolicy, WriteBuffer};
+use crate::config::{Config, Eviction, Mapping, WriteUnit};
 use crate::flash::{CmdKind, Origin};
 use crate::sched::unit::Unit;
 use crate::sched::Class;
+use crate::scheme::Requirement;
 use crate::sim::*;
 
 /// SuperPage: the least recently used page of the next die in turn with a
@@ -154,5 +156,37 @@ impl Simulator {
         }
         self.superpages().free.push(id);
         self.enqueue_die_writes(a.die, &a.members[..self.ppd as usize], Class::Write);
+    }
+}
+
+/// What SuperPage (`ftl.write_unit = "super-page"`, `buffer.eviction =
+/// "super-page"`) requires of the other policies, and what it excludes (it
+/// also needs what every Die-Write needs, `diewrite::requirements`).
+pub(crate) fn requirements(c: &Config) -> Requirement {
+    if c.ftl.write_unit != WriteUnit::SuperPage {
+        if c.buffer.eviction == Eviction::SuperPage {
+            return Err((
+                "buffer.eviction",
+                "eviction = \"super-page\" needs ftl.write_unit = \"super-page\"".into(),
+            ));
+        }
+        return Ok(());
+    }
+    if c.buffer.eviction != Eviction::SuperPage {
+        return Err((
+            "buffer.eviction",
+            "write_unit = \"super-page\" needs eviction = \"super-page\"".into(),
+        ));
+    }
+    match c.ftl.mapping {
+        Mapping::Dftl => Err((
+            "ftl.mapping",
+            "mapping = \"dftl\" is not supported with write_unit = \"super-page\" (a translation page has no logical super page to rewrite)".into(),
+        )),
+        Mapping::Fast => Err((
+            "ftl.mapping",
+            "mapping = \"fast\" is not supported with write_unit = \"super-page\" (a super page rewrite has no log-block counterpart)".into(),
+        )),
+        Mapping::Page => Ok(()),
     }
 }

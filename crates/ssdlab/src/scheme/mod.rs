@@ -18,6 +18,7 @@ pub(crate) type Requirement = std::result::Result<(), (&'static str, String)>;
 const REQUIREMENTS: &[fn(&Config) -> Requirement] = &[
     crate::ftl::groups::requirements,
     crate::sched::diewrite::requirements,
+    crate::sched::superpage::requirements,
     crate::ftl::mapping::dftl::requirements,
     crate::ftl::mapping::fast::requirements,
     crate::sched::diewrite::combine_requirements,

@@ -1,6 +1,5 @@
 //! DFTL's cost on the timed path: mapping reads and write-backs.
 
-use crate::config::WriteUnit;
 use crate::scheme::Requirement;
 use rustc_hash::FxHashMap;
 
@@ -206,12 +205,6 @@ pub(crate) fn requirements(c: &Config) -> Requirement {
         return Err((
             "ftl.mapping_entry_bytes",
             "must be at least 1 and at most the page size".into(),
-        ));
-    }
-    if c.ftl.write_unit == WriteUnit::SuperPage {
-        return Err((
-            "ftl.mapping",
-            "mapping = \"dftl\" is not supported with write_unit = \"super-page\" (a translation page has no logical super page to rewrite)".into(),
         ));
     }
     if c.logical_pages() + c.translation_pages() > u32::MAX as u64 - 1 {

@@ -20,7 +20,7 @@
 //! `limit` of them, the oldest closed one is reclaimed by merging every
 //! logical block with a valid page in it.
 
-use crate::config::{Mapping, PlaneAllocation, WriteUnit};
+use crate::config::{Mapping, PlaneAllocation};
 use crate::error::{Error, Result};
 use crate::ftl::BlockState;
 use crate::scheme::Requirement;
@@ -485,9 +485,6 @@ pub(crate) fn requirements(c: &Config) -> Requirement {
         return Ok(());
     }
     let groups = c.ftl.block_groups == BlockGroups::Die;
-    if c.ftl.write_unit == WriteUnit::SuperPage {
-        return Err(("ftl.mapping", "mapping = \"fast\" is not supported with write_unit = \"super-page\" (a super page rewrite has no log-block counterpart)".into()));
-    }
     if c.write_streams() != 1 {
         return Err(("ftl.hot_data", "mapping = \"fast\" has one log stream: hot/cold separation (hot_data) must be \"none\"".into()));
     }
