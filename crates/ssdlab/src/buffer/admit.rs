@@ -12,6 +12,7 @@ use crate::config::{BufferCapacity, Config};
 use crate::error::{Error, Result};
 use crate::flash::{CmdKind, Origin};
 use crate::ftl::Writer;
+use crate::host::ReqId;
 use crate::sim::*;
 
 /// The write buffer as the simulator runs it: the cache (None without a
@@ -20,7 +21,7 @@ use crate::sim::*;
 pub(crate) struct Buffering {
     pub(crate) cache: Option<WriteBuffer>,
     pub(crate) policy: Option<Box<dyn EvictionPolicy>>,
-    pub(crate) waiting: VecDeque<(u32, Lpn)>,
+    pub(crate) waiting: VecDeque<(ReqId, Lpn)>,
     pub(crate) evict_out: Vec<u32>,
     pub(crate) pages: u64,
 }
@@ -131,7 +132,7 @@ impl Simulator {
 
     /// The program transaction of a page leaving the buffer (its plane, if
     /// already bound, else INVALID).
-    pub(crate) fn evicted_txn(&mut self, slot: u32) -> u32 {
+    pub(crate) fn evicted_txn(&mut self, slot: u32) -> TxnId {
         let buf = self.buffer.cache.as_ref().expect("buffered mode");
         let (lpn, version, plane) = (
             buf.slot_lpn(slot),
@@ -140,16 +141,16 @@ impl Simulator {
         );
         self.ftl.prefetch(lpn);
         let t = self.new_txn(CmdKind::Program, Origin::Host, plane, lpn, INVALID);
-        self.txns[t as usize].hot = self.host_hot(lpn);
-        self.txns[t as usize].slot = slot;
-        self.txns[t as usize].version = version;
+        self.txns[t].hot = self.host_hot(lpn);
+        self.txns[t].slot = slot;
+        self.txns[t].version = version;
         self.inflight.insert(lpn, t);
         t
     }
 
     /// Program transactions of up to `pages` of the die's least recently used
     /// dirty buffer pages, evicted to complete a Die-Write.
-    pub(crate) fn evict_from_die(&mut self, die: u32, pages: usize) -> Vec<u32> {
+    pub(crate) fn evict_from_die(&mut self, die: u32, pages: usize) -> Vec<TxnId> {
         let mut out = Vec::new();
         if let Some(buf) = self.buffer.cache.as_mut() {
             buf.evict(

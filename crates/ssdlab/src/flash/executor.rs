@@ -9,6 +9,7 @@ use crate::error::Error;
 use crate::flash::{CmdKind, Origin};
 use crate::flash::{FlashTiming, PlaneRules};
 use crate::ftl::Writer;
+use crate::host::ReqId;
 use crate::sim::*;
 
 /// The executor's state: timing and plane rules of the drive, each die's
@@ -37,7 +38,7 @@ impl Executor {
                     held: 0,
                     n: 0,
                     finished: 0,
-                    txns: [INVALID; MAX_PLANES_PER_DIE],
+                    txns: [TxnId::NONE; MAX_PLANES_PER_DIE],
                 };
                 cfg.total_dies() as usize
             ],
@@ -58,7 +59,7 @@ pub(crate) struct Die {
     /// Transactions of the command already finished (reads finish one by
     /// one as their data leaves).
     pub(crate) finished: u8,
-    pub(crate) txns: [u32; MAX_PLANES_PER_DIE],
+    pub(crate) txns: [TxnId; MAX_PLANES_PER_DIE],
 }
 
 impl Executor {
@@ -123,17 +124,17 @@ impl Simulator {
         &mut self,
         die: u32,
         kind: CmdKind,
-        members: &[u32],
+        members: &[TxnId],
         gang_writer: Option<Writer>,
     ) {
         let now = self.engine.now();
         let n = members.len();
-        let origin = self.txns[members[0] as usize].origin;
+        let origin = self.txns[members[0]].origin;
         let d = &mut self.flash.dies[die as usize];
         assert!(!d.busy, "die {die} given a command while busy");
         d.busy = true;
         self.flash
-            .take_registers(die, members.iter().map(|&t| self.txns[t as usize].plane));
+            .take_registers(die, members.iter().map(|&t| self.txns[t].plane));
         let d = &mut self.flash.dies[die as usize];
         d.finished = 0;
         d.n = n as u8;
@@ -142,7 +143,7 @@ impl Simulator {
         self.metrics.cmds.add(kind, origin, n);
         if self.dftl.cmt.is_some() {
             for &t in members {
-                if self.txns[t as usize].origin == Origin::Mapping {
+                if self.txns[t].origin == Origin::Mapping {
                     match kind {
                         CmdKind::Read => self.metrics.mapping.translation_reads += 1,
                         _ => self.metrics.mapping.translation_writes += 1,
@@ -172,7 +173,7 @@ impl Simulator {
                     .map(|&t| {
                         self.flash
                             .timing
-                            .read_time(self.ftl.map.page_of(self.txns[t as usize].src))
+                            .read_time(self.ftl.map.page_of(self.txns[t].src))
                     })
                     .max()
                     .unwrap_or(0);
@@ -210,7 +211,7 @@ impl Simulator {
                 self.metrics.gc.write_ns += array as u128 * moves as u128;
                 if self.cfg.host.write_completion == WriteCompletion::Transfer {
                     for (i, &t) in members.iter().enumerate() {
-                        if self.txns[t as usize].req != INVALID {
+                        if self.txns[t].req != ReqId::NONE {
                             let at = start + (i as Time + 1) * xfer;
                             self.engine.schedule(
                                 at,
@@ -235,9 +236,9 @@ impl Simulator {
                 // GCs' unaligned ones one after another (into each plane's
                 // register), then one multi-plane program.
                 let m = &self.ftl.map;
-                let s0 = self.txns[members[0] as usize].src;
+                let s0 = self.txns[members[0]].src;
                 let one_read = members.iter().all(|&t| {
-                    let s = self.txns[t as usize].src;
+                    let s = self.txns[t].src;
                     self.flash.rules.aligned(
                         m.block_of(s0),
                         m.page_of(s0),
@@ -251,7 +252,7 @@ impl Simulator {
                     let r = self
                         .flash
                         .timing
-                        .read_time(self.ftl.map.page_of(self.txns[t as usize].src));
+                        .read_time(self.ftl.map.page_of(self.txns[t].src));
                     tr = tr.max(r);
                     tr_sum += r;
                     let dst = self.commit_copyback(t, now);
@@ -291,7 +292,7 @@ impl Simulator {
         }
         let end = start + n as Time * xfer;
         self.flash.channel_free[ch] = end;
-        if self.txns[d.txns[0] as usize].origin == Origin::Gc {
+        if self.txns[d.txns[0]].origin == Origin::Gc {
             self.metrics.gc.transfer_ns += xfer as u128 * n as u128;
         }
         self.engine.schedule(end, EventKind::DieDone, die);
@@ -304,7 +305,7 @@ impl Simulator {
         );
         let d = self.flash.dies[die as usize];
         let t = d.txns[i];
-        match self.txns[t as usize].kind {
+        match self.txns[t].kind {
             CmdKind::Read => {
                 assert_eq!(d.finished as usize, i, "reads finish in transfer order");
                 self.flash.dies[die as usize].finished += 1;
@@ -312,7 +313,7 @@ impl Simulator {
             }
             _ => {
                 // Transfer-mode write completion: the host sees the write done.
-                let req = std::mem::replace(&mut self.txns[t as usize].req, INVALID);
+                let req = std::mem::replace(&mut self.txns[t].req, ReqId::NONE);
                 self.sub_done(req);
             }
         }
@@ -324,10 +325,7 @@ impl Simulator {
         let members = &d.txns[d.finished as usize..d.n as usize];
         // SPD's plane utilisation: sampled when a buffer eviction completes,
         // while its planes still count as busy.
-        if members
-            .iter()
-            .any(|&t| self.txns[t as usize].slot != INVALID)
-        {
+        if members.iter().any(|&t| self.txns[t].slot != INVALID) {
             self.metrics.sample_at_eviction();
         }
         self.metrics.planes_busy(now, -(d.n as i32));

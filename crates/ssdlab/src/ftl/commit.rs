@@ -17,12 +17,12 @@ impl Simulator {
     pub(crate) fn commit_program(
         &mut self,
         die: u32,
-        t: u32,
+        t: TxnId,
         n: usize,
         gang_writer: Option<Writer>,
         now: Time,
     ) -> (Ppn, bool) {
-        let tx = self.txns[t as usize];
+        let tx = self.txns[t];
         let w = gang_writer.unwrap_or_else(|| self.writer(t));
         let mut moved = false;
         let ppn = if tx.dst != INVALID {
@@ -64,7 +64,7 @@ impl Simulator {
             let lpn = if current { tx.lpn } else { INVALID };
             if tx.origin == Origin::Host {
                 // GC time of this die the write waited through.
-                self.txns[t as usize].gc_mark = self.gc.clock(die, now) - tx.gc_mark;
+                self.txns[t].gc_mark = self.gc.clock(die, now) - tx.gc_mark;
                 self.metrics.host_program_pages[0] += 1;
                 if matches!(gang_writer, Some(Writer::Gc { .. })) {
                     self.combined_programmed(die);
@@ -77,7 +77,7 @@ impl Simulator {
             self.ftl.write(tx.plane, lpn, tx.version, w, now)
         }
         .expect("eligible() checked that the plane has a free page");
-        self.txns[t as usize].src = ppn;
+        self.txns[t].src = ppn;
         let page = self.ftl.map.page_of(ppn);
         self.metrics.programmed_types[tx.origin as usize]
             [self.flash.timing.page_type[page as usize] as usize] += 1;
@@ -87,8 +87,8 @@ impl Simulator {
 
     /// Copyback member `t` is dispatched: its page moves within the plane.
     /// Returns the destination.
-    pub(crate) fn commit_copyback(&mut self, t: u32, now: Time) -> Ppn {
-        let tx = self.txns[t as usize];
+    pub(crate) fn commit_copyback(&mut self, t: TxnId, now: Time) -> Ppn {
+        let tx = self.txns[t];
         let w = self.writer(t);
         let dst = self
             .ftl

@@ -27,7 +27,7 @@ pub(crate) struct MergeJob {
     pub(crate) reading: u32,
     pub(crate) programs: u32,
     /// Per offset: nothing to copy (INVALID), read pending, or its program.
-    pub(crate) ready: Vec<u32>,
+    pub(crate) ready: Vec<TxnId>,
     /// Next page index whose programs are to be queued.
     pub(crate) release: u32,
     /// Units to erase once unpinned, and erases under way.
@@ -39,7 +39,7 @@ pub(crate) struct MergeJob {
     pub(crate) wait_unit: bool,
 }
 
-pub(crate) const READ_PENDING: u32 = INVALID - 1;
+pub(crate) const READ_PENDING: TxnId = TxnId(INVALID - 1);
 
 /// The FAST-merge reclaimer's state: a merge job per GC unit.
 pub(crate) struct Merges {
@@ -85,10 +85,10 @@ impl Simulator {
         lpn: u32,
         src: u32,
         dst: u32,
-    ) -> u32 {
+    ) -> TxnId {
         let t = self.gc_txn(u, kind, plane, lpn, src);
-        self.txns[t as usize].dst = dst;
-        self.txns[t as usize].keep = true;
+        self.txns[t].dst = dst;
+        self.txns[t].keep = true;
         t
     }
 
@@ -207,7 +207,7 @@ impl Simulator {
             m.cursor = 0;
             m.release = 0;
             m.ready.clear();
-            m.ready.resize(pages, INVALID);
+            m.ready.resize(pages, TxnId::NONE);
             return self.merge_refill(u);
         }
     }
@@ -243,8 +243,8 @@ impl Simulator {
     }
 
     /// A merge read completed: its program waits for its page index.
-    pub(crate) fn merge_read_done(&mut self, t: u32) {
-        let tx = self.txns[t as usize];
+    pub(crate) fn merge_read_done(&mut self, t: TxnId) {
+        let tx = self.txns[t];
         let plane = self.ftl.map.plane_of(tx.dst);
         let u = tx.unit as usize;
         let p = self.merge_txn(u, CmdKind::Program, plane, tx.lpn, tx.src, tx.dst);
@@ -270,7 +270,7 @@ impl Simulator {
             if (m.cursor as usize) < hi || m.ready[lo..hi].contains(&READ_PENDING) {
                 break;
             }
-            let any = m.ready[lo..hi].iter().any(|&p| p != INVALID);
+            let any = m.ready[lo..hi].iter().any(|&p| p != TxnId::NONE);
             let dst = m.dst;
             self.merges()[u].release += 1;
             if !any {
@@ -280,7 +280,7 @@ impl Simulator {
                 let mut p = self.merges()[u].ready[o];
                 let to = self.ftl.fast().expect("FAST").page_at(dst, o as u32);
                 let plane = self.ftl.map.plane_of(to);
-                if p == INVALID {
+                if p == TxnId::NONE {
                     // Die-Writes: a page index of a group's planes goes as one
                     // command, padded where an offset has no data.
                     if !self.unit.gangs() {

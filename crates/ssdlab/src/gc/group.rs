@@ -41,9 +41,9 @@ impl Simulator {
     }
 
     /// A group GC's page read completed: the write unit places its program.
-    pub(crate) fn group_read_done(&mut self, t: u32) {
+    pub(crate) fn group_read_done(&mut self, t: TxnId) {
         let p = self.move_program(t);
-        let u = self.txns[t as usize].unit as usize;
+        let u = self.txns[t].unit as usize;
         self.gc_program(u as u32, p);
         self.gc_refill(u);
     }

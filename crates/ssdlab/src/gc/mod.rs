@@ -250,8 +250,8 @@ impl Simulator {
     }
 
     /// A GC transaction (`Owner::Gc`) completed.
-    pub(crate) fn gc_txn_done(&mut self, t: u32) {
-        let tx = self.txns[t as usize];
+    pub(crate) fn gc_txn_done(&mut self, t: TxnId) {
+        let tx = self.txns[t];
         match (tx.kind, &self.gc.reclaimer) {
             (CmdKind::Erase, Reclaimer::Merge(_)) => self.merge_erase_done(tx),
             (CmdKind::Erase, _) => self.gc_erase_done(tx),
@@ -267,10 +267,10 @@ impl Simulator {
 
     /// A GC move was dropped from the head of a queue (the host rewrote its
     /// page).
-    fn gc_move_dropped(&mut self, t: u32) {
+    fn gc_move_dropped(&mut self, t: TxnId) {
         match self.gc.reclaimer {
             Reclaimer::Para(_) => self.para_move_done(t),
-            _ => self.gc_progress(self.txns[t as usize].unit as usize),
+            _ => self.gc_progress(self.txns[t].unit as usize),
         }
     }
 
@@ -332,10 +332,10 @@ impl Simulator {
         plane: u32,
         lpn: u32,
         src: Ppn,
-    ) -> u32 {
+    ) -> TxnId {
         let t = self.new_txn(kind, crate::flash::Origin::Gc, plane, lpn, src);
-        self.txns[t as usize].owner = Owner::Gc;
-        self.txns[t as usize].unit = u as u32;
+        self.txns[t].owner = Owner::Gc;
+        self.txns[t].unit = u as u32;
         t
     }
 
@@ -363,7 +363,7 @@ impl Simulator {
     /// forbids into migrations through the controller.
     pub(crate) fn clean_gc_head(&mut self, plane: u32) {
         while let Some(t) = self.sched.queues.head(plane, Class::Gc) {
-            let tx = self.txns[t as usize];
+            let tx = self.txns[t];
             // Erases and padding stay, and so do transactions that must be
             // programmed even if stale (members of a Die-Write, a FAST
             // merge's pages).
@@ -384,7 +384,7 @@ impl Simulator {
             if tx.kind == CmdKind::Copyback && self.gc.odd_even {
                 if let Some((_, dst_page)) = self.ftl.peek_write(plane, self.writer(t)) {
                     if dst_page % 2 != self.ftl.map.page_of(tx.src) % 2 {
-                        self.txns[t as usize].kind = CmdKind::Read;
+                        self.txns[t].kind = CmdKind::Read;
                         self.gc.jobs[u].reading += 1;
                         self.metrics.gc.copyback_fallbacks += 1;
                     }

@@ -33,11 +33,11 @@ pub(crate) struct ParaGc {
     /// Per plane: its GC is joined.
     joined: Vec<bool>,
     /// Per die: the joined GCs' moves waiting in the cache, oldest first.
-    pool: Vec<Vec<u32>>,
+    pool: Vec<Vec<TxnId>>,
     /// Per die: placed moves not yet completed (the next round waits).
     queued: Vec<u32>,
     /// Moves placed from the cache and not yet completed.
-    placed: FxHashSet<u32>,
+    placed: FxHashSet<TxnId>,
 }
 
 impl ParaGc {
@@ -152,8 +152,8 @@ impl Simulator {
     /// cache, and are placed from there.
     pub(crate) fn para_refill(&mut self, u: usize) {
         let joined = self.para().joined[u];
-        let cache: Option<fn(&mut Simulator, u32)> =
-            joined.then_some(|sim: &mut Simulator, t: u32| sim.para_cache(t));
+        let cache: Option<fn(&mut Simulator, TxnId)> =
+            joined.then_some(|sim: &mut Simulator, t: TxnId| sim.para_cache(t));
         if self.plane_moves(u, cache) {
             self.para_flush(self.ftl.map.die_of_plane(u as u32));
         }
@@ -161,17 +161,17 @@ impl Simulator {
     }
 
     /// Put move `t` into its die's cache.
-    fn para_cache(&mut self, t: u32) {
-        let die = self.ftl.map.die_of_plane(self.txns[t as usize].plane);
+    fn para_cache(&mut self, t: TxnId) {
+        let die = self.ftl.map.die_of_plane(self.txns[t].plane);
         self.para_mut().pool[die as usize].push(t);
     }
 
     /// A move's read through the controller completed: a placed move's
     /// program stays placed (a copyback the odd/even rule turned into a
     /// read); a joined GC's waits in the cache; others go to the plane.
-    pub(crate) fn para_read_done(&mut self, t: u32) {
+    pub(crate) fn para_read_done(&mut self, t: TxnId) {
         let p = self.move_program(t);
-        let tx = self.txns[t as usize];
+        let tx = self.txns[t];
         let u = tx.unit as usize;
         if self.para_mut().placed.remove(&t) {
             self.para_mut().placed.insert(p);
@@ -188,8 +188,8 @@ impl Simulator {
 
     /// A move of a ParaGC GC completed or was dropped: a placed one lets
     /// the die's next round go.
-    pub(crate) fn para_move_done(&mut self, t: u32) {
-        let tx = self.txns[t as usize];
+    pub(crate) fn para_move_done(&mut self, t: TxnId) {
+        let tx = self.txns[t];
         if self.para_mut().placed.remove(&t) {
             self.para_placed_done(tx.unit, tx.plane);
         } else {
@@ -235,7 +235,7 @@ impl Simulator {
         let mut i = 0;
         while i < self.para().pool[d].len() {
             let t = self.para().pool[d][i];
-            let tx = self.txns[t as usize];
+            let tx = self.txns[t];
             if self.ftl.owner(tx.src) == Some(tx.lpn) {
                 i += 1;
                 continue;
@@ -258,7 +258,7 @@ impl Simulator {
         // is one of their own victim, or one through the controller.
         let shared = self.para().pool[d]
             .iter()
-            .any(|&t| self.txns[t as usize].kind == CmdKind::Program && self.writer(t) == w);
+            .any(|&t| self.txns[t].kind == CmdKind::Program && self.writer(t) == w);
         let mut planes = [(INVALID, 0u32); MAX_PLANES_PER_DIE];
         let mut n = 0;
         let mut coming = false;
@@ -271,7 +271,7 @@ impl Simulator {
             let own = || {
                 self.para().pool[d]
                     .iter()
-                    .any(|&t| self.txns[t as usize].unit == q && self.writer(t) == w)
+                    .any(|&t| self.txns[t].unit == q && self.writer(t) == w)
             };
             if !(shared || own()) {
                 continue;
@@ -289,22 +289,22 @@ impl Simulator {
         let lagging = planes.iter().any(|&(_, p)| p != target);
         // A page for each plane of the round: one of its own victim, else
         // (through the controller only) any other.
-        let mut picks = [(INVALID, INVALID); MAX_PLANES_PER_DIE];
+        let mut picks = [(INVALID, TxnId::NONE); MAX_PLANES_PER_DIE];
         let mut k = 0;
         for &(q, p) in planes {
             if lagging && p == target {
                 continue;
             }
-            let free = |t: u32| self.writer(t) == w && !picks[..k].iter().any(|&(_, x)| x == t);
+            let free = |t: TxnId| self.writer(t) == w && !picks[..k].iter().any(|&(_, x)| x == t);
             let pool = &self.para().pool[d];
             let own = pool
                 .iter()
                 .copied()
-                .find(|&t| self.txns[t as usize].unit == q && free(t));
+                .find(|&t| self.txns[t].unit == q && free(t));
             let any = || {
                 pool.iter()
                     .copied()
-                    .find(|&t| self.txns[t as usize].kind == CmdKind::Program && free(t))
+                    .find(|&t| self.txns[t].kind == CmdKind::Program && free(t))
             };
             if let Some(t) = own.or_else(any) {
                 picks[k] = (q, t);
@@ -323,10 +323,10 @@ impl Simulator {
             para.pool[d].remove(i);
             para.queued[d] += 1;
             para.placed.insert(t);
-            self.txns[t as usize].plane = q;
+            self.txns[t].plane = q;
             // Each page is read into its own plane's register: only the
             // destinations of such copybacks need to be aligned.
-            self.txns[t as usize].separate_read = true;
+            self.txns[t].separate_read = true;
             self.metrics.gc.aligning_moves += lagging as u64;
             self.enqueue(q, Class::Gc, t);
         }

@@ -21,7 +21,11 @@ impl Simulator {
     /// new copybacks are handed to it instead of the plane's queue, and only
     /// reads count against the window (a page waiting in the controller's
     /// cache holds no plane). Returns whether anything went to the cache.
-    pub(crate) fn plane_moves(&mut self, u: usize, cache: Option<fn(&mut Simulator, u32)>) -> bool {
+    pub(crate) fn plane_moves(
+        &mut self,
+        u: usize,
+        cache: Option<fn(&mut Simulator, TxnId)>,
+    ) -> bool {
         let plane = u as u32;
         let ppb = self.ftl.pages_per_block();
         let kind = self.gc.move_kind;
@@ -57,16 +61,16 @@ impl Simulator {
 
     /// A move's read through the controller completed: its data comes back
     /// as a GC program on the same plane.
-    pub(crate) fn plane_read_done(&mut self, t: u32) {
+    pub(crate) fn plane_read_done(&mut self, t: TxnId) {
         let p = self.move_program(t);
-        let plane = self.txns[p as usize].plane;
+        let plane = self.txns[p].plane;
         self.enqueue(plane, Class::Gc, p);
     }
 
     /// The program of a move whose read `t` completed (same plane, LPN,
     /// source and unit); the read no longer counts as reading.
-    pub(crate) fn move_program(&mut self, t: u32) -> u32 {
-        let tx = self.txns[t as usize];
+    pub(crate) fn move_program(&mut self, t: TxnId) -> TxnId {
+        let tx = self.txns[t];
         let u = tx.unit as usize;
         let p = self.gc_txn(u, CmdKind::Program, tx.plane, tx.lpn, tx.src);
         self.gc.jobs[u].reading -= 1;

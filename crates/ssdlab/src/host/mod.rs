@@ -36,7 +36,7 @@ pub(crate) struct Host {
     pub(crate) stream_done: bool,
     /// Requests in flight (a slab with a free list).
     pub(crate) reqs: Vec<Req>,
-    pub(crate) free_reqs: Vec<u32>,
+    pub(crate) free_reqs: Vec<ReqId>,
     pub(crate) completed: u64,
     pub(crate) submitted: u64,
     /// Closed loop: requests to submit at the pending arrival event.
@@ -71,6 +71,31 @@ impl Host {
             outstanding: 0,
             page_size,
         }
+    }
+}
+
+/// A host request's id: its index in the host's slab (`Host::reqs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(transparent)]
+pub(crate) struct ReqId(pub(crate) u32);
+
+impl ReqId {
+    /// No request (a transaction no request waits for).
+    pub(crate) const NONE: ReqId = ReqId(u32::MAX);
+}
+
+impl std::ops::Index<ReqId> for Vec<Req> {
+    type Output = Req;
+    #[inline]
+    fn index(&self, r: ReqId) -> &Req {
+        &self[r.0 as usize]
+    }
+}
+
+impl std::ops::IndexMut<ReqId> for Vec<Req> {
+    #[inline]
+    fn index_mut(&mut self, r: ReqId) -> &mut Req {
+        &mut self[r.0 as usize]
     }
 }
 
@@ -198,10 +223,10 @@ impl Simulator {
                     pages_left: 0,
                     write: false,
                 });
-                (self.host.reqs.len() - 1) as u32
+                ReqId((self.host.reqs.len() - 1) as u32)
             }
         };
-        self.host.reqs[id as usize] = Req {
+        self.host.reqs[id] = Req {
             arrival: now,
             pages_left: n as u32,
             write,
@@ -239,9 +264,9 @@ impl Simulator {
     }
 
     /// A page of host request `req` is done (now).
-    pub(crate) fn sub_done(&mut self, req: u32) {
+    pub(crate) fn sub_done(&mut self, req: ReqId) {
         let now = self.engine.now();
-        let r = &mut self.host.reqs[req as usize];
+        let r = &mut self.host.reqs[req];
         r.pages_left -= 1;
         if r.pages_left > 0 {
             return;
@@ -278,7 +303,7 @@ impl Simulator {
         }
     }
 
-    pub(crate) fn host_read_page(&mut self, req: u32, lpn: Lpn, rmw: bool) {
+    pub(crate) fn host_read_page(&mut self, req: ReqId, lpn: Lpn, rmw: bool) {
         if !rmw {
             self.metrics.read_pages += 1;
             if self.buffer.cache.as_ref().is_some_and(|b| b.contains(lpn)) {
@@ -299,9 +324,9 @@ impl Simulator {
     /// A host transaction (`Owner::Host`) completed: a page read (or a
     /// read-modify-write's read, whose write follows), or a host page's
     /// program (its buffer slot frees, its request may complete).
-    pub(crate) fn host_txn_done(&mut self, t: u32) {
+    pub(crate) fn host_txn_done(&mut self, t: TxnId) {
         let now = self.engine.now();
-        let tx = self.txns[t as usize];
+        let tx = self.txns[t];
         if tx.kind == CmdKind::Read {
             self.read_unpin(tx.src);
             if tx.rmw {
@@ -328,20 +353,20 @@ impl Simulator {
                 .flush_done(tx.slot);
             self.admit_waiting();
         }
-        if tx.req != INVALID {
+        if tx.req != ReqId::NONE {
             self.sub_done(tx.req);
         }
     }
 
     /// Read `lpn` from flash for host request `req` (its map entry is known).
-    pub(crate) fn host_read_flash(&mut self, req: u32, lpn: Lpn, rmw: bool) {
+    pub(crate) fn host_read_flash(&mut self, req: ReqId, lpn: Lpn, rmw: bool) {
         match self.ftl.lookup(lpn) {
             Some(ppn) => {
                 self.ftl.pin(ppn);
                 let plane = self.ftl.map.plane_of(ppn);
                 let t = self.new_txn(CmdKind::Read, Origin::Host, plane, lpn, ppn);
-                self.txns[t as usize].req = req;
-                self.txns[t as usize].rmw = rmw;
+                self.txns[t].req = req;
+                self.txns[t].rmw = rmw;
                 self.enqueue(plane, Class::Read, t);
             }
             None => {
@@ -361,7 +386,7 @@ impl Simulator {
         }
     }
 
-    pub(crate) fn host_write_page(&mut self, req: u32, lpn: Lpn) {
+    pub(crate) fn host_write_page(&mut self, req: ReqId, lpn: Lpn) {
         self.metrics.write_pages += 1;
         if let Some(h) = &mut self.hot.hdi {
             h.set_time_ns(self.engine.now());
@@ -379,7 +404,7 @@ impl Simulator {
             self.ftl.assign(plane);
             let version = self.next_version(lpn);
             let t = self.new_txn(CmdKind::Program, Origin::Host, plane, lpn, INVALID);
-            let tx = &mut self.txns[t as usize];
+            let tx = &mut self.txns[t];
             tx.hot = hot;
             tx.req = req;
             tx.version = version;

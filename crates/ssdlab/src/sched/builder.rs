@@ -12,15 +12,15 @@ impl Simulator {
     /// when they carry host pages) may use the GC reserve and go to the
     /// stream they were staged for (`stage` marks every member alike); a
     /// host Die-Write goes where its first host page would.
-    pub(crate) fn gang_writer(&self, class: Class, members: &[u32]) -> Writer {
+    pub(crate) fn gang_writer(&self, class: Class, members: &[TxnId]) -> Writer {
         if class == Class::Gc {
             return Writer::Gc {
-                hot: self.txns[members[0] as usize].hot,
+                hot: self.txns[members[0]].hot,
             };
         }
         members
             .iter()
-            .find(|&&t| self.txns[t as usize].origin != Origin::Gc)
+            .find(|&&t| self.txns[t].origin != Origin::Gc)
             .map_or(Writer::GC, |&t| self.writer(t))
     }
 
@@ -28,9 +28,9 @@ impl Simulator {
     /// a Die-Write that may run now. Host Die-Writes wait for the die's GC
     /// to finish (under SPD+ too: there host pages get through only by
     /// joining the GC's Die-Writes, within the space the GC can spare).
-    pub(crate) fn gang(&self, die: u32, class: Class) -> Option<[u32; MAX_PLANES_PER_DIE]> {
+    pub(crate) fn gang(&self, die: u32, class: Class) -> Option<[TxnId; MAX_PLANES_PER_DIE]> {
         let first = die * self.ppd;
-        let mut members = [INVALID; MAX_PLANES_PER_DIE];
+        let mut members = [TxnId::NONE; MAX_PLANES_PER_DIE];
         if class == Class::Write && self.gc.active(die as usize) {
             return None;
         }
@@ -40,13 +40,13 @@ impl Simulator {
                 return None;
             }
             let t = self.sched.queues.head(p, class)?;
-            if self.txns[t as usize].kind != CmdKind::Program {
+            if self.txns[t].kind != CmdKind::Program {
                 return None;
             }
             members[i as usize] = t;
         }
         // A FAST merge queues a data unit's page index on all planes at once.
-        if self.txns[members[0] as usize].dst != INVALID {
+        if self.txns[members[0]].dst != INVALID {
             return Some(members);
         }
         let w = self.gang_writer(class, &members[..self.ppd as usize]);
@@ -56,11 +56,8 @@ impl Simulator {
     }
 
     /// May the head `t` of a queue of `plane` run now?
-    pub(crate) fn eligible(&self, plane: u32, class: Class, t: u32) -> bool {
-        if self.unit.gangs()
-            && class != Class::Read
-            && self.txns[t as usize].kind == CmdKind::Program
-        {
+    pub(crate) fn eligible(&self, plane: u32, class: Class, t: TxnId) -> bool {
+        if self.unit.gangs() && class != Class::Read && self.txns[t].kind == CmdKind::Program {
             return self.gang(self.ftl.map.die_of_plane(plane), class).is_some();
         }
         match class {
@@ -74,9 +71,9 @@ impl Simulator {
                 !self.gc_holds_host_writes(plane)
                     && self.ftl.peek_write(plane, self.writer(t)).is_some()
             }
-            Class::Gc => match self.txns[t as usize].kind {
+            Class::Gc => match self.txns[t].kind {
                 CmdKind::Program | CmdKind::Copyback => {
-                    self.txns[t as usize].dst != INVALID
+                    self.txns[t].dst != INVALID
                         || self.ftl.peek_write(plane, self.writer(t)).is_some()
                 }
                 CmdKind::Read | CmdKind::Erase => true,
@@ -96,7 +93,7 @@ impl Simulator {
         for class in order.classes {
             for p in planes.clone() {
                 if let Some(t) = self.sched.queues.head(p, class) {
-                    let seq = self.txns[t as usize].seq;
+                    let seq = self.txns[t].seq;
                     if lead.is_none_or(|(_, _, s)| seq < s) && self.eligible(p, class, t) {
                         lead = Some((class, p, seq));
                     }
@@ -114,7 +111,7 @@ impl Simulator {
             .queues
             .head(lead_plane, class)
             .expect("lead exists");
-        let kind = self.txns[lt as usize].kind;
+        let kind = self.txns[lt].kind;
         if self.unit.gangs() && kind == CmdKind::Program {
             let members = self.gang(die, class).expect("eligible() saw the Die-Write");
             for p in planes.clone() {
@@ -123,7 +120,7 @@ impl Simulator {
             let w = self.gang_writer(class, &members[..self.ppd as usize]);
             return self.execute(die, kind, &members[..self.ppd as usize], Some(w));
         }
-        let mut members = [INVALID; MAX_PLANES_PER_DIE];
+        let mut members = [TxnId::NONE; MAX_PLANES_PER_DIE];
         let mut n = 0;
         members[n] = self
             .sched
@@ -140,7 +137,7 @@ impl Simulator {
                 let Some(t) = self.sched.queues.head(p, class) else {
                     continue;
                 };
-                if self.txns[t as usize].kind != kind || !self.eligible(p, class, t) {
+                if self.txns[t].kind != kind || !self.eligible(p, class, t) {
                     continue;
                 }
                 // Where sibling planes open blocks in one order per write
@@ -157,8 +154,8 @@ impl Simulator {
                 // registers one by one: only the destinations need to be
                 // aligned.
                 let registers = kind == CmdKind::Copyback
-                    && self.txns[lt as usize].separate_read
-                    && self.txns[t as usize].separate_read;
+                    && self.txns[lt].separate_read
+                    && self.txns[t].separate_read;
                 if self.addr_aligned(kind, lead_addr, addr, registers) {
                     members[n] = self.sched.queues.pop(p, class).expect("head exists");
                     n += 1;
@@ -169,15 +166,15 @@ impl Simulator {
     }
 
     /// Source and destination in-plane addresses that alignment is judged on.
-    pub(crate) fn cmd_addr(&self, t: u32, kind: CmdKind, plane: u32) -> [(u32, u32); 2] {
+    pub(crate) fn cmd_addr(&self, t: TxnId, kind: CmdKind, plane: u32) -> [(u32, u32); 2] {
         let m = &self.ftl.map;
-        let src = self.txns[t as usize].src;
+        let src = self.txns[t].src;
         let s = if src == INVALID {
             (0, 0)
         } else {
             (m.block_of(src), m.page_of(src))
         };
-        let dst = self.txns[t as usize].dst;
+        let dst = self.txns[t].dst;
         let d = match kind {
             CmdKind::Program if dst != INVALID => (m.block_of(dst), m.page_of(dst)),
             CmdKind::Program | CmdKind::Copyback => self

@@ -16,7 +16,7 @@ pub(crate) struct DieWrites {
     /// Per die, program transactions (GC moves, and under SPD+ host pages)
     /// waiting to fill a Die-Write, `[cold, hot]`: a Die-Write goes to one
     /// write stream, so with hot/cold separation each stream fills its own.
-    pub(crate) staging: Vec<[Vec<u32>; 2]>,
+    pub(crate) staging: Vec<[Vec<TxnId>; 2]>,
     /// Per die, host pages given to the die's GC Die-Writes and not yet
     /// programmed (they spend the GC's free space).
     pub(crate) combined_pending: Vec<u32>,
@@ -43,7 +43,7 @@ impl Simulator {
     /// A Die-Write of host pages to `die`: under SPD+, while the die's GC is
     /// still moving pages, they join its Die-Writes; otherwise they are
     /// queued as whole Die-Writes, padded to a multiple of the planes.
-    pub(crate) fn die_write_host(&mut self, die: u32, mut txns: Vec<u32>) {
+    pub(crate) fn die_write_host(&mut self, die: u32, mut txns: Vec<TxnId>) {
         if self.unit.die_writes_ref().combine
             && self.gc_staging_open(die)
             && self.gc_has_room_for(die, txns.len())
@@ -52,7 +52,7 @@ impl Simulator {
             // GC writes to the hot stream only when it sorts its moves
             // (then host pages are hot); otherwise all to the cold one.
             for t in txns {
-                let hot = self.hot.sort_moves && self.txns[t as usize].hot;
+                let hot = self.hot.sort_moves && self.txns[t].hot;
                 self.stage(die, t, hot);
             }
             self.flush_staging(die);
@@ -65,9 +65,9 @@ impl Simulator {
     }
 
     /// A padding page: programmed without data to complete a Die-Write.
-    pub(crate) fn pad_txn(&mut self) -> u32 {
+    pub(crate) fn pad_txn(&mut self) -> TxnId {
         let t = self.new_txn(CmdKind::Program, Origin::Gc, INVALID, INVALID, INVALID);
-        let tx = &mut self.txns[t as usize];
+        let tx = &mut self.txns[t];
         tx.owner = Owner::None;
         tx.data = Data::Pad;
         t
@@ -76,14 +76,14 @@ impl Simulator {
     /// Queue whole Die-Writes of `die` in `class`: program `i` of `txns` (a
     /// multiple of the planes per die) goes to plane `i mod N`, so every
     /// plane's queue gets one page of each Die-Write, in the same order.
-    pub(crate) fn enqueue_die_writes(&mut self, die: u32, txns: &[u32], class: Class) {
+    pub(crate) fn enqueue_die_writes(&mut self, die: u32, txns: &[TxnId], class: Class) {
         assert!(txns.len().is_multiple_of(self.ppd as usize));
         for (i, &t) in txns.iter().enumerate() {
             let plane = die * self.ppd + i as u32 % self.ppd;
-            self.txns[t as usize].plane = plane;
+            self.txns[t].plane = plane;
             // A Die-Write goes whole, stale members too.
-            self.txns[t as usize].keep = true;
-            if self.txns[t as usize].origin != Origin::Gc {
+            self.txns[t].keep = true;
+            if self.txns[t].origin != Origin::Gc {
                 self.ftl.assign(plane);
             }
             self.enqueue(plane, class, t);
@@ -92,8 +92,8 @@ impl Simulator {
 
     /// Stage program `t` for a Die-Write of the die's GC in the hot or the
     /// cold stream (marking it so, which decides the Die-Write's stream).
-    pub(crate) fn stage(&mut self, die: u32, t: u32, hot: bool) {
-        self.txns[t as usize].hot = hot;
+    pub(crate) fn stage(&mut self, die: u32, t: TxnId, hot: bool) {
+        self.txns[t].hot = hot;
         self.unit.die_writes().staging[die as usize][hot as usize].push(t);
     }
 
@@ -103,7 +103,7 @@ impl Simulator {
         let n = self.ppd as usize;
         for s in 0..2 {
             while self.unit.die_writes().staging[die as usize][s].len() >= n {
-                let gang: Vec<u32> = self.unit.die_writes().staging[die as usize][s]
+                let gang: Vec<TxnId> = self.unit.die_writes().staging[die as usize][s]
                     .drain(..n)
                     .collect();
                 self.enqueue_die_writes(die, &gang, Class::Gc);

@@ -12,6 +12,7 @@ pub mod unit;
 use std::collections::VecDeque;
 
 use crate::config::SchedPolicy;
+use crate::sim::TxnId;
 
 /// Queue class of a transaction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,7 +24,7 @@ pub enum Class {
 
 pub struct Queues {
     /// queues[plane * 3 + class] -> transaction ids in arrival order
-    q: Vec<VecDeque<u32>>,
+    q: Vec<VecDeque<TxnId>>,
     /// Transactions queued per die (for least-busy allocation and stats).
     per_die: Vec<u32>,
     planes_per_die: u32,
@@ -70,16 +71,16 @@ impl Queues {
         }
     }
     #[inline]
-    pub fn push(&mut self, plane: u32, class: Class, txn: u32) {
+    pub(crate) fn push(&mut self, plane: u32, class: Class, txn: TxnId) {
         self.q[(plane * 3 + class as u32) as usize].push_back(txn);
         self.per_die[(plane / self.planes_per_die) as usize] += 1;
     }
     #[inline]
-    pub fn head(&self, plane: u32, class: Class) -> Option<u32> {
+    pub(crate) fn head(&self, plane: u32, class: Class) -> Option<TxnId> {
         self.q[(plane * 3 + class as u32) as usize].front().copied()
     }
     #[inline]
-    pub fn pop(&mut self, plane: u32, class: Class) -> Option<u32> {
+    pub(crate) fn pop(&mut self, plane: u32, class: Class) -> Option<TxnId> {
         let t = self.q[(plane * 3 + class as u32) as usize].pop_front()?;
         self.per_die[(plane / self.planes_per_die) as usize] -= 1;
         Some(t)

@@ -32,12 +32,12 @@ impl Sched {
 }
 
 impl Simulator {
-    pub(crate) fn enqueue(&mut self, plane: u32, class: Class, t: u32) {
+    pub(crate) fn enqueue(&mut self, plane: u32, class: Class, t: TxnId) {
         self.sched.seq += 1;
         let d = self.ftl.map.die_of_plane(plane);
         let now = self.engine.now();
         let mark = self.gc.clock(d, now);
-        let tx = &mut self.txns[t as usize];
+        let tx = &mut self.txns[t];
         tx.seq = self.sched.seq;
         if tx.origin == Origin::Host && tx.kind == CmdKind::Program {
             tx.queued_at = now;

@@ -62,7 +62,7 @@ impl EvictionPolicy for SuperPageEviction {
 #[derive(Clone, Copy)]
 pub(crate) struct Assembly {
     pub(crate) die: u32,
-    pub(crate) members: [u32; MAX_PLANES_PER_DIE],
+    pub(crate) members: [TxnId; MAX_PLANES_PER_DIE],
     pub(crate) reads_left: u32,
 }
 
@@ -85,16 +85,16 @@ impl Simulator {
     /// SuperPage: write the logical super page of the evicted pages `txns`
     /// (dirty pages of one super page): its other pages are read from flash
     /// and copied (or padded if never written), then all go as one Die-Write.
-    pub(crate) fn superpage_write(&mut self, die: u32, txns: &[u32]) {
+    pub(crate) fn superpage_write(&mut self, die: u32, txns: &[TxnId]) {
         let n = self.ppd;
-        let base = self.txns[txns[0] as usize].lpn / n * n;
+        let base = self.txns[txns[0]].lpn / n * n;
         let mut a = Assembly {
             die,
-            members: [INVALID; MAX_PLANES_PER_DIE],
+            members: [TxnId::NONE; MAX_PLANES_PER_DIE],
             reads_left: 0,
         };
         for &t in txns {
-            a.members[(self.txns[t as usize].lpn - base) as usize] = t;
+            a.members[(self.txns[t].lpn - base) as usize] = t;
         }
         let sp = self.superpages();
         let id = match sp.free.pop() {
@@ -105,7 +105,7 @@ impl Simulator {
             }
         };
         for k in 0..n {
-            if a.members[k as usize] != INVALID {
+            if a.members[k as usize] != TxnId::NONE {
                 continue;
             }
             let lpn = base + k;
@@ -122,9 +122,9 @@ impl Simulator {
             self.ftl.pin(ppn);
             let plane = self.ftl.map.plane_of(ppn);
             let t = self.new_txn(CmdKind::Read, Origin::Host, plane, lpn, ppn);
-            self.txns[t as usize].hot = self.host_hot(lpn);
-            self.txns[t as usize].owner = Owner::Unit;
-            self.txns[t as usize].unit = id;
+            self.txns[t].hot = self.host_hot(lpn);
+            self.txns[t].owner = Owner::Unit;
+            self.txns[t].unit = id;
             self.metrics.superpage_reads += 1;
             a.reads_left += 1;
             self.enqueue(plane, Class::Read, t);
@@ -135,12 +135,12 @@ impl Simulator {
 
     /// A read for a super page completed (`Owner::Unit`): the page goes
     /// back unchanged, as a copy in the super page's Die-Write.
-    pub(crate) fn superpage_read_done(&mut self, t: u32) {
-        let tx = self.txns[t as usize];
+    pub(crate) fn superpage_read_done(&mut self, t: TxnId) {
+        let tx = self.txns[t];
         self.read_unpin(tx.src);
         let p = self.new_txn(CmdKind::Program, Origin::Host, INVALID, tx.lpn, tx.src);
-        self.txns[p as usize].data = Data::Copy;
-        self.txns[p as usize].owner = Owner::None;
+        self.txns[p].data = Data::Copy;
+        self.txns[p].owner = Owner::None;
         let k = (tx.lpn % self.ppd) as usize;
         let a = &mut self.superpages().assemblies[tx.unit as usize];
         a.members[k] = p;

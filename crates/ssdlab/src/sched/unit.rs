@@ -64,7 +64,7 @@ impl Simulator {
         if !self.unit.gangs() {
             for &slot in out {
                 let t = self.evicted_txn(slot);
-                let mut plane = self.txns[t as usize].plane;
+                let mut plane = self.txns[t].plane;
                 if plane == INVALID {
                     let die = self
                         .buffer
@@ -72,10 +72,10 @@ impl Simulator {
                         .as_ref()
                         .expect("buffered mode")
                         .slot_die(slot);
-                    let hot = self.txns[t as usize].hot;
+                    let hot = self.txns[t].hot;
                     plane = self.ftl.next_plane_in_die(die, Writer::Host { hot });
                     self.ftl.assign(plane);
-                    self.txns[t as usize].plane = plane;
+                    self.txns[t].plane = plane;
                 }
                 self.enqueue(plane, Class::Write, t);
             }
@@ -87,7 +87,7 @@ impl Simulator {
             .as_ref()
             .expect("buffered mode")
             .slot_die(out[0]);
-        let txns: Vec<u32> = out.iter().map(|&slot| self.evicted_txn(slot)).collect();
+        let txns: Vec<TxnId> = out.iter().map(|&slot| self.evicted_txn(slot)).collect();
         match self.unit {
             Unit::SuperPage(..) => self.superpage_write(die, &txns),
             _ => self.die_write_host(die, txns),
@@ -96,14 +96,14 @@ impl Simulator {
 
     /// A GC program of die `die`'s group GC: staged for a Die-Write, or
     /// queued on the die's next plane in turn.
-    pub(crate) fn gc_program(&mut self, die: u32, p: u32) {
+    pub(crate) fn gc_program(&mut self, die: u32, p: TxnId) {
         if self.unit.gangs() {
-            let hot = self.txns[p as usize].hot;
+            let hot = self.txns[p].hot;
             self.stage(die, p, hot);
             self.flush_staging(die);
         } else {
             let dst = self.ftl.next_plane_in_die(die, self.writer(p));
-            self.txns[p as usize].plane = dst;
+            self.txns[p].plane = dst;
             self.enqueue(dst, Class::Gc, p);
         }
     }
@@ -117,7 +117,7 @@ impl Simulator {
     }
 
     /// A write unit's own transaction (`Owner::Unit`) completed.
-    pub(crate) fn unit_txn_done(&mut self, t: u32) {
+    pub(crate) fn unit_txn_done(&mut self, t: TxnId) {
         match self.unit {
             Unit::SuperPage(..) => self.superpage_read_done(t),
             _ => unreachable!("only SuperPage has transactions of its own"),

@@ -65,8 +65,8 @@ pub struct Simulator {
     /// Transactions (a slab with a free list, `sim::txn`), and the LPNs
     /// whose newest data is in a queued program (not on flash yet).
     pub(crate) txns: Vec<Txn>,
-    pub(crate) free_txns: Vec<u32>,
-    pub(crate) inflight: FxHashMap<Lpn, u32>,
+    pub(crate) free_txns: Vec<TxnId>,
+    pub(crate) inflight: FxHashMap<Lpn, TxnId>,
     pub(crate) metrics: Metrics,
     pub(crate) rng: Xoshiro256PlusPlus,
     pub(crate) error: Option<Error>,
@@ -227,7 +227,7 @@ impl Simulator {
             for p in first..first + self.ppd {
                 for class in [Class::Read, Class::Gc, Class::Write] {
                     if let Some(t) = self.sched.queues.head(p, class) {
-                        let tx = &self.txns[t as usize];
+                        let tx = &self.txns[t];
                         heads.push(format!(
                             "plane {p} {class:?}: {:?} from {:?} (lpn {}, free pages {})",
                             tx.kind,
@@ -277,11 +277,8 @@ impl Simulator {
     pub fn check(&self) -> std::result::Result<(), String> {
         let buf = self.buffer.cache.as_ref();
         self.ftl.check(|lpn| {
-            buf.and_then(|b| b.newest_version(lpn)).or_else(|| {
-                self.inflight
-                    .get(&lpn)
-                    .map(|&t| self.txns[t as usize].version)
-            })
+            buf.and_then(|b| b.newest_version(lpn))
+                .or_else(|| self.inflight.get(&lpn).map(|&t| self.txns[t].version))
         })
     }
 

@@ -5,6 +5,7 @@ use crate::addr::{Lpn, Ppn, INVALID};
 use crate::engine::Time;
 use crate::flash::{CmdKind, Origin};
 use crate::ftl::Writer;
+use crate::host::ReqId;
 use crate::sim::*;
 
 /// Who is told when a transaction completes: the layer that created it.
@@ -39,6 +40,31 @@ pub(crate) enum Data {
     Pad,
 }
 
+/// A transaction's id: its index in the simulator's slab (`Simulator::txns`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(transparent)]
+pub(crate) struct TxnId(pub(crate) u32);
+
+impl TxnId {
+    /// No transaction (an empty place in a command, a gang or a cache).
+    pub(crate) const NONE: TxnId = TxnId(u32::MAX);
+}
+
+impl std::ops::Index<TxnId> for Vec<Txn> {
+    type Output = Txn;
+    #[inline]
+    fn index(&self, t: TxnId) -> &Txn {
+        &self[t.0 as usize]
+    }
+}
+
+impl std::ops::IndexMut<TxnId> for Vec<Txn> {
+    #[inline]
+    fn index_mut(&mut self, t: TxnId) -> &mut Txn {
+        &mut self[t.0 as usize]
+    }
+}
+
 #[derive(Clone, Copy)]
 pub(crate) struct Txn {
     pub(crate) kind: CmdKind,
@@ -56,8 +82,8 @@ pub(crate) struct Txn {
     /// Owner's datum: the GC unit (`Owner::Gc`), the super page
     /// (`Owner::Unit`), else INVALID.
     pub(crate) unit: u32,
-    /// Host request, or INVALID.
-    pub(crate) req: u32,
+    /// Host request, or `ReqId::NONE`.
+    pub(crate) req: ReqId,
     /// Buffer slot being flushed, or INVALID.
     pub(crate) slot: u32,
     pub(crate) version: u32,
@@ -81,13 +107,13 @@ pub(crate) struct Txn {
 
 pub(crate) fn new_txn_in(
     txns: &mut Vec<Txn>,
-    free: &mut Vec<u32>,
+    free: &mut Vec<TxnId>,
     kind: CmdKind,
     origin: Origin,
     plane: u32,
     lpn: Lpn,
     src: Ppn,
-) -> u32 {
+) -> TxnId {
     let (owner, data) = match origin {
         Origin::Host => (Owner::Host, Data::New),
         Origin::Mapping => (Owner::Mapping, Data::New),
@@ -103,7 +129,7 @@ pub(crate) fn new_txn_in(
         src,
         dst: INVALID,
         unit: INVALID,
-        req: INVALID,
+        req: ReqId::NONE,
         slot: INVALID,
         version: 0,
         rmw: false,
@@ -116,12 +142,12 @@ pub(crate) fn new_txn_in(
     };
     match free.pop() {
         Some(i) => {
-            txns[i as usize] = tx;
+            txns[i] = tx;
             i
         }
         None => {
             txns.push(tx);
-            (txns.len() - 1) as u32
+            TxnId((txns.len() - 1) as u32)
         }
     }
 }
@@ -134,7 +160,7 @@ impl Simulator {
         plane: u32,
         lpn: Lpn,
         src: Ppn,
-    ) -> u32 {
+    ) -> TxnId {
         let t = new_txn_in(
             &mut self.txns,
             &mut self.free_txns,
@@ -151,18 +177,18 @@ impl Simulator {
             && lpn != INVALID
             && matches!(kind, CmdKind::Program | CmdKind::Copyback)
         {
-            self.txns[t as usize].hot = self.move_hot(lpn);
+            self.txns[t].hot = self.move_hot(lpn);
         }
         t
     }
 
-    pub(crate) fn free_txn(&mut self, t: u32) {
+    pub(crate) fn free_txn(&mut self, t: TxnId) {
         self.free_txns.push(t);
     }
 
     /// Transaction `t` completed: its owner takes it from here.
-    pub(crate) fn finish_txn(&mut self, t: u32) {
-        match self.txns[t as usize].owner {
+    pub(crate) fn finish_txn(&mut self, t: TxnId) {
+        match self.txns[t].owner {
             Owner::Host => self.host_txn_done(t),
             Owner::Mapping => self.map_txn_done(t),
             Owner::Gc => self.gc_txn_done(t),
@@ -174,8 +200,8 @@ impl Simulator {
 
     /// Who writes the page of transaction `t` (stream and reserve rights).
     #[inline]
-    pub(crate) fn writer(&self, t: u32) -> Writer {
-        let tx = &self.txns[t as usize];
+    pub(crate) fn writer(&self, t: TxnId) -> Writer {
+        let tx = &self.txns[t];
         match tx.origin {
             Origin::Gc => Writer::Gc { hot: tx.hot },
             Origin::Host | Origin::Mapping => Writer::Host { hot: tx.hot },

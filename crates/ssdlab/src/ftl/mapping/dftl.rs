@@ -8,6 +8,7 @@ use crate::config::{Config, Mapping};
 use crate::flash::{CmdKind, Origin};
 use crate::ftl::mapping::cache::MappingCache;
 use crate::ftl::Writer;
+use crate::host::ReqId;
 use crate::sched::Class;
 use crate::sim::*;
 
@@ -43,7 +44,7 @@ impl Dftl {
 #[derive(Clone, Copy)]
 pub(crate) enum MapWaiter {
     /// A host read (or a read-modify-write's read) of a page whose entry missed.
-    Read { req: u32, lpn: Lpn, rmw: bool },
+    Read { req: ReqId, lpn: Lpn, rmw: bool },
     /// A programmed host page whose entry missed: load it, dirty.
     Update(Lpn),
     /// The page is written back (read, modified, programmed).
@@ -53,8 +54,8 @@ pub(crate) enum MapWaiter {
 impl Simulator {
     /// A mapping transaction (`Owner::Mapping`) completed: a translation
     /// page arrived (what waited for it goes on), or was written back.
-    pub(crate) fn map_txn_done(&mut self, t: u32) {
-        let tx = self.txns[t as usize];
+    pub(crate) fn map_txn_done(&mut self, t: TxnId) {
+        let tx = self.txns[t];
         if tx.kind == CmdKind::Read {
             self.read_unpin(tx.src);
             let waiters = self.dftl.waiters.remove(&tx.lpn).unwrap_or_default();
@@ -158,15 +159,15 @@ impl Simulator {
     /// it (the queued program takes the newest content when it goes).
     pub(crate) fn map_program(&mut self, tp: Lpn) {
         if let Some(&t) = self.inflight.get(&tp) {
-            if self.txns[t as usize].src == INVALID {
+            if self.txns[t].src == INVALID {
                 self.metrics.mapping.writes_coalesced += 1;
                 return;
             }
         }
         let version = self.next_version(tp);
         let t = self.new_txn(CmdKind::Program, Origin::Mapping, INVALID, tp, INVALID);
-        self.txns[t as usize].version = version;
-        self.txns[t as usize].hot = true;
+        self.txns[t].version = version;
+        self.txns[t].hot = true;
         self.inflight.insert(tp, t);
         if self.unit.gangs() {
             let die = self.ftl.static_die(tp);
@@ -182,7 +183,7 @@ impl Simulator {
                 .ftl
                 .choose_plane(tp, Writer::Host { hot: true }, |d| queues.die_load(d));
             self.ftl.assign(plane);
-            self.txns[t as usize].plane = plane;
+            self.txns[t].plane = plane;
             self.enqueue(plane, Class::Write, t);
         }
     }
