@@ -9,7 +9,7 @@ use crate::config::HostMode;
 use crate::engine::{EventKind, Time};
 use crate::error::Error;
 use crate::flash::{CmdKind, Origin};
-use crate::ftl::mapping::dftl::*;
+use crate::ftl::mapping::dftl::MapWaiter;
 use crate::ftl::Writer;
 use crate::host::address::AddressMap;
 use crate::sched::Class;

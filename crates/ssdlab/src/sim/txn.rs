@@ -6,7 +6,7 @@ use crate::engine::Time;
 use crate::flash::{CmdKind, Origin};
 use crate::ftl::Writer;
 use crate::host::ReqId;
-use crate::sim::*;
+use crate::sim::Simulator;
 
 /// Who is told when a transaction completes: the layer that created it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
