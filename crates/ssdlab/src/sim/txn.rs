@@ -208,3 +208,13 @@ impl Simulator {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// A transaction fits one cache line (memory per queued page, and the
+    /// slab's locality); a field added to it should not push it over.
+    #[test]
+    fn a_transaction_fits_a_cache_line() {
+        assert_eq!(std::mem::size_of::<super::Txn>(), 64);
+    }
+}
