@@ -1,7 +1,7 @@
 //! FAST hybrid mapping (Lee et al., "A log buffer-based flash translation
 //! layer using fully-associative sector translation", ACM TECS 2007): the
 //! address arithmetic and bookkeeping of block-mapped data units and log
-//! units. The FTL (`ftl.rs`) owns the pages; this module says where a
+//! units. The FTL (`ftl/mod.rs`) owns the pages; this module says where a
 //! logical page belongs and which units are logs.
 //!
 //! A *domain* is what a GC unit is for the page-mapped FTL: a plane, or with
