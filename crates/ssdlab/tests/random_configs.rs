@@ -219,8 +219,19 @@ fn profile(c: &Config, k: &Case) -> Profile {
     }
 }
 
+/// Cases to run: `SSDLAB_PROPTEST_CASES`, else 48.
+fn cases() -> u32 {
+    std::env::var("SSDLAB_PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(48)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    // 48 cases in the test suite; a long run sets SSDLAB_PROPTEST_CASES
+    // (for instance 2000: `SSDLAB_PROPTEST_CASES=2000 cargo test --release
+    // -p ssdlab --test random_configs`).
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
 
     #[test]
     fn any_configuration_stays_consistent(k in case()) {
