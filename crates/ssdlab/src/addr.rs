@@ -13,6 +13,55 @@ pub type Ppn = u32;
 /// Marker for "no page" in maps.
 pub const INVALID: u32 = u32::MAX;
 
+/// A die, numbered over the whole drive (`(channel * chips + chip) * dies +
+/// die`); its planes are `die * planes_per_die ..` (a bare `u32` beside
+/// planes, GC units and channels would not say which it is).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(transparent)]
+pub struct DieId(pub u32);
+
+impl DieId {
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+    /// The first plane of the die.
+    #[inline]
+    pub fn first_plane(self, planes_per_die: u32) -> u32 {
+        self.0 * planes_per_die
+    }
+    /// The planes of the die.
+    #[inline]
+    pub fn planes(self, planes_per_die: u32) -> std::ops::Range<u32> {
+        self.0 * planes_per_die..(self.0 + 1) * planes_per_die
+    }
+    /// Every die of a drive of `dies` dies.
+    pub fn all(dies: u32) -> impl Iterator<Item = DieId> {
+        (0..dies).map(DieId)
+    }
+}
+
+impl std::fmt::Display for DieId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl<T> std::ops::Index<DieId> for Vec<T> {
+    type Output = T;
+    #[inline]
+    fn index(&self, d: DieId) -> &T {
+        &self[d.0 as usize]
+    }
+}
+
+impl<T> std::ops::IndexMut<DieId> for Vec<T> {
+    #[inline]
+    fn index_mut(&mut self, d: DieId) -> &mut T {
+        &mut self[d.0 as usize]
+    }
+}
+
 /// Cheap address arithmetic for one geometry. All indices are global
 /// (plane index over the whole drive, block index within its plane).
 #[derive(Clone, Copy, Debug)]
@@ -50,12 +99,12 @@ impl AddrMap {
         plane * self.pages_per_plane + block * self.pages_per_block + page
     }
     #[inline]
-    pub fn die_of_plane(&self, plane: u32) -> u32 {
-        plane / self.planes_per_die
+    pub fn die_of_plane(&self, plane: u32) -> DieId {
+        DieId(plane / self.planes_per_die)
     }
     #[inline]
-    pub fn chip_of_die(&self, die: u32) -> u32 {
-        die / self.dies_per_chip
+    pub fn chip_of_die(&self, die: DieId) -> u32 {
+        die.0 / self.dies_per_chip
     }
     #[inline]
     pub fn channel_of_chip(&self, chip: u32) -> u32 {

@@ -177,7 +177,7 @@ fn spd_writes_translation_pages_with_die_writes() {
                 assert!(r.mapping.totals.gc_translation_updates > 0);
             }
             for die in 0..c.total_dies() {
-                sim.ftl().die_alignment(die).unwrap();
+                sim.ftl().die_alignment(ssdlab::addr::DieId(die)).unwrap();
             }
             sim.check().unwrap();
         }

@@ -1,6 +1,7 @@
 //! The SPD paper's schemes (scheme.rs): every scheme runs consistently on
 //! a small aged drive, and each one's defining behaviour holds.
 
+use ssdlab::addr::DieId;
 use ssdlab::scheme;
 use ssdlab::workload::synthetic::{Address, Arrival, Profile, SizeDist};
 use ssdlab::workload::Source;
@@ -112,7 +113,7 @@ fn spd_programs_and_erases_only_whole_dies() {
             // The checker (on) verified alignment after every Die-Write; and
             // at the end:
             for die in 0..c.total_dies() {
-                sim.ftl().die_alignment(die).unwrap();
+                sim.ftl().die_alignment(DieId(die)).unwrap();
             }
             assert!(r.gc.count > 0 && r.gc.erases == planes as u64 * r.gc.count);
         }
@@ -177,7 +178,7 @@ fn superpage_reads_the_clean_pages_of_a_super_page_before_updating_it() {
             assert!(p == planes || n == 0, "{n} programs on {p} planes");
         }
         for die in 0..c.total_dies() {
-            sim.ftl().die_alignment(die).unwrap();
+            sim.ftl().die_alignment(DieId(die)).unwrap();
         }
     }
 }

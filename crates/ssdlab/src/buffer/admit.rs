@@ -3,8 +3,8 @@
 
 use std::collections::VecDeque;
 
-use crate::addr::Lpn;
 use crate::addr::INVALID;
+use crate::addr::{DieId, Lpn};
 use crate::buffer::WriteOutcome;
 use crate::buffer::{EvictionPolicy, WriteBuffer};
 use crate::config::PlaneAllocation;
@@ -84,7 +84,7 @@ impl Simulator {
             // buffer (static: by LPN; dynamic: by the policy, as things are
             // now); an in-place update keeps its slot.
             let (die, plane) = if dirty {
-                (0, INVALID)
+                (DieId(0), INVALID)
             } else if self.cfg.ftl.plane_allocation == PlaneAllocation::DieRoundRobin {
                 // The plane within the die is chosen when the page leaves.
                 (self.unit_die(lpn), INVALID)
@@ -150,7 +150,7 @@ impl Simulator {
 
     /// Program transactions of up to `pages` of the die's least recently used
     /// dirty buffer pages, evicted to complete a Die-Write.
-    pub(crate) fn evict_from_die(&mut self, die: u32, pages: usize) -> Vec<TxnId> {
+    pub(crate) fn evict_from_die(&mut self, die: DieId, pages: usize) -> Vec<TxnId> {
         let mut out = Vec::new();
         if let Some(buf) = self.buffer.cache.as_mut() {
             buf.evict(

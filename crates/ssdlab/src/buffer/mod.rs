@@ -11,7 +11,7 @@ pub mod admit;
 
 use rustc_hash::FxHashMap;
 
-use crate::addr::{Lpn, INVALID};
+use crate::addr::{DieId, Lpn, INVALID};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum SlotState {
@@ -62,7 +62,7 @@ impl EvictionPolicy for DieMultiPlane {
     fn select(&mut self, buf: &WriteBuffer, out: &mut Vec<u32>) {
         let dies = buf.dies();
         for i in 0..dies {
-            let die = (self.next + i) % dies;
+            let die = DieId((self.next + i) % dies);
             if buf.dirty_in_die(die) == 0 {
                 continue;
             }
@@ -82,7 +82,7 @@ impl EvictionPolicy for DieMultiPlane {
                     }
                 }
             }
-            self.next = (die + 1) % dies;
+            self.next = (die.0 + 1) % dies;
             return;
         }
     }
@@ -105,10 +105,10 @@ impl EvictionPolicy for DieRoundRobin {
     fn select(&mut self, buf: &WriteBuffer, out: &mut Vec<u32>) {
         let dies = buf.dies();
         for i in 0..dies {
-            let die = (self.next + i) % dies;
+            let die = DieId((self.next + i) % dies);
             if buf.dirty_in_die(die) > 0 {
                 out.extend(buf.lru_of_die(die).take(self.pages as usize));
-                self.next = (die + 1) % dies;
+                self.next = (die.0 + 1) % dies;
                 return;
             }
         }
@@ -143,27 +143,29 @@ impl EvictionPolicy for DieWrite {
         let dies = buf.dies();
         let n = self.planes_per_die;
         for i in 0..dies {
-            let die = (self.next + i) % dies;
+            let die = DieId((self.next + i) % dies);
             let dirty = buf.dirty_in_die(die);
             if dirty >= n {
                 let take = (dirty.min(self.pages) / n) * n;
                 out.extend(buf.lru_of_die(die).take(take as usize));
-                self.next = (die + 1) % dies;
+                self.next = (die.0 + 1) % dies;
                 return;
             }
         }
         if buf.flushing() > 0 {
             return;
         }
-        let best = (0..dies).map(|i| (self.next + i) % dies).max_by_key(|&d| {
-            (
-                buf.dirty_in_die(d),
-                std::cmp::Reverse((d + dies - self.next) % dies),
-            )
-        });
+        let best = (0..dies)
+            .map(|i| DieId((self.next + i) % dies))
+            .max_by_key(|&d| {
+                (
+                    buf.dirty_in_die(d),
+                    std::cmp::Reverse((d.0 + dies - self.next) % dies),
+                )
+            });
         if let Some(die) = best.filter(|&d| buf.dirty_in_die(d) > 0) {
             out.extend(buf.lru_of_die(die));
-            self.next = (die + 1) % dies;
+            self.next = (die.0 + 1) % dies;
         }
     }
 }
@@ -171,7 +173,7 @@ impl EvictionPolicy for DieWrite {
 /// Up to `pages` least recently used dirty pages of one die (a Die-GC
 /// completing its last Die-Write with buffered pages).
 pub struct FromDie {
-    pub die: u32,
+    pub die: DieId,
     pub pages: u32,
 }
 
@@ -237,14 +239,14 @@ impl WriteBuffer {
     pub fn flushing(&self) -> u32 {
         self.flushing
     }
-    pub fn dirty_in_die(&self, die: u32) -> u32 {
-        self.dirty_per_die[die as usize]
+    pub fn dirty_in_die(&self, die: DieId) -> u32 {
+        self.dirty_per_die[die.index()]
     }
     pub fn slot_lpn(&self, slot: u32) -> Lpn {
         self.lpn[slot as usize]
     }
-    pub fn slot_die(&self, slot: u32) -> u32 {
-        self.die[slot as usize]
+    pub fn slot_die(&self, slot: u32) -> DieId {
+        DieId(self.die[slot as usize])
     }
     /// Plane the slot's page is bound for (INVALID: chosen at eviction).
     pub fn slot_plane(&self, slot: u32) -> u32 {
@@ -255,8 +257,8 @@ impl WriteBuffer {
     }
 
     /// Dirty slots of a die from least to most recently used.
-    pub fn lru_of_die(&self, die: u32) -> impl Iterator<Item = u32> + '_ {
-        let mut s = self.lru[die as usize];
+    pub fn lru_of_die(&self, die: DieId) -> impl Iterator<Item = u32> + '_ {
+        let mut s = self.lru[die.index()];
         std::iter::from_fn(move || {
             if s == INVALID {
                 return None;
@@ -299,7 +301,7 @@ impl WriteBuffer {
 
     /// A host page write. `die` is where the page will be flushed to, and
     /// `plane` the plane if already known (else INVALID).
-    pub fn write(&mut self, lpn: Lpn, die: u32, plane: u32, version: u32) -> WriteOutcome {
+    pub fn write(&mut self, lpn: Lpn, die: DieId, plane: u32, version: u32) -> WriteOutcome {
         if let Some(&s) = self.index.get(&lpn) {
             if self.state[s as usize] == SlotState::Dirty {
                 self.version[s as usize] = version;
@@ -313,13 +315,13 @@ impl WriteBuffer {
         };
         let i = s as usize;
         self.lpn[i] = lpn;
-        self.die[i] = die;
+        self.die[i] = die.0;
         self.plane[i] = plane;
         self.version[i] = version;
         self.state[i] = SlotState::Dirty;
         self.link_mru(s);
         self.dirty += 1;
-        self.dirty_per_die[die as usize] += 1;
+        self.dirty_per_die[die.index()] += 1;
         self.index.insert(lpn, s);
         WriteOutcome::Inserted
     }
@@ -398,12 +400,12 @@ mod tests {
     fn lru_per_die_and_round_robin_eviction() {
         let mut b = WriteBuffer::new(4, 2, 0.0);
         let mut pol = DieRoundRobin { next: 0, pages: 2 };
-        assert_eq!(b.write(10, 0, INVALID, 1), WriteOutcome::Inserted);
-        assert_eq!(b.write(11, 0, INVALID, 1), WriteOutcome::Inserted);
-        assert_eq!(b.write(20, 1, INVALID, 1), WriteOutcome::Inserted);
-        assert_eq!(b.write(10, 0, INVALID, 2), WriteOutcome::Hit); // 10 becomes MRU of die 0
-        assert_eq!(b.write(12, 0, INVALID, 1), WriteOutcome::Inserted);
-        assert_eq!(b.write(13, 0, INVALID, 1), WriteOutcome::Full);
+        assert_eq!(b.write(10, DieId(0), INVALID, 1), WriteOutcome::Inserted);
+        assert_eq!(b.write(11, DieId(0), INVALID, 1), WriteOutcome::Inserted);
+        assert_eq!(b.write(20, DieId(1), INVALID, 1), WriteOutcome::Inserted);
+        assert_eq!(b.write(10, DieId(0), INVALID, 2), WriteOutcome::Hit); // 10 becomes MRU of die 0
+        assert_eq!(b.write(12, DieId(0), INVALID, 1), WriteOutcome::Inserted);
+        assert_eq!(b.write(13, DieId(0), INVALID, 1), WriteOutcome::Full);
         assert!(b.wants_eviction(1));
         let mut out = vec![];
         b.evict(&mut pol, &mut out);
@@ -411,7 +413,7 @@ mod tests {
         assert_eq!(lpns, vec![11, 10], "LRU first, die 0 first");
         assert!(b.contains(10), "flushing pages still serve reads");
         assert_eq!(
-            b.write(10, 0, INVALID, 3),
+            b.write(10, DieId(0), INVALID, 3),
             WriteOutcome::Full,
             "a flushing LPN needs a new slot"
         );
@@ -423,7 +425,7 @@ mod tests {
         );
         b.flush_done(out[0]);
         assert!(!b.contains(20));
-        assert_eq!(b.write(10, 0, INVALID, 3), WriteOutcome::Inserted);
+        assert_eq!(b.write(10, DieId(0), INVALID, 3), WriteOutcome::Inserted);
         assert_eq!(b.newest_version(10), Some(3));
     }
 
@@ -431,11 +433,11 @@ mod tests {
     fn die_write_takes_multiples_of_the_planes_per_die() {
         let mut b = WriteBuffer::new(16, 3, 0.0);
         for l in 0..5 {
-            b.write(l, 0, INVALID, 1); // die 0: 5 dirty
+            b.write(l, DieId(0), INVALID, 1); // die 0: 5 dirty
         }
-        b.write(10, 1, INVALID, 1); // die 1: 1 dirty
+        b.write(10, DieId(1), INVALID, 1); // die 1: 1 dirty
         for l in 20..23 {
-            b.write(l, 2, INVALID, 1); // die 2: 3 dirty
+            b.write(l, DieId(2), INVALID, 1); // die 2: 3 dirty
         }
         let mut pol = DieWrite {
             next: 0,
@@ -478,11 +480,11 @@ mod tests {
     fn die_multiplane_takes_one_lru_page_per_plane() {
         let mut b = WriteBuffer::new(8, 2, 0.0);
         // die 0, planes 0 and 1 (global planes 0 and 1); LRU order: 10, 11, 12, 13
-        b.write(10, 0, 0, 1);
-        b.write(11, 0, 0, 1);
-        b.write(12, 0, 1, 1);
-        b.write(13, 0, 1, 1);
-        b.write(20, 1, 2, 1);
+        b.write(10, DieId(0), 0, 1);
+        b.write(11, DieId(0), 0, 1);
+        b.write(12, DieId(0), 1, 1);
+        b.write(13, DieId(0), 1, 1);
+        b.write(20, DieId(1), 2, 1);
         let mut pol = DieMultiPlane {
             next: 0,
             planes_per_die: 2,

@@ -1,7 +1,7 @@
 //! The executor: dies and channels as resources, a command's timing, and its
 //! events.
 
-use crate::addr::{Ppn, INVALID};
+use crate::addr::{DieId, Ppn, INVALID};
 use crate::config::Config;
 use crate::config::WriteCompletion;
 use crate::engine::{EventKind, Time};
@@ -64,8 +64,8 @@ pub(crate) struct Die {
 
 impl Executor {
     /// A command on `die` takes a register on each of `planes`.
-    fn take_registers(&mut self, die: u32, planes: impl Iterator<Item = u32>) {
-        let first = die * self.ppd;
+    fn take_registers(&mut self, die: DieId, planes: impl Iterator<Item = u32>) {
+        let first = die.first_plane(self.ppd);
         let mut held = 0u16;
         for p in planes {
             let r = &mut self.registers[p as usize];
@@ -73,13 +73,13 @@ impl Executor {
             *r -= 1;
             held |= 1 << (p - first);
         }
-        self.dies[die as usize].held = held;
+        self.dies[die.index()].held = held;
     }
 
     /// The command on `die` ended: its registers are free again.
-    fn release_registers(&mut self, die: u32) {
-        let first = die * self.ppd;
-        let mut held = std::mem::take(&mut self.dies[die as usize].held);
+    fn release_registers(&mut self, die: DieId) {
+        let first = die.first_plane(self.ppd);
+        let mut held = std::mem::take(&mut self.dies[die.index()].held);
         while held != 0 {
             let i = held.trailing_zeros();
             held &= held - 1;
@@ -113,7 +113,7 @@ impl Simulator {
         }
     }
 
-    pub(crate) fn channel_of_die(&self, die: u32) -> usize {
+    pub(crate) fn channel_of_die(&self, die: DieId) -> usize {
         let m = &self.ftl.map;
         m.channel_of_chip(m.chip_of_die(die)) as usize
     }
@@ -122,7 +122,7 @@ impl Simulator {
     /// (write stream) of all its pages.
     pub(crate) fn execute(
         &mut self,
-        die: u32,
+        die: DieId,
         kind: CmdKind,
         members: &[TxnId],
         gang_writer: Option<Writer>,
@@ -130,12 +130,12 @@ impl Simulator {
         let now = self.engine.now();
         let n = members.len();
         let origin = self.txns[members[0]].origin;
-        let d = &mut self.flash.dies[die as usize];
+        let d = &mut self.flash.dies[die.index()];
         assert!(!d.busy, "die {die} given a command while busy");
         d.busy = true;
         self.flash
             .take_registers(die, members.iter().map(|&t| self.txns[t].plane));
-        let d = &mut self.flash.dies[die as usize];
+        let d = &mut self.flash.dies[die.index()];
         d.finished = 0;
         d.n = n as u8;
         d.txns[..n].copy_from_slice(members);
@@ -181,7 +181,7 @@ impl Simulator {
                     self.metrics.gc.read_ns += array as u128 * n as u128;
                 }
                 self.engine
-                    .schedule(t0 + array, EventKind::ReadArrayDone, die);
+                    .schedule(t0 + array, EventKind::ReadArrayDone, die.0);
             }
             CmdKind::Program => {
                 let mut array = 0;
@@ -216,20 +216,20 @@ impl Simulator {
                             self.engine.schedule(
                                 at,
                                 EventKind::TransferDone,
-                                die * MAX_PLANES_PER_DIE as u32 + i as u32,
+                                die.0 * MAX_PLANES_PER_DIE as u32 + i as u32,
                             );
                         }
                     }
                 }
                 self.engine
-                    .schedule(xfer_end + array, EventKind::DieDone, die);
+                    .schedule(xfer_end + array, EventKind::DieDone, die.0);
             }
             CmdKind::Erase => {
                 if gc {
                     self.metrics.gc.erase_ns += self.flash.timing.erase_ns as u128 * n as u128;
                 }
                 self.engine
-                    .schedule(t0 + self.flash.timing.erase_ns, EventKind::DieDone, die);
+                    .schedule(t0 + self.flash.timing.erase_ns, EventKind::DieDone, die.0);
             }
             CmdKind::Copyback => {
                 // Aligned sources are read in one multi-plane read; joined
@@ -268,14 +268,14 @@ impl Simulator {
                 };
                 self.metrics.gc.write_ns += tp as u128 * n as u128;
                 self.engine
-                    .schedule(t0 + read + tp, EventKind::DieDone, die);
+                    .schedule(t0 + read + tp, EventKind::DieDone, die.0);
             }
         }
     }
 
-    pub(crate) fn on_read_array_done(&mut self, die: u32) {
+    pub(crate) fn on_read_array_done(&mut self, die: DieId) {
         let now = self.engine.now();
-        let d = self.flash.dies[die as usize];
+        let d = self.flash.dies[die.index()];
         let n = d.n as usize;
         let ch = self.channel_of_die(die);
         let xfer = self.flash.timing.xfer_ns;
@@ -287,7 +287,7 @@ impl Simulator {
             self.engine.schedule(
                 at,
                 EventKind::TransferDone,
-                die * MAX_PLANES_PER_DIE as u32 + i as u32,
+                die.0 * MAX_PLANES_PER_DIE as u32 + i as u32,
             );
         }
         let end = start + n as Time * xfer;
@@ -295,20 +295,20 @@ impl Simulator {
         if self.txns[d.txns[0]].origin == Origin::Gc {
             self.metrics.gc.transfer_ns += xfer as u128 * n as u128;
         }
-        self.engine.schedule(end, EventKind::DieDone, die);
+        self.engine.schedule(end, EventKind::DieDone, die.0);
     }
 
     pub(crate) fn on_transfer_done(&mut self, arg: u32) {
         let (die, i) = (
-            arg / MAX_PLANES_PER_DIE as u32,
+            DieId(arg / MAX_PLANES_PER_DIE as u32),
             (arg % MAX_PLANES_PER_DIE as u32) as usize,
         );
-        let d = self.flash.dies[die as usize];
+        let d = self.flash.dies[die.index()];
         let t = d.txns[i];
         match self.txns[t].kind {
             CmdKind::Read => {
                 assert_eq!(d.finished as usize, i, "reads finish in transfer order");
-                self.flash.dies[die as usize].finished += 1;
+                self.flash.dies[die.index()].finished += 1;
                 self.finish_txn(t);
             }
             _ => {
@@ -319,9 +319,9 @@ impl Simulator {
         }
     }
 
-    pub(crate) fn on_die_done(&mut self, die: u32) {
+    pub(crate) fn on_die_done(&mut self, die: DieId) {
         let now = self.engine.now();
-        let d = self.flash.dies[die as usize];
+        let d = self.flash.dies[die.index()];
         let members = &d.txns[d.finished as usize..d.n as usize];
         // SPD's plane utilisation: sampled when a buffer eviction completes,
         // while its planes still count as busy.
@@ -329,7 +329,7 @@ impl Simulator {
             self.metrics.sample_at_eviction();
         }
         self.metrics.planes_busy(now, -(d.n as i32));
-        self.flash.dies[die as usize].busy = false;
+        self.flash.dies[die.index()].busy = false;
         self.flash.release_registers(die);
         for &t in members {
             self.finish_txn(t);

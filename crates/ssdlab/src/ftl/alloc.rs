@@ -2,7 +2,7 @@
 //! and, under `ftl.align_block_index`, which block a write opens.
 
 use super::*;
-use crate::addr::{Lpn, INVALID};
+use crate::addr::{DieId, Lpn, INVALID};
 use crate::config::{Config, PlaneAllocation};
 use crate::scheme::Requirement;
 
@@ -39,24 +39,24 @@ impl Ftl {
 
     /// The die static allocation gives this LPN.
     #[inline]
-    pub fn static_die(&self, lpn: Lpn) -> u32 {
+    pub fn static_die(&self, lpn: Lpn) -> DieId {
         self.map.die_of_plane(self.static_plane(lpn))
     }
 
     /// Die-round-robin allocation: the next plane of `die` in turn for
     /// `w`'s write stream (each stream keeps its planes level).
     #[inline]
-    pub fn next_plane_in_die(&mut self, die: u32, w: Writer) -> u32 {
-        let k = self.stream(die, w);
+    pub fn next_plane_in_die(&mut self, die: DieId, w: Writer) -> u32 {
+        let k = self.stream(die.0, w);
         let i = self.die_rr[k];
         self.die_rr[k] = (i + 1) % self.ppd;
-        die * self.ppd + i
+        die.first_plane(self.ppd) + i
     }
 
     /// Choose the plane for a new write of `lpn` by the configured policy.
     /// `die_load` gives the queued work of a die (for least-busy).
     /// `w` is who writes it (die-round-robin keeps a turn per write stream).
-    pub fn choose_plane(&mut self, lpn: Lpn, w: Writer, die_load: impl Fn(u32) -> u32) -> u32 {
+    pub fn choose_plane(&mut self, lpn: Lpn, w: Writer, die_load: impl Fn(DieId) -> u32) -> u32 {
         match self.allocation {
             PlaneAllocation::Static => self.static_plane(lpn),
             PlaneAllocation::DieRoundRobin => {

@@ -3,7 +3,7 @@
 //! multi-plane command writes exactly the aligned pages it was built from),
 //! the maps change, the page is counted, and the plane may need GC.
 
-use crate::addr::{Ppn, INVALID};
+use crate::addr::{DieId, Ppn, INVALID};
 use crate::engine::Time;
 use crate::flash::Origin;
 use crate::ftl::Writer;
@@ -16,7 +16,7 @@ impl Simulator {
     /// the page written and whether it was a GC move.
     pub(crate) fn commit_program(
         &mut self,
-        die: u32,
+        die: DieId,
         t: TxnId,
         n: usize,
         gang_writer: Option<Writer>,

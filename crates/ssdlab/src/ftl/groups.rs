@@ -2,7 +2,7 @@
 //! open, collect and erase blocks of one index together.
 
 use super::*;
-use crate::addr::INVALID;
+use crate::addr::{DieId, INVALID};
 use crate::config::Migration;
 use crate::engine::Time;
 use crate::scheme::Requirement;
@@ -16,8 +16,8 @@ impl Ftl {
 
     /// The blocks of a group, plane by plane.
     pub fn group_blocks(&self, group: u32) -> impl Iterator<Item = u32> {
-        let (die, g, bpp) = (group / self.bpp, group % self.bpp, self.bpp);
-        (die * self.ppd..(die + 1) * self.ppd).map(move |p| p * bpp + g)
+        let (die, g, bpp) = (DieId(group / self.bpp), group % self.bpp, self.bpp);
+        (die.planes(self.ppd)).map(move |p| p * bpp + g)
     }
 
     /// Valid pages in a group.
@@ -41,11 +41,11 @@ impl Ftl {
 
     /// Are the write points of every stream aligned on all planes of `die`?
     /// (Group mode only.) Returns a description of the first misalignment.
-    pub fn die_alignment(&self, die: u32) -> std::result::Result<(), String> {
+    pub fn die_alignment(&self, die: DieId) -> std::result::Result<(), String> {
         for si in 0..self.streams {
-            let s0 = ((die * self.ppd) * self.streams + si) as usize;
+            let s0 = ((die.first_plane(self.ppd)) * self.streams + si) as usize;
             let (pos0, a0) = (self.position(s0), self.active[s0]);
-            for q in die * self.ppd + 1..(die + 1) * self.ppd {
+            for q in die.first_plane(self.ppd) + 1..die.planes(self.ppd).end {
                 let s = (q * self.streams + si) as usize;
                 let a = self.active[s];
                 let same_block = (a == INVALID && a0 == INVALID)
@@ -55,7 +55,7 @@ impl Ftl {
                         "die {die} stream {si}: plane {q} writes at position {} (block {}), plane {} at {pos0} (block {})",
                         self.position(s),
                         if a == INVALID { -1 } else { (a % self.bpp) as i64 },
-                        die * self.ppd,
+                        die.first_plane(self.ppd),
                         if a0 == INVALID { -1 } else { (a0 % self.bpp) as i64 },
                     ));
                 }
@@ -67,8 +67,8 @@ impl Ftl {
     /// Program stale pages (INVALID) on the planes of `die` that lag behind
     /// the furthest one in `w`'s stream, so that its write points are aligned
     /// again. Returns the pages wasted.
-    pub fn pad_die(&mut self, die: u32, w: Writer, now: Time) -> u64 {
-        let planes = die * self.ppd..(die + 1) * self.ppd;
+    pub fn pad_die(&mut self, die: DieId, w: Writer, now: Time) -> u64 {
+        let planes = die.planes(self.ppd);
         let target = planes
             .clone()
             .map(|q| self.position(self.stream(q, w)))
@@ -90,12 +90,12 @@ impl Ftl {
     /// are in the victim index, and Die-Writes keep write points aligned.
     pub(crate) fn check_groups(&self) -> std::result::Result<(), String> {
         let bpp = self.bpp as usize;
-        for die in 0..(self.planes / self.ppd) {
+        for die in DieId::all(self.planes / self.ppd) {
             let mut listed = vec![0u32; bpp];
-            for &g in &self.free[die as usize] {
+            for &g in &self.free[die.index()] {
                 listed[g as usize] += self.ppd;
             }
-            for plane in die * self.ppd..(die + 1) * self.ppd {
+            for plane in die.planes(self.ppd) {
                 let first = (plane * self.streams) as usize;
                 for r in &self.reserved[first..first + self.streams as usize] {
                     for &g in r {
@@ -107,7 +107,7 @@ impl Ftl {
                     // A group whose erases are under way has free and
                     // victim blocks; it is listed once all are erased.
                     let erasing = self
-                        .group_blocks(die * self.bpp + b)
+                        .group_blocks(die.0 * self.bpp + b)
                         .any(|x| self.state[x as usize] == BlockState::Victim);
                     if self.state[gb] == BlockState::Free && !erasing {
                         listed[b as usize] = listed[b as usize].wrapping_sub(1);
@@ -115,12 +115,12 @@ impl Ftl {
                 }
             }
             if let Some(g) = listed.iter().position(|&c| c != 0) {
-                let id = die * self.bpp + g as u32;
+                let id = die.0 * self.bpp + g as u32;
                 let states: Vec<BlockState> = self
                     .group_blocks(id)
                     .map(|b| self.state[b as usize])
                     .collect();
-                let reserved: Vec<usize> = (die * self.ppd..(die + 1) * self.ppd)
+                let reserved: Vec<usize> = (die.planes(self.ppd))
                     .map(|p| {
                         let first = (p * self.streams) as usize;
                         self.reserved[first..first + self.streams as usize]
@@ -131,11 +131,11 @@ impl Ftl {
                     .collect();
                 return Err(format!(
                     "die {die} group {g}: its free blocks and the free list / reservations disagree (blocks {states:?}, on the free list: {}, reserved per plane {reserved:?})",
-                    self.free[die as usize].contains(&(g as u32))
+                    self.free[die.index()].contains(&(g as u32))
                 ));
             }
             for g in 0..self.bpp {
-                let id = die * self.bpp + g;
+                let id = die.0 * self.bpp + g;
                 let closed = self
                     .group_blocks(id)
                     .filter(|&b| self.state[b as usize] == BlockState::Closed)

@@ -26,7 +26,7 @@ use std::collections::VecDeque;
 
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::addr::{AddrMap, Lpn, Ppn, INVALID};
+use crate::addr::{AddrMap, DieId, Lpn, Ppn, INVALID};
 use crate::config::{BlockGroups, Config, Mapping, PlaneAllocation, WriteUnit};
 use crate::engine::Time;
 use crate::ftl::mapping::fast::Fast;
@@ -443,15 +443,15 @@ impl Ftl {
             let g = match self.reserved[s].pop_front() {
                 Some(g) => g,
                 None => {
-                    let die = plane / self.ppd;
-                    let g = self.free[die as usize]
+                    let die = DieId(plane / self.ppd);
+                    let g = self.free[die.index()]
                         .pop_front()
                         .expect("peek_write saw a free group");
                     if let Some(f) = &mut self.fast {
-                        f.logs[die as usize].push_back(die * self.bpp + g);
+                        f.logs[die.index()].push_back(die.0 * self.bpp + g);
                     }
                     let si = s as u32 % self.streams;
-                    for q in die * self.ppd..(die + 1) * self.ppd {
+                    for q in die.planes(self.ppd) {
                         if q != plane {
                             self.reserved[(q * self.streams + si) as usize].push_back(g);
                         }
@@ -602,9 +602,9 @@ impl Ftl {
             return self.fast_pick(self.free_list(plane) as u32);
         }
         if self.groups {
-            let die = plane / self.ppd;
+            let die = DieId(plane / self.ppd);
             let (valid, bpp, ppd) = (&self.valid, self.bpp, self.ppd);
-            let g = self.victims.pick(die, now, rng, |id| {
+            let g = self.victims.pick(die.0, now, rng, |id| {
                 let (d, i) = (id / bpp, id % bpp);
                 (d * ppd..(d + 1) * ppd)
                     .map(|p| valid[(p * bpp + i) as usize] as u32)

@@ -5,7 +5,7 @@ use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::*;
-use crate::addr::{Lpn, Ppn, INVALID};
+use crate::addr::{DieId, Lpn, Ppn, INVALID};
 use crate::error::{Error, Result};
 
 /// Result of preconditioning, reported in the run's JSON.
@@ -222,10 +222,10 @@ impl Ftl {
         let rest = (used_pages % ppb) as u16;
         if self.groups {
             // Every plane wrote the same block indices: aligned groups.
-            for die in 0..self.planes / self.ppd {
+            for die in DieId::all(self.planes / self.ppd) {
                 for _ in 0..full + (rest > 0) as u32 {
-                    let g = self.free[die as usize].pop_front().expect("fresh die");
-                    for plane in die * self.ppd..(die + 1) * self.ppd {
+                    let g = self.free[die.index()].pop_front().expect("fresh die");
+                    for plane in die.planes(self.ppd) {
                         let gb = plane * self.bpp + g;
                         let s = self.stream(plane, Writer::GC);
                         self.opened[s] += 1;
@@ -396,7 +396,7 @@ impl Ftl {
         if !self.aligned {
             return;
         }
-        for die in 0..self.planes / self.ppd {
+        for die in DieId::all(self.planes / self.ppd) {
             self.pad_die(die, Writer::Host { hot: true }, 0);
             self.pad_die(die, Writer::GC, 0);
         }
@@ -409,7 +409,7 @@ impl Ftl {
             // Group mode: the group's valid pages go round-robin over the
             // die's planes; Die-Writes pad the last short one.
             let group = self.pick_victim(plane, 0, rng)?;
-            let die = plane / self.ppd;
+            let die = DieId(plane / self.ppd);
             let blocks: Vec<u32> = self.group_blocks(group).collect();
             let mut moved = 0;
             for &b in &blocks {

@@ -6,6 +6,7 @@
 //! programs go is the write unit's business (`sched::diewrite`): the die's
 //! planes in turn, or staged into Die-Writes.
 
+use crate::addr::DieId;
 use crate::flash::CmdKind;
 use crate::sched::Class;
 use crate::sim::*;
@@ -15,7 +16,7 @@ impl Simulator {
     /// at once; when every page is read, the write unit completes its last
     /// programs; then erase.
     pub(crate) fn group_refill(&mut self, u: usize) {
-        let die = u as u32;
+        let die = DieId(u as u32);
         let n = self.ppd;
         let (ppb, bpp) = (self.ftl.pages_per_block(), self.ftl.blocks_per_plane());
         let total = self.victim_pages();
@@ -24,7 +25,7 @@ impl Simulator {
         while self.gc.jobs[u].reading < window && self.gc.jobs[u].cursor < total {
             let c = self.gc.jobs[u].cursor;
             self.gc.jobs[u].cursor += 1;
-            let plane = die * n + c % n;
+            let plane = die.first_plane(n) + c % n;
             let ppn = (plane * bpp + g) * ppb + c / n;
             if let Some(lpn) = self.ftl.owner(ppn) {
                 self.ftl.prefetch(lpn);
@@ -44,7 +45,7 @@ impl Simulator {
     pub(crate) fn group_read_done(&mut self, t: TxnId) {
         let p = self.move_program(t);
         let u = self.txns[t].unit as usize;
-        self.gc_program(u as u32, p);
+        self.gc_program(DieId(u as u32), p);
         self.gc_refill(u);
     }
 }

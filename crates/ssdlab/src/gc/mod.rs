@@ -23,7 +23,7 @@ pub mod paragc;
 pub mod plane;
 pub mod victim;
 
-use crate::addr::{Ppn, INVALID};
+use crate::addr::{DieId, Ppn, INVALID};
 use crate::config::{BlockGroups, Config, Migration};
 use crate::engine::Time;
 use crate::error::Error;
@@ -127,12 +127,12 @@ impl Gc {
 
     /// Die of GC unit `u`.
     #[inline]
-    pub(crate) fn die_of_unit(&self, u: usize) -> u32 {
-        if self.per_die {
+    pub(crate) fn die_of_unit(&self, u: usize) -> DieId {
+        DieId(if self.per_die {
             u as u32
         } else {
             u as u32 / self.ppd
-        }
+        })
     }
 
     /// Is GC unit `u` collecting?
@@ -144,15 +144,15 @@ impl Gc {
     /// GC-active time of a die up to `now`: the time during which at least
     /// one of its planes was collecting garbage.
     #[inline]
-    pub(crate) fn clock(&self, die: u32, now: Time) -> Time {
-        let (active, since, acc) = self.clock[die as usize];
+    pub(crate) fn clock(&self, die: DieId, now: Time) -> Time {
+        let (active, since, acc) = self.clock[die.index()];
         acc + if active > 0 { now - since } else { 0 }
     }
 
     /// A unit of `die` started (`+1`) or finished (`-1`) a GC at `now`.
-    pub(crate) fn clock_change(&mut self, die: u32, delta: i32, now: Time) {
+    pub(crate) fn clock_change(&mut self, die: DieId, delta: i32, now: Time) {
         let acc = self.clock(die, now);
-        let g = &mut self.clock[die as usize];
+        let g = &mut self.clock[die.index()];
         g.0 = (g.0 as i32 + delta) as u32;
         g.1 = now;
         g.2 = acc;

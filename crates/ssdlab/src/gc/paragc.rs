@@ -18,7 +18,7 @@ use crate::config::BlockGroups;
 use crate::scheme::Requirement;
 use rustc_hash::FxHashSet;
 
-use crate::addr::INVALID;
+use crate::addr::{DieId, INVALID};
 use crate::config::{Config, GcThreshold};
 use crate::flash::CmdKind;
 use crate::sched::Class;
@@ -100,7 +100,7 @@ impl Simulator {
         let die = self.ftl.map.die_of_plane(plane);
         let mut joiners = Vec::new();
         let mut collecting = false;
-        for q in (die * self.ppd..(die + 1) * self.ppd).filter(|&q| q != plane) {
+        for q in (die.planes(self.ppd)).filter(|&q| q != plane) {
             if self.gc.active(q as usize) {
                 collecting = true;
             } else if self.ftl.free_pages(q) < join_pages {
@@ -128,7 +128,7 @@ impl Simulator {
         }
         if joined {
             let die = self.ftl.map.die_of_plane(plane);
-            for q in die * self.ppd..(die + 1) * self.ppd {
+            for q in die.planes(self.ppd) {
                 let u = q as usize;
                 if self.gc.active(u) && !self.para().joined[u] {
                     self.para_mut().joined[u] = true;
@@ -163,7 +163,7 @@ impl Simulator {
     /// Put move `t` into its die's cache.
     fn para_cache(&mut self, t: TxnId) {
         let die = self.ftl.map.die_of_plane(self.txns[t].plane);
-        self.para_mut().pool[die as usize].push(t);
+        self.para_mut().pool[die.index()].push(t);
     }
 
     /// A move's read through the controller completed: a placed move's
@@ -178,7 +178,7 @@ impl Simulator {
             self.enqueue(tx.plane, Class::Gc, p);
         } else if self.para().joined[u] {
             let die = self.ftl.map.die_of_plane(tx.plane);
-            self.para_mut().pool[die as usize].push(p);
+            self.para_mut().pool[die.index()].push(p);
             self.para_flush(die);
             self.gc_refill(u);
         } else {
@@ -199,7 +199,7 @@ impl Simulator {
 
     /// A GC of `die` ended: with fewer joined planes, cached moves may be
     /// placed now.
-    pub(crate) fn para_gc_ended(&mut self, die: u32) {
+    pub(crate) fn para_gc_ended(&mut self, die: DieId) {
         if self.para().align {
             self.para_flush(die);
         }
@@ -210,7 +210,7 @@ impl Simulator {
     /// the die's next moves may be placed.
     fn para_placed_done(&mut self, home: u32, plane: u32) {
         let die = self.ftl.map.die_of_plane(plane);
-        self.para_mut().queued[die as usize] -= 1;
+        self.para_mut().queued[die.index()] -= 1;
         self.gc_progress(home as usize);
         self.para_flush(die);
     }
@@ -226,8 +226,8 @@ impl Simulator {
     /// as planes while reads are still under way. A plane takes a page of
     /// its own victim where the cache holds one, else (through the
     /// controller only) the oldest.
-    fn para_flush(&mut self, die: u32) {
-        let d = die as usize;
+    fn para_flush(&mut self, die: DieId) {
+        let d = die.index();
         if self.para().queued[d] > 0 {
             return;
         }
@@ -262,7 +262,7 @@ impl Simulator {
         let mut planes = [(INVALID, 0u32); MAX_PLANES_PER_DIE];
         let mut n = 0;
         let mut coming = false;
-        for q in die * self.ppd..(die + 1) * self.ppd {
+        for q in die.planes(self.ppd) {
             let g = self.gc.jobs[q as usize];
             if g.victim == INVALID || !self.para().joined[q as usize] {
                 continue;

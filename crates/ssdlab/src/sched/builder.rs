@@ -1,7 +1,7 @@
 //! The command builder: which queued transaction a die runs next, and which
 //! heads of its other planes join it in one multi-plane command.
 
-use crate::addr::INVALID;
+use crate::addr::{DieId, INVALID};
 use crate::flash::{CmdKind, Origin};
 use crate::ftl::Writer;
 use crate::sched::Class;
@@ -28,10 +28,10 @@ impl Simulator {
     /// a Die-Write that may run now. Host Die-Writes wait for the die's GC
     /// to finish (under SPD+ too: there host pages get through only by
     /// joining the GC's Die-Writes, within the space the GC can spare).
-    pub(crate) fn gang(&self, die: u32, class: Class) -> Option<[TxnId; MAX_PLANES_PER_DIE]> {
-        let first = die * self.ppd;
+    pub(crate) fn gang(&self, die: DieId, class: Class) -> Option<[TxnId; MAX_PLANES_PER_DIE]> {
+        let first = die.first_plane(self.ppd);
         let mut members = [TxnId::NONE; MAX_PLANES_PER_DIE];
-        if class == Class::Write && self.gc.active(die as usize) {
+        if class == Class::Write && self.gc.active(die.index()) {
             return None;
         }
         for i in 0..self.ppd {
@@ -81,8 +81,8 @@ impl Simulator {
         }
     }
 
-    pub(crate) fn dispatch(&mut self, die: u32) {
-        let first = die * self.ppd;
+    pub(crate) fn dispatch(&mut self, die: DieId) {
+        let first = die.first_plane(self.ppd);
         let planes = first..first + self.ppd;
         for p in planes.clone() {
             self.clean_gc_head(p);

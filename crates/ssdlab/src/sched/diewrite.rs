@@ -1,7 +1,7 @@
 //! Die-Writes (SPD): every program is one page on each plane of the die;
 //! host gangs from the buffer, GC gangs from staging, SPD+ combining.
 
-use crate::addr::INVALID;
+use crate::addr::{DieId, INVALID};
 use crate::config::Config;
 use crate::config::{Alignment, BlockGroups, BufferCapacity, Eviction, WriteUnit};
 use crate::flash::{CmdKind, Origin};
@@ -35,20 +35,20 @@ impl DieWrites {
 
 impl Simulator {
     /// A host page was programmed in one of the die's GC Die-Writes.
-    pub(crate) fn combined_programmed(&mut self, die: u32) {
+    pub(crate) fn combined_programmed(&mut self, die: DieId) {
         self.metrics.gc.host_pages_combined += 1;
-        self.unit.die_writes().combined_pending[die as usize] -= 1;
+        self.unit.die_writes().combined_pending[die.index()] -= 1;
     }
 
     /// A Die-Write of host pages to `die`: under SPD+, while the die's GC is
     /// still moving pages, they join its Die-Writes; otherwise they are
     /// queued as whole Die-Writes, padded to a multiple of the planes.
-    pub(crate) fn die_write_host(&mut self, die: u32, mut txns: Vec<TxnId>) {
+    pub(crate) fn die_write_host(&mut self, die: DieId, mut txns: Vec<TxnId>) {
         if self.unit.die_writes_ref().combine
             && self.gc_staging_open(die)
             && self.gc_has_room_for(die, txns.len())
         {
-            self.unit.die_writes().combined_pending[die as usize] += txns.len() as u32;
+            self.unit.die_writes().combined_pending[die.index()] += txns.len() as u32;
             // GC writes to the hot stream only when it sorts its moves
             // (then host pages are hot); otherwise all to the cold one.
             for t in txns {
@@ -76,10 +76,10 @@ impl Simulator {
     /// Queue whole Die-Writes of `die` in `class`: program `i` of `txns` (a
     /// multiple of the planes per die) goes to plane `i mod N`, so every
     /// plane's queue gets one page of each Die-Write, in the same order.
-    pub(crate) fn enqueue_die_writes(&mut self, die: u32, txns: &[TxnId], class: Class) {
+    pub(crate) fn enqueue_die_writes(&mut self, die: DieId, txns: &[TxnId], class: Class) {
         assert!(txns.len().is_multiple_of(self.ppd as usize));
         for (i, &t) in txns.iter().enumerate() {
-            let plane = die * self.ppd + i as u32 % self.ppd;
+            let plane = die.first_plane(self.ppd) + i as u32 % self.ppd;
             self.txns[t].plane = plane;
             // A Die-Write goes whole, stale members too.
             self.txns[t].keep = true;
@@ -92,18 +92,18 @@ impl Simulator {
 
     /// Stage program `t` for a Die-Write of the die's GC in the hot or the
     /// cold stream (marking it so, which decides the Die-Write's stream).
-    pub(crate) fn stage(&mut self, die: u32, t: TxnId, hot: bool) {
+    pub(crate) fn stage(&mut self, die: DieId, t: TxnId, hot: bool) {
         self.txns[t].hot = hot;
-        self.unit.die_writes().staging[die as usize][hot as usize].push(t);
+        self.unit.die_writes().staging[die.index()][hot as usize].push(t);
     }
 
     /// Queue every full Die-Write of the die's staged programs (GC class:
     /// they belong to a GC).
-    pub(crate) fn flush_staging(&mut self, die: u32) {
+    pub(crate) fn flush_staging(&mut self, die: DieId) {
         let n = self.ppd as usize;
         for s in 0..2 {
-            while self.unit.die_writes().staging[die as usize][s].len() >= n {
-                let gang: Vec<TxnId> = self.unit.die_writes().staging[die as usize][s]
+            while self.unit.die_writes().staging[die.index()][s].len() >= n {
+                let gang: Vec<TxnId> = self.unit.die_writes().staging[die.index()][s]
                     .drain(..n)
                     .collect();
                 self.enqueue_die_writes(die, &gang, Class::Gc);
@@ -114,19 +114,19 @@ impl Simulator {
     /// The die's GC has read all its pages: complete the last, short
     /// Die-Write of each stream with the die's least recently used dirty
     /// pages from the buffer, then with padding.
-    pub(crate) fn complete_staging(&mut self, die: u32) {
+    pub(crate) fn complete_staging(&mut self, die: DieId) {
         let n = self.ppd as usize;
         for hot in [false, true] {
             let short =
-                (n - self.unit.die_writes().staging[die as usize][hot as usize].len() % n) % n;
+                (n - self.unit.die_writes().staging[die.index()][hot as usize].len() % n) % n;
             if short == 0 {
                 continue;
             }
             for t in self.evict_from_die(die, short) {
                 self.stage(die, t, hot);
-                self.unit.die_writes().combined_pending[die as usize] += 1;
+                self.unit.die_writes().combined_pending[die.index()] += 1;
             }
-            while !self.unit.die_writes().staging[die as usize][hot as usize]
+            while !self.unit.die_writes().staging[die.index()][hot as usize]
                 .len()
                 .is_multiple_of(n)
             {
@@ -140,21 +140,21 @@ impl Simulator {
     /// SPD+: can the die's GC take `extra` host pages into its Die-Writes and
     /// still move all its victim's valid pages before running out of space
     /// (the GC reserve is sized for the victim, not for host data)?
-    pub(crate) fn gc_has_room_for(&self, die: u32, extra: usize) -> bool {
-        let victim = self.gc.jobs[die as usize].victim;
+    pub(crate) fn gc_has_room_for(&self, die: DieId, extra: usize) -> bool {
+        let victim = self.gc.jobs[die.index()].victim;
         // Pages still to program: the victim's valid ones (read or not) and
         // the host pages already combined, spread evenly over the planes.
         let pages = self.ftl.group_valid(victim) as u64
-            + self.unit.die_writes_ref().combined_pending[die as usize] as u64
+            + self.unit.die_writes_ref().combined_pending[die.index()] as u64
             + extra as u64;
         let per_plane = pages.div_ceil(self.ppd as u64) + 1;
-        let first = die * self.ppd;
+        let first = die.first_plane(self.ppd);
         (first..first + self.ppd).all(|p| self.ftl.gc_free_pages(p) >= per_plane)
     }
 
     /// Is the die's GC still producing page moves for Die-Writes?
-    pub(crate) fn gc_staging_open(&self, die: u32) -> bool {
-        let g = &self.gc.jobs[die as usize];
+    pub(crate) fn gc_staging_open(&self, die: DieId) -> bool {
+        let g = &self.gc.jobs[die.index()];
         g.victim != INVALID && !(g.cursor == self.victim_pages() && g.reading == 0)
     }
 }

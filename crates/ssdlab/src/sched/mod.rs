@@ -11,6 +11,7 @@ pub mod unit;
 
 use std::collections::VecDeque;
 
+use crate::addr::DieId;
 use crate::config::SchedPolicy;
 use crate::sim::TxnId;
 
@@ -86,7 +87,7 @@ impl Queues {
         Some(t)
     }
     #[inline]
-    pub fn die_load(&self, die: u32) -> u32 {
-        self.per_die[die as usize]
+    pub fn die_load(&self, die: DieId) -> u32 {
+        self.per_die[die.index()]
     }
 }

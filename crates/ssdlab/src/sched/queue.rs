@@ -1,5 +1,6 @@
 //! Queueing transactions and waking the dies that got work.
 
+use crate::addr::DieId;
 use crate::config::Config;
 use crate::flash::{CmdKind, Origin};
 use crate::sched::Class;
@@ -11,7 +12,7 @@ use crate::sim::*;
 /// that orders transactions.
 pub(crate) struct Sched {
     pub(crate) queues: Queues,
-    pub(crate) kicked: Vec<u32>,
+    pub(crate) kicked: Vec<DieId>,
     pub(crate) kick_flag: Vec<bool>,
     pub(crate) seq: u64,
 }
@@ -48,9 +49,9 @@ impl Simulator {
     }
 
     #[inline]
-    pub(crate) fn kick(&mut self, die: u32) {
-        if !self.sched.kick_flag[die as usize] {
-            self.sched.kick_flag[die as usize] = true;
+    pub(crate) fn kick(&mut self, die: DieId) {
+        if !self.sched.kick_flag[die.index()] {
+            self.sched.kick_flag[die.index()] = true;
             self.sched.kicked.push(die);
         }
     }
@@ -59,8 +60,8 @@ impl Simulator {
     /// that work queued together can be joined into multi-plane commands.
     pub(crate) fn flush_kicks(&mut self) {
         while let Some(d) = self.sched.kicked.pop() {
-            self.sched.kick_flag[d as usize] = false;
-            if !self.flash.dies[d as usize].busy {
+            self.sched.kick_flag[d] = false;
+            if !self.flash.dies[d].busy {
                 self.dispatch(d);
             }
         }

@@ -9,7 +9,7 @@
 //! copies; never-written ones are padding. GC uses the Die-Write machinery
 //! (`diewrite.rs`) unchanged. Everything of SuperPage is in this file.
 
-use crate::addr::INVALID;
+use crate::addr::{DieId, INVALID};
 use crate::buffer::{EvictionPolicy, WriteBuffer};
 use crate::config::{Config, Eviction, Mapping, WriteUnit};
 use crate::flash::{CmdKind, Origin};
@@ -39,7 +39,7 @@ impl EvictionPolicy for SuperPageEviction {
         let dies = buf.dies();
         let n = self.planes_per_die;
         for i in 0..dies {
-            let die = (self.next + i) % dies;
+            let die = DieId((self.next + i) % dies);
             let Some(first) = buf.lru_of_die(die).next() else {
                 continue;
             };
@@ -51,7 +51,7 @@ impl EvictionPolicy for SuperPageEviction {
                     out.extend(buf.dirty_slot(l));
                 }
             }
-            self.next = (die + 1) % dies;
+            self.next = (die.0 + 1) % dies;
             return;
         }
     }
@@ -61,7 +61,7 @@ impl EvictionPolicy for SuperPageEviction {
 /// (member k holds LPN `base + k`), reads of its clean pages under way.
 #[derive(Clone, Copy)]
 pub(crate) struct Assembly {
-    pub(crate) die: u32,
+    pub(crate) die: DieId,
     pub(crate) members: [TxnId; MAX_PLANES_PER_DIE],
     pub(crate) reads_left: u32,
 }
@@ -85,7 +85,7 @@ impl Simulator {
     /// SuperPage: write the logical super page of the evicted pages `txns`
     /// (dirty pages of one super page): its other pages are read from flash
     /// and copied (or padded if never written), then all go as one Die-Write.
-    pub(crate) fn superpage_write(&mut self, die: u32, txns: &[TxnId]) {
+    pub(crate) fn superpage_write(&mut self, die: DieId, txns: &[TxnId]) {
         let n = self.ppd;
         let base = self.txns[txns[0]].lpn / n * n;
         let mut a = Assembly {

@@ -11,7 +11,7 @@
 //! `gc_reads_done`, `unit_txn_done`) dispatch on [`Unit`]; the command
 //! builder asks `Unit::gangs` whether programs go as whole Die-Writes.
 
-use crate::addr::INVALID;
+use crate::addr::{DieId, INVALID};
 use crate::ftl::Writer;
 use crate::sched::diewrite::DieWrites;
 use crate::sched::superpage::SuperPages;
@@ -52,7 +52,7 @@ impl Simulator {
     /// The die a page entering the buffer is bound for when its plane is
     /// chosen only when it leaves (die round-robin allocation): the static
     /// order's die of its LPN, or of its logical super page.
-    pub(crate) fn unit_die(&self, lpn: u32) -> u32 {
+    pub(crate) fn unit_die(&self, lpn: u32) -> DieId {
         match self.unit {
             Unit::SuperPage(..) => self.ftl.static_die(lpn / self.ppd),
             _ => self.ftl.static_die(lpn),
@@ -96,7 +96,7 @@ impl Simulator {
 
     /// A GC program of die `die`'s group GC: staged for a Die-Write, or
     /// queued on the die's next plane in turn.
-    pub(crate) fn gc_program(&mut self, die: u32, p: TxnId) {
+    pub(crate) fn gc_program(&mut self, die: DieId, p: TxnId) {
         if self.unit.gangs() {
             let hot = self.txns[p].hot;
             self.stage(die, p, hot);
@@ -110,7 +110,7 @@ impl Simulator {
 
     /// Die `die`'s group GC has read every page of its victim: with
     /// Die-Writes, complete the last short ones.
-    pub(crate) fn gc_reads_done(&mut self, die: u32) {
+    pub(crate) fn gc_reads_done(&mut self, die: DieId) {
         if self.unit.gangs() {
             self.complete_staging(die);
         }

@@ -27,7 +27,7 @@ use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rustc_hash::FxHashMap;
 
-use crate::addr::Lpn;
+use crate::addr::{DieId, Lpn};
 use crate::config::{AddressMode, BufferCapacity, Config, HostMode};
 use crate::engine::{Engine, EventKind, Time};
 use crate::error::{Error, Result};
@@ -179,9 +179,9 @@ impl Simulator {
         while let Some(ev) = self.engine.pop() {
             match ev.kind {
                 EventKind::Arrival => self.on_arrival(),
-                EventKind::ReadArrayDone => self.on_read_array_done(ev.arg),
+                EventKind::ReadArrayDone => self.on_read_array_done(DieId(ev.arg)),
                 EventKind::TransferDone => self.on_transfer_done(ev.arg),
-                EventKind::DieDone => self.on_die_done(ev.arg),
+                EventKind::DieDone => self.on_die_done(DieId(ev.arg)),
             }
             self.flush_kicks();
             if let Some(e) = self.error.take() {
@@ -221,8 +221,8 @@ impl Simulator {
 
     /// What the first die with queued work is waiting for (stall reports).
     pub(crate) fn stall_detail(&self) -> String {
-        for die in 0..self.flash.dies.len() as u32 {
-            let first = die * self.ppd;
+        for die in DieId::all(self.flash.dies.len() as u32) {
+            let first = die.first_plane(self.ppd);
             let mut heads = vec![];
             for p in first..first + self.ppd {
                 for class in [Class::Read, Class::Gc, Class::Write] {
@@ -250,7 +250,7 @@ impl Simulator {
                     match &self.unit {
                         Unit::Page => 0,
                         u => {
-                            let s = &u.die_writes_ref().staging[die as usize];
+                            let s = &u.die_writes_ref().staging[die.index()];
                             s[0].len() + s[1].len()
                         }
                     }
