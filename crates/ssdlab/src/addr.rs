@@ -13,6 +13,56 @@ pub type Ppn = u32;
 /// Marker for "no page" in maps.
 pub const INVALID: u32 = u32::MAX;
 
+/// A plane, numbered over the whole drive (`die * planes_per_die + i`); its
+/// blocks are `plane * blocks_per_plane ..`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(transparent)]
+pub struct PlaneId(pub u32);
+
+impl PlaneId {
+    /// No plane (one not chosen yet).
+    pub const NONE: PlaneId = PlaneId(INVALID);
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+    /// The die the plane belongs to.
+    #[inline]
+    pub fn die(self, planes_per_die: u32) -> DieId {
+        DieId(self.0 / planes_per_die)
+    }
+    /// The plane's index within its die.
+    #[inline]
+    pub fn in_die(self, planes_per_die: u32) -> u32 {
+        self.0 % planes_per_die
+    }
+    /// Every plane of a drive of `planes` planes.
+    pub fn all(planes: u32) -> impl Iterator<Item = PlaneId> {
+        (0..planes).map(PlaneId)
+    }
+}
+
+impl std::fmt::Display for PlaneId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl<T> std::ops::Index<PlaneId> for Vec<T> {
+    type Output = T;
+    #[inline]
+    fn index(&self, p: PlaneId) -> &T {
+        &self[p.0 as usize]
+    }
+}
+
+impl<T> std::ops::IndexMut<PlaneId> for Vec<T> {
+    #[inline]
+    fn index_mut(&mut self, p: PlaneId) -> &mut T {
+        &mut self[p.0 as usize]
+    }
+}
+
 /// A die, numbered over the whole drive (`(channel * chips + chip) * dies +
 /// die`); its planes are `die * planes_per_die ..` (a bare `u32` beside
 /// planes, GC units and channels would not say which it is).
@@ -27,13 +77,18 @@ impl DieId {
     }
     /// The first plane of the die.
     #[inline]
-    pub fn first_plane(self, planes_per_die: u32) -> u32 {
-        self.0 * planes_per_die
+    pub fn first_plane(self, planes_per_die: u32) -> PlaneId {
+        PlaneId(self.0 * planes_per_die)
+    }
+    /// Plane `i` of the die.
+    #[inline]
+    pub fn plane(self, i: u32, planes_per_die: u32) -> PlaneId {
+        PlaneId(self.0 * planes_per_die + i)
     }
     /// The planes of the die.
     #[inline]
-    pub fn planes(self, planes_per_die: u32) -> std::ops::Range<u32> {
-        self.0 * planes_per_die..(self.0 + 1) * planes_per_die
+    pub fn planes(self, planes_per_die: u32) -> impl Iterator<Item = PlaneId> + Clone {
+        (self.0 * planes_per_die..(self.0 + 1) * planes_per_die).map(PlaneId)
     }
     /// Every die of a drive of `dies` dies.
     pub fn all(dies: u32) -> impl Iterator<Item = DieId> {
@@ -76,8 +131,8 @@ pub struct AddrMap {
 
 impl AddrMap {
     #[inline]
-    pub fn plane_of(&self, ppn: Ppn) -> u32 {
-        ppn / self.pages_per_plane
+    pub fn plane_of(&self, ppn: Ppn) -> PlaneId {
+        PlaneId(ppn / self.pages_per_plane)
     }
     /// Block index within its plane.
     #[inline]
@@ -95,12 +150,12 @@ impl AddrMap {
         ppn / self.pages_per_block
     }
     #[inline]
-    pub fn ppn(&self, plane: u32, block: u32, page: u32) -> Ppn {
-        plane * self.pages_per_plane + block * self.pages_per_block + page
+    pub fn ppn(&self, plane: PlaneId, block: u32, page: u32) -> Ppn {
+        plane.0 * self.pages_per_plane + block * self.pages_per_block + page
     }
     #[inline]
-    pub fn die_of_plane(&self, plane: u32) -> DieId {
-        DieId(plane / self.planes_per_die)
+    pub fn die_of_plane(&self, plane: PlaneId) -> DieId {
+        plane.die(self.planes_per_die)
     }
     #[inline]
     pub fn chip_of_die(&self, die: DieId) -> u32 {

@@ -4,7 +4,7 @@
 use std::collections::VecDeque;
 
 use crate::addr::INVALID;
-use crate::addr::{DieId, Lpn};
+use crate::addr::{DieId, Lpn, PlaneId};
 use crate::buffer::WriteOutcome;
 use crate::buffer::{EvictionPolicy, WriteBuffer};
 use crate::config::PlaneAllocation;
@@ -84,10 +84,10 @@ impl Simulator {
             // buffer (static: by LPN; dynamic: by the policy, as things are
             // now); an in-place update keeps its slot.
             let (die, plane) = if dirty {
-                (DieId(0), INVALID)
+                (DieId(0), PlaneId::NONE)
             } else if self.cfg.ftl.plane_allocation == PlaneAllocation::DieRoundRobin {
                 // The plane within the die is chosen when the page leaves.
-                (self.unit_die(lpn), INVALID)
+                (self.unit_die(lpn), PlaneId::NONE)
             } else {
                 let queues = &self.sched.queues;
                 // (Dynamic policies ignore the write stream.)
@@ -101,7 +101,7 @@ impl Simulator {
                 outcome => {
                     if outcome == WriteOutcome::Hit {
                         self.metrics.write_hits += 1;
-                    } else if plane != INVALID {
+                    } else if plane != PlaneId::NONE {
                         self.ftl.assign(plane);
                     }
                     self.next_version(lpn);

@@ -11,7 +11,7 @@ pub mod admit;
 
 use rustc_hash::FxHashMap;
 
-use crate::addr::{DieId, Lpn, INVALID};
+use crate::addr::{DieId, Lpn, PlaneId, INVALID};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum SlotState {
@@ -69,10 +69,10 @@ impl EvictionPolicy for DieMultiPlane {
             let mut taken: u64 = 0; // bit per plane index within the die
             for slot in buf.lru_of_die(die).take(SCAN) {
                 let plane = buf.slot_plane(slot);
-                let bit = if plane == INVALID {
+                let bit = if plane == PlaneId::NONE {
                     1u64 << (out.len() as u32 % 64)
                 } else {
-                    1u64 << (plane % self.planes_per_die)
+                    1u64 << plane.in_die(self.planes_per_die)
                 };
                 if taken & bit == 0 {
                     taken |= bit;
@@ -249,8 +249,8 @@ impl WriteBuffer {
         DieId(self.die[slot as usize])
     }
     /// Plane the slot's page is bound for (INVALID: chosen at eviction).
-    pub fn slot_plane(&self, slot: u32) -> u32 {
-        self.plane[slot as usize]
+    pub fn slot_plane(&self, slot: u32) -> PlaneId {
+        PlaneId(self.plane[slot as usize])
     }
     pub fn slot_version(&self, slot: u32) -> u32 {
         self.version[slot as usize]
@@ -301,7 +301,7 @@ impl WriteBuffer {
 
     /// A host page write. `die` is where the page will be flushed to, and
     /// `plane` the plane if already known (else INVALID).
-    pub fn write(&mut self, lpn: Lpn, die: DieId, plane: u32, version: u32) -> WriteOutcome {
+    pub fn write(&mut self, lpn: Lpn, die: DieId, plane: PlaneId, version: u32) -> WriteOutcome {
         if let Some(&s) = self.index.get(&lpn) {
             if self.state[s as usize] == SlotState::Dirty {
                 self.version[s as usize] = version;
@@ -316,7 +316,7 @@ impl WriteBuffer {
         let i = s as usize;
         self.lpn[i] = lpn;
         self.die[i] = die.0;
-        self.plane[i] = plane;
+        self.plane[i] = plane.0;
         self.version[i] = version;
         self.state[i] = SlotState::Dirty;
         self.link_mru(s);
@@ -400,12 +400,24 @@ mod tests {
     fn lru_per_die_and_round_robin_eviction() {
         let mut b = WriteBuffer::new(4, 2, 0.0);
         let mut pol = DieRoundRobin { next: 0, pages: 2 };
-        assert_eq!(b.write(10, DieId(0), INVALID, 1), WriteOutcome::Inserted);
-        assert_eq!(b.write(11, DieId(0), INVALID, 1), WriteOutcome::Inserted);
-        assert_eq!(b.write(20, DieId(1), INVALID, 1), WriteOutcome::Inserted);
-        assert_eq!(b.write(10, DieId(0), INVALID, 2), WriteOutcome::Hit); // 10 becomes MRU of die 0
-        assert_eq!(b.write(12, DieId(0), INVALID, 1), WriteOutcome::Inserted);
-        assert_eq!(b.write(13, DieId(0), INVALID, 1), WriteOutcome::Full);
+        assert_eq!(
+            b.write(10, DieId(0), PlaneId::NONE, 1),
+            WriteOutcome::Inserted
+        );
+        assert_eq!(
+            b.write(11, DieId(0), PlaneId::NONE, 1),
+            WriteOutcome::Inserted
+        );
+        assert_eq!(
+            b.write(20, DieId(1), PlaneId::NONE, 1),
+            WriteOutcome::Inserted
+        );
+        assert_eq!(b.write(10, DieId(0), PlaneId::NONE, 2), WriteOutcome::Hit); // 10 becomes MRU of die 0
+        assert_eq!(
+            b.write(12, DieId(0), PlaneId::NONE, 1),
+            WriteOutcome::Inserted
+        );
+        assert_eq!(b.write(13, DieId(0), PlaneId::NONE, 1), WriteOutcome::Full);
         assert!(b.wants_eviction(1));
         let mut out = vec![];
         b.evict(&mut pol, &mut out);
@@ -413,7 +425,7 @@ mod tests {
         assert_eq!(lpns, vec![11, 10], "LRU first, die 0 first");
         assert!(b.contains(10), "flushing pages still serve reads");
         assert_eq!(
-            b.write(10, DieId(0), INVALID, 3),
+            b.write(10, DieId(0), PlaneId::NONE, 3),
             WriteOutcome::Full,
             "a flushing LPN needs a new slot"
         );
@@ -425,7 +437,10 @@ mod tests {
         );
         b.flush_done(out[0]);
         assert!(!b.contains(20));
-        assert_eq!(b.write(10, DieId(0), INVALID, 3), WriteOutcome::Inserted);
+        assert_eq!(
+            b.write(10, DieId(0), PlaneId::NONE, 3),
+            WriteOutcome::Inserted
+        );
         assert_eq!(b.newest_version(10), Some(3));
     }
 
@@ -433,11 +448,11 @@ mod tests {
     fn die_write_takes_multiples_of_the_planes_per_die() {
         let mut b = WriteBuffer::new(16, 3, 0.0);
         for l in 0..5 {
-            b.write(l, DieId(0), INVALID, 1); // die 0: 5 dirty
+            b.write(l, DieId(0), PlaneId::NONE, 1); // die 0: 5 dirty
         }
-        b.write(10, DieId(1), INVALID, 1); // die 1: 1 dirty
+        b.write(10, DieId(1), PlaneId::NONE, 1); // die 1: 1 dirty
         for l in 20..23 {
-            b.write(l, DieId(2), INVALID, 1); // die 2: 3 dirty
+            b.write(l, DieId(2), PlaneId::NONE, 1); // die 2: 3 dirty
         }
         let mut pol = DieWrite {
             next: 0,
@@ -480,11 +495,11 @@ mod tests {
     fn die_multiplane_takes_one_lru_page_per_plane() {
         let mut b = WriteBuffer::new(8, 2, 0.0);
         // die 0, planes 0 and 1 (global planes 0 and 1); LRU order: 10, 11, 12, 13
-        b.write(10, DieId(0), 0, 1);
-        b.write(11, DieId(0), 0, 1);
-        b.write(12, DieId(0), 1, 1);
-        b.write(13, DieId(0), 1, 1);
-        b.write(20, DieId(1), 2, 1);
+        b.write(10, DieId(0), PlaneId(0), 1);
+        b.write(11, DieId(0), PlaneId(0), 1);
+        b.write(12, DieId(0), PlaneId(1), 1);
+        b.write(13, DieId(0), PlaneId(1), 1);
+        b.write(20, DieId(1), PlaneId(2), 1);
         let mut pol = DieMultiPlane {
             next: 0,
             planes_per_die: 2,

@@ -1,7 +1,7 @@
 //! The executor: dies and channels as resources, a command's timing, and its
 //! events.
 
-use crate::addr::{DieId, Ppn, INVALID};
+use crate::addr::{DieId, PlaneId, Ppn, INVALID};
 use crate::config::Config;
 use crate::config::WriteCompletion;
 use crate::engine::{EventKind, Time};
@@ -64,14 +64,14 @@ pub(crate) struct Die {
 
 impl Executor {
     /// A command on `die` takes a register on each of `planes`.
-    fn take_registers(&mut self, die: DieId, planes: impl Iterator<Item = u32>) {
+    fn take_registers(&mut self, die: DieId, planes: impl Iterator<Item = PlaneId>) {
         let first = die.first_plane(self.ppd);
         let mut held = 0u16;
         for p in planes {
-            let r = &mut self.registers[p as usize];
+            let r = &mut self.registers[p.index()];
             assert!(*r > 0, "plane {p} has no free register");
             *r -= 1;
-            held |= 1 << (p - first);
+            held |= 1 << (p.0 - first.0);
         }
         self.dies[die.index()].held = held;
     }
@@ -83,7 +83,7 @@ impl Executor {
         while held != 0 {
             let i = held.trailing_zeros();
             held &= held - 1;
-            self.registers[(first + i) as usize] += 1;
+            self.registers[(first.0 + i) as usize] += 1;
         }
     }
 }

@@ -2,7 +2,7 @@
 //! and, under `ftl.align_block_index`, which block a write opens.
 
 use super::*;
-use crate::addr::{DieId, Lpn, INVALID};
+use crate::addr::{DieId, Lpn, PlaneId, INVALID};
 use crate::config::{Config, PlaneAllocation};
 use crate::scheme::Requirement;
 
@@ -33,8 +33,8 @@ pub(crate) fn static_table(cfg: &Config) -> Vec<u32> {
 impl Ftl {
     /// The plane static allocation gives this LPN.
     #[inline]
-    pub fn static_plane(&self, lpn: Lpn) -> u32 {
-        self.plane_of_residue[(lpn % self.planes) as usize]
+    pub fn static_plane(&self, lpn: Lpn) -> PlaneId {
+        PlaneId(self.plane_of_residue[(lpn % self.planes) as usize])
     }
 
     /// The die static allocation gives this LPN.
@@ -46,17 +46,22 @@ impl Ftl {
     /// Die-round-robin allocation: the next plane of `die` in turn for
     /// `w`'s write stream (each stream keeps its planes level).
     #[inline]
-    pub fn next_plane_in_die(&mut self, die: DieId, w: Writer) -> u32 {
-        let k = self.stream(die.0, w);
+    pub fn next_plane_in_die(&mut self, die: DieId, w: Writer) -> PlaneId {
+        let k = self.stream(PlaneId(die.0), w);
         let i = self.die_rr[k];
         self.die_rr[k] = (i + 1) % self.ppd;
-        die.first_plane(self.ppd) + i
+        die.plane(i, self.ppd)
     }
 
     /// Choose the plane for a new write of `lpn` by the configured policy.
     /// `die_load` gives the queued work of a die (for least-busy).
     /// `w` is who writes it (die-round-robin keeps a turn per write stream).
-    pub fn choose_plane(&mut self, lpn: Lpn, w: Writer, die_load: impl Fn(DieId) -> u32) -> u32 {
+    pub fn choose_plane(
+        &mut self,
+        lpn: Lpn,
+        w: Writer,
+        die_load: impl Fn(DieId) -> u32,
+    ) -> PlaneId {
         match self.allocation {
             PlaneAllocation::Static => self.static_plane(lpn),
             PlaneAllocation::DieRoundRobin => {
@@ -66,9 +71,9 @@ impl Ftl {
             PlaneAllocation::RoundRobin => {
                 // The next plane in turn that has room for more data.
                 let start = self.rr_next;
-                let mut pick = self.plane_of_residue[start as usize];
+                let mut pick = PlaneId(self.plane_of_residue[start as usize]);
                 for i in 0..self.planes {
-                    let p = self.plane_of_residue[((start + i) % self.planes) as usize];
+                    let p = PlaneId(self.plane_of_residue[((start + i) % self.planes) as usize]);
                     if self.has_room(p) {
                         pick = p;
                         self.rr_next = (start + i) % self.planes;
@@ -82,10 +87,10 @@ impl Ftl {
                 // Scan from the round-robin pointer so ties rotate; planes
                 // without room for more data only if all are so.
                 let start = self.rr_next;
-                let mut best = self.plane_of_residue[start as usize];
+                let mut best = PlaneId(self.plane_of_residue[start as usize]);
                 let mut best_key = (true, u32::MAX);
                 for i in 0..self.planes {
-                    let p = self.plane_of_residue[((start + i) % self.planes) as usize];
+                    let p = PlaneId(self.plane_of_residue[((start + i) % self.planes) as usize]);
                     let key = (!self.has_room(p), die_load(self.map.die_of_plane(p)));
                     if key < best_key {
                         best = p;
@@ -106,21 +111,21 @@ impl Ftl {
     /// within the GC threshold plus two blocks of its size would leave GC
     /// nothing to reclaim.
     #[inline]
-    pub(crate) fn has_room(&self, plane: u32) -> bool {
-        ((self.plane_valid[plane as usize] + self.plane_pending[plane as usize]) as u64)
+    pub(crate) fn has_room(&self, plane: PlaneId) -> bool {
+        ((self.plane_valid[plane.index()] + self.plane_pending[plane.index()]) as u64)
             < self.room_limit
     }
 
     /// A host page was assigned to `plane` (its program comes later).
     #[inline]
-    pub fn assign(&mut self, plane: u32) {
-        self.plane_pending[plane as usize] += 1;
+    pub fn assign(&mut self, plane: PlaneId) {
+        self.plane_pending[plane.index()] += 1;
     }
 
     /// The program of a page assigned to `plane` was dispatched.
     #[inline]
-    pub fn assigned_written(&mut self, plane: u32) {
-        self.plane_pending[plane as usize] -= 1;
+    pub fn assigned_written(&mut self, plane: PlaneId) {
+        self.plane_pending[plane.index()] -= 1;
     }
 
     /// `ftl.align_block_index`: where in its free list plane `plane` finds
@@ -130,17 +135,17 @@ impl Ftl {
     /// in every plane of the span (each plane of the span computes the
     /// same); else its oldest free block. Every plane of a span that opens
     /// a block in turn so takes one index while one is free in all.
-    pub(crate) fn aligned_open_pos(&self, plane: u32, s: usize) -> usize {
-        let free = &self.free[plane as usize];
+    pub(crate) fn aligned_open_pos(&self, plane: PlaneId, s: usize) -> usize {
+        let free = &self.free[plane.index()];
         let bpp = self.bpp;
         let is_free = |q: u32, idx: u32| self.state[(q * bpp + idx) as usize] == BlockState::Free;
         let pos_of = |idx: u32| free.iter().position(|&b| b % bpp == idx);
         let si = s as u32 % self.streams;
-        let lo = plane / self.align_span * self.align_span;
+        let lo = plane.0 / self.align_span * self.align_span;
         let span = lo..lo + self.align_span;
-        for q in span.clone().filter(|&q| q != plane) {
+        for q in span.clone().filter(|&q| q != plane.0) {
             let a = self.active[(q * self.streams + si) as usize];
-            if a != INVALID && is_free(plane, a % bpp) {
+            if a != INVALID && is_free(plane.0, a % bpp) {
                 if let Some(p) = pos_of(a % bpp) {
                     return p;
                 }

@@ -17,7 +17,7 @@ impl Ftl {
     /// The blocks of a group, plane by plane.
     pub fn group_blocks(&self, group: u32) -> impl Iterator<Item = u32> {
         let (die, g, bpp) = (DieId(group / self.bpp), group % self.bpp, self.bpp);
-        (die.planes(self.ppd)).map(move |p| p * bpp + g)
+        (die.planes(self.ppd)).map(move |p| p.0 * bpp + g)
     }
 
     /// Valid pages in a group.
@@ -43,10 +43,10 @@ impl Ftl {
     /// (Group mode only.) Returns a description of the first misalignment.
     pub fn die_alignment(&self, die: DieId) -> std::result::Result<(), String> {
         for si in 0..self.streams {
-            let s0 = ((die.first_plane(self.ppd)) * self.streams + si) as usize;
+            let s0 = (die.first_plane(self.ppd).0 * self.streams + si) as usize;
             let (pos0, a0) = (self.position(s0), self.active[s0]);
-            for q in die.first_plane(self.ppd) + 1..die.planes(self.ppd).end {
-                let s = (q * self.streams + si) as usize;
+            for q in die.planes(self.ppd).skip(1) {
+                let s = (q.0 * self.streams + si) as usize;
                 let a = self.active[s];
                 let same_block = (a == INVALID && a0 == INVALID)
                     || (a != INVALID && a0 != INVALID && a % self.bpp == a0 % self.bpp);
@@ -96,14 +96,14 @@ impl Ftl {
                 listed[g as usize] += self.ppd;
             }
             for plane in die.planes(self.ppd) {
-                let first = (plane * self.streams) as usize;
+                let first = (plane.0 * self.streams) as usize;
                 for r in &self.reserved[first..first + self.streams as usize] {
                     for &g in r {
                         listed[g as usize] += 1;
                     }
                 }
                 for b in 0..self.bpp {
-                    let gb = (plane * self.bpp + b) as usize;
+                    let gb = (plane.0 * self.bpp + b) as usize;
                     // A group whose erases are under way has free and
                     // victim blocks; it is listed once all are erased.
                     let erasing = self
@@ -122,7 +122,7 @@ impl Ftl {
                     .collect();
                 let reserved: Vec<usize> = (die.planes(self.ppd))
                     .map(|p| {
-                        let first = (p * self.streams) as usize;
+                        let first = (p.0 * self.streams) as usize;
                         self.reserved[first..first + self.streams as usize]
                             .iter()
                             .map(|r| r.iter().filter(|&&x| x == g as u32).count())

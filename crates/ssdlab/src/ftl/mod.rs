@@ -26,7 +26,7 @@ use std::collections::VecDeque;
 
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::addr::{AddrMap, DieId, Lpn, Ppn, INVALID};
+use crate::addr::{AddrMap, DieId, Lpn, PlaneId, Ppn, INVALID};
 use crate::config::{BlockGroups, Config, Mapping, PlaneAllocation, WriteUnit};
 use crate::engine::Time;
 use crate::ftl::mapping::fast::Fast;
@@ -299,38 +299,38 @@ impl Ftl {
     }
 
     /// Valid pages held by a plane.
-    pub fn plane_valid(&self, plane: u32) -> u32 {
-        self.plane_valid[plane as usize]
+    pub fn plane_valid(&self, plane: PlaneId) -> u32 {
+        self.plane_valid[plane.index()]
     }
 
     /// Index into `active` of a plane's stream for this writer.
     #[inline]
-    fn stream(&self, plane: u32, w: Writer) -> usize {
+    fn stream(&self, plane: PlaneId, w: Writer) -> usize {
         if self.streams == 1 {
-            return plane as usize;
+            return plane.index();
         }
         let s = match w {
             Writer::Host { hot: true } | Writer::Gc { hot: true } => 0,
             Writer::Host { hot: false } | Writer::Gc { hot: false } => self.streams - 1,
         };
-        (plane * self.streams + s) as usize
+        (plane.0 * self.streams + s) as usize
     }
 
     /// Free pages of a plane: free blocks plus the rest of its active blocks.
     #[inline]
-    pub fn free_pages(&self, plane: u32) -> u64 {
+    pub fn free_pages(&self, plane: PlaneId) -> u64 {
         let free = if self.groups {
-            let first = (plane * self.streams) as usize;
+            let first = (plane.0 * self.streams) as usize;
             let reserved: usize = self.reserved[first..first + self.streams as usize]
                 .iter()
                 .map(|r| r.len())
                 .sum();
-            (self.free[(plane / self.ppd) as usize].len() + reserved) as u64 * self.ppb as u64
+            (self.free[(plane.0 / self.ppd) as usize].len() + reserved) as u64 * self.ppb as u64
         } else {
-            self.free[plane as usize].len() as u64 * self.ppb as u64
+            self.free[plane.index()].len() as u64 * self.ppb as u64
         };
         if self.streams == 1 {
-            let a = self.active[plane as usize];
+            let a = self.active[plane.index()];
             return free
                 + if a == INVALID {
                     0
@@ -338,7 +338,7 @@ impl Ftl {
                     (self.ppb - self.wp[a as usize] as u32) as u64
                 };
         }
-        let first = (plane * self.streams) as usize;
+        let first = (plane.0 * self.streams) as usize;
         let rest: u64 = self.active[first..first + self.streams as usize]
             .iter()
             .filter(|&&a| a != INVALID)
@@ -349,7 +349,7 @@ impl Ftl {
 
     /// Free pages of a plane that writer `w` may take (group mode): free
     /// groups, groups its stream has reserved and the rest of its active block.
-    pub fn free_pages_for(&self, plane: u32, w: Writer) -> u64 {
+    pub fn free_pages_for(&self, plane: PlaneId, w: Writer) -> u64 {
         let s = self.stream(plane, w);
         let mut blocks = self.free[self.free_list(plane)].len();
         if self.groups {
@@ -368,7 +368,7 @@ impl Ftl {
     /// what the streams GC writes to have reserved or left in their active
     /// blocks. With two GC streams one block is discounted: the moves may
     /// split so that one stream opens a block it leaves partly unused.
-    pub fn gc_free_pages(&self, plane: u32) -> u64 {
+    pub fn gc_free_pages(&self, plane: PlaneId) -> u64 {
         let cold = self.free_pages_for(plane, Writer::GC);
         if self.reserve_blocks < 2 {
             return cold;
@@ -383,7 +383,7 @@ impl Ftl {
     /// for another write stream may keep a plane above the threshold while
     /// this one cannot open a block).
     #[inline]
-    pub fn needs_gc(&self, plane: u32) -> bool {
+    pub fn needs_gc(&self, plane: PlaneId) -> bool {
         if self.fast.is_some() {
             return self.fast_merge_due(self.free_list(plane) as u32);
         }
@@ -394,7 +394,7 @@ impl Ftl {
     /// In-plane (block, page) the next write of `w` to `plane` would take,
     /// if it may take one (host writes may not use the GC reserve).
     #[inline]
-    pub fn peek_write(&self, plane: u32, w: Writer) -> Option<(u32, u32)> {
+    pub fn peek_write(&self, plane: PlaneId, w: Writer) -> Option<(u32, u32)> {
         let gc = matches!(w, Writer::Gc { .. });
         let a = self.active[self.stream(plane, w)];
         if a != INVALID && (self.wp[a as usize] as u32) < self.ppb {
@@ -427,23 +427,23 @@ impl Ftl {
 
     /// Index of the free list a plane allocates from.
     #[inline]
-    fn free_list(&self, plane: u32) -> usize {
+    fn free_list(&self, plane: PlaneId) -> usize {
         if self.groups {
-            (plane / self.ppd) as usize
+            (plane.0 / self.ppd) as usize
         } else {
-            plane as usize
+            plane.index()
         }
     }
 
     /// Open the next block of a plane's stream `s`. Group mode: the group a
     /// sibling plane opened first, else a free group, which every sibling
     /// plane then opens next.
-    fn open_block(&mut self, plane: u32, s: usize) -> u32 {
+    fn open_block(&mut self, plane: PlaneId, s: usize) -> u32 {
         let a = if self.groups {
             let g = match self.reserved[s].pop_front() {
                 Some(g) => g,
                 None => {
-                    let die = DieId(plane / self.ppd);
+                    let die = DieId(plane.0 / self.ppd);
                     let g = self.free[die.index()]
                         .pop_front()
                         .expect("peek_write saw a free group");
@@ -453,25 +453,25 @@ impl Ftl {
                     let si = s as u32 % self.streams;
                     for q in die.planes(self.ppd) {
                         if q != plane {
-                            self.reserved[(q * self.streams + si) as usize].push_back(g);
+                            self.reserved[(q.0 * self.streams + si) as usize].push_back(g);
                         }
                     }
                     g
                 }
             };
             self.opened[s] += 1;
-            plane * self.bpp + g
+            plane.0 * self.bpp + g
         } else {
             let pos = if self.align_open {
                 self.aligned_open_pos(plane, s)
             } else {
                 0
             };
-            let b = self.free[plane as usize]
+            let b = self.free[plane.index()]
                 .remove(pos)
                 .expect("peek_write saw a free block");
             if let Some(f) = &mut self.fast {
-                f.logs[plane as usize].push_back(b);
+                f.logs[plane.index()].push_back(b);
             }
             b
         };
@@ -486,7 +486,7 @@ impl Ftl {
     /// Returns None when the plane has no page this writer may use.
     pub fn write(
         &mut self,
-        plane: u32,
+        plane: PlaneId,
         lpn: Lpn,
         version: u32,
         w: Writer,
@@ -504,7 +504,7 @@ impl Ftl {
     /// (INVALID: none), sparing a random read of the forward map.
     fn write_replacing(
         &mut self,
-        plane: u32,
+        plane: PlaneId,
         lpn: Lpn,
         old: Ppn,
         version: u32,
@@ -512,7 +512,7 @@ impl Ftl {
         now: Time,
     ) -> Option<Ppn> {
         self.peek_write(plane, w)?;
-        let p = plane as usize;
+        let p = plane.index();
         let s = self.stream(plane, w);
         let mut a = self.active[s];
         if a == INVALID || self.wp[a as usize] as u32 >= self.ppb {
@@ -576,13 +576,13 @@ impl Ftl {
 
     /// Move the data of `src` (which must still be valid) to a new page of
     /// `plane`. Returns the destination, or None if the plane is full.
-    pub fn relocate(&mut self, src: Ppn, plane: u32, now: Time) -> Option<Ppn> {
+    pub fn relocate(&mut self, src: Ppn, plane: PlaneId, now: Time) -> Option<Ppn> {
         self.relocate_as(src, plane, Writer::GC, now)
     }
 
     /// [`relocate`](Self::relocate) into `w`'s write stream (a Die-Write
     /// mixing GC moves and host pages writes all of them to one stream).
-    pub fn relocate_as(&mut self, src: Ppn, plane: u32, w: Writer, now: Time) -> Option<Ppn> {
+    pub fn relocate_as(&mut self, src: Ppn, plane: PlaneId, w: Writer, now: Time) -> Option<Ppn> {
         let lpn = self.p2l[src as usize];
         assert_ne!(lpn, INVALID);
         let version = self.versions.as_ref().map_or(0, |v| v.page[src as usize]);
@@ -594,7 +594,7 @@ impl Ftl {
     /// victims).
     pub fn pick_victim(
         &mut self,
-        plane: u32,
+        plane: PlaneId,
         now: Time,
         rng: &mut Xoshiro256PlusPlus,
     ) -> Option<u32> {
@@ -602,7 +602,7 @@ impl Ftl {
             return self.fast_pick(self.free_list(plane) as u32);
         }
         if self.groups {
-            let die = DieId(plane / self.ppd);
+            let die = DieId(plane.0 / self.ppd);
             let (valid, bpp, ppd) = (&self.valid, self.bpp, self.ppd);
             let g = self.victims.pick(die.0, now, rng, |id| {
                 let (d, i) = (id / bpp, id % bpp);
@@ -619,7 +619,7 @@ impl Ftl {
         let valid = &self.valid;
         let gb = self
             .victims
-            .pick(plane, now, rng, |b| valid[b as usize] as u32)?;
+            .pick(plane.0, now, rng, |b| valid[b as usize] as u32)?;
         self.state[gb as usize] = BlockState::Victim;
         Some(gb)
     }

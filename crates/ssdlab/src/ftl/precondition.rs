@@ -5,7 +5,7 @@ use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::*;
-use crate::addr::{DieId, Lpn, Ppn, INVALID};
+use crate::addr::{DieId, Lpn, PlaneId, Ppn, INVALID};
 use crate::error::{Error, Result};
 
 /// Result of preconditioning, reported in the run's JSON.
@@ -226,7 +226,7 @@ impl Ftl {
                 for _ in 0..full + (rest > 0) as u32 {
                     let g = self.free[die.index()].pop_front().expect("fresh die");
                     for plane in die.planes(self.ppd) {
-                        let gb = plane * self.bpp + g;
+                        let gb = plane.0 * self.bpp + g;
                         let s = self.stream(plane, Writer::GC);
                         self.opened[s] += 1;
                         if g < full {
@@ -243,9 +243,9 @@ impl Ftl {
             }
             return Ok(());
         }
-        for plane in 0..self.planes {
+        for plane in PlaneId::all(self.planes) {
             for _ in 0..full + (rest > 0) as u32 {
-                let gb = self.free[plane as usize].pop_front().expect("fresh plane");
+                let gb = self.free[plane.index()].pop_front().expect("fresh plane");
                 if (gb % self.bpp) < full {
                     self.wp[gb as usize] = self.ppb as u16;
                     self.state[gb as usize] = BlockState::Closed;
@@ -366,7 +366,7 @@ impl Ftl {
     /// worth of victims reclaimed nothing. Returns the pages moved.
     pub(crate) fn make_room(
         &mut self,
-        plane: u32,
+        plane: PlaneId,
         rng: &mut Xoshiro256PlusPlus,
         report: &mut PreconditionReport,
     ) -> Result<u64> {
@@ -404,12 +404,12 @@ impl Ftl {
 
     /// Garbage-collect one victim of `plane` instantly (preconditioning only).
     /// Returns the pages moved, or None if there was no victim.
-    pub fn functional_gc(&mut self, plane: u32, rng: &mut Xoshiro256PlusPlus) -> Option<u32> {
+    pub fn functional_gc(&mut self, plane: PlaneId, rng: &mut Xoshiro256PlusPlus) -> Option<u32> {
         if self.groups {
             // Group mode: the group's valid pages go round-robin over the
             // die's planes; Die-Writes pad the last short one.
             let group = self.pick_victim(plane, 0, rng)?;
-            let die = DieId(plane / self.ppd);
+            let die = DieId(plane.0 / self.ppd);
             let blocks: Vec<u32> = self.group_blocks(group).collect();
             let mut moved = 0;
             for &b in &blocks {

@@ -1,6 +1,7 @@
 //! Unit tests of the FTL.
 
 use super::*;
+use crate::addr::PlaneId;
 use rand::SeedableRng;
 
 fn small() -> Config {
@@ -26,14 +27,18 @@ fn write_rewrite_and_close() {
     let c = small();
     let mut f = Ftl::new(&c, true);
     let ppb = f.pages_per_block();
-    let a = f.write(0, 7, 1, Writer::Host { hot: false }, 0).unwrap();
+    let a = f
+        .write(PlaneId(0), 7, 1, Writer::Host { hot: false }, 0)
+        .unwrap();
     assert_eq!(f.lookup(7), Some(a));
-    let b = f.write(0, 7, 2, Writer::Host { hot: false }, 0).unwrap();
+    let b = f
+        .write(PlaneId(0), 7, 2, Writer::Host { hot: false }, 0)
+        .unwrap();
     assert_eq!(f.owner(a), None);
     assert_eq!(f.valid_count(a / ppb), 1);
     assert_eq!(b, a + 1);
     for i in 2..ppb {
-        f.write(0, 1000 + i, 0, Writer::Host { hot: false }, 0)
+        f.write(PlaneId(0), 1000 + i, 0, Writer::Host { hot: false }, 0)
             .unwrap();
     }
     assert_eq!(f.block_state(0), BlockState::Closed);
@@ -55,7 +60,7 @@ fn fill_hits_its_targets_and_checks() {
         16 * (ppp as f64 * 0.5 * 0.8).round() as u64
     );
     assert_eq!(rep.valid_pages_capped, 0);
-    assert_eq!(f.free_pages(3), ppp / 2);
+    assert_eq!(f.free_pages(PlaneId(3)), ppp / 2);
     f.check(|_| None).unwrap();
 }
 
@@ -72,12 +77,12 @@ fn aligned_open_takes_the_index_a_sibling_plane_writes() {
         let mut f = Ftl::new(&c, false);
         // Plane 1 (plane 0's sibling) fills block 0 and opens the next.
         for lpn in 0..5 {
-            f.write(1, lpn, 0, host, 0).unwrap();
+            f.write(PlaneId(1), lpn, 0, host, 0).unwrap();
         }
         // Where plane 0 opens its first block: what peek_write says is
         // where the write goes.
-        let peek = f.peek_write(0, host).unwrap();
-        let ppn = f.write(0, 100, 0, host, 0).unwrap();
+        let peek = f.peek_write(PlaneId(0), host).unwrap();
+        let ppn = f.write(PlaneId(0), 100, 0, host, 0).unwrap();
         assert_eq!(peek, (f.map.block_of(ppn), f.map.page_of(ppn)));
         (f.map.block_of(f.lookup(4).unwrap()), peek.0)
     };
@@ -97,11 +102,17 @@ fn host_writes_leave_the_gc_reserve() {
     c.ftl.overprovisioning = 0.3;
     let mut f = Ftl::new(&c, false);
     let mut n = 0;
-    while f.write(0, n, 0, Writer::Host { hot: false }, 0).is_some() {
+    while f
+        .write(PlaneId(0), n, 0, Writer::Host { hot: false }, 0)
+        .is_some()
+    {
         n += 1;
     }
     assert_eq!(n, 7 * 4, "host may not take the last free block");
-    assert!(f.write(0, 300, 0, Writer::GC, 0).is_some(), "GC may");
+    assert!(
+        f.write(PlaneId(0), 300, 0, Writer::GC, 0).is_some(),
+        "GC may"
+    );
 }
 
 #[test]
@@ -128,7 +139,7 @@ fn trace_read_mapping_cleans_with_any_victim_policy() {
         f.precondition_map(all, &mut rng, &mut rep)
             .unwrap_or_else(|e| panic!("{victim:?}: {e}"));
         assert!(rep.functional_gc > 0, "{victim:?}");
-        for plane in 0..f.planes() {
+        for plane in PlaneId::all(f.planes()) {
             assert!(!f.needs_gc(plane));
         }
         f.check(|_| None).unwrap();

@@ -1,6 +1,6 @@
 //! FAST merges: reclaiming a log unit by merging its logical blocks.
 
-use crate::addr::INVALID;
+use crate::addr::{PlaneId, INVALID};
 use crate::config::Config;
 use crate::error::Error;
 use crate::flash::CmdKind;
@@ -81,7 +81,7 @@ impl Simulator {
         &mut self,
         u: usize,
         kind: CmdKind,
-        plane: u32,
+        plane: PlaneId,
         lpn: u32,
         src: u32,
         dst: u32,
@@ -94,7 +94,7 @@ impl Simulator {
 
     /// The unit of `plane` needs space: merge its oldest log unit (with
     /// ParaGC's joining, sibling domains low on space merge too).
-    pub(crate) fn merge_trigger(&mut self, plane: u32) {
+    pub(crate) fn merge_trigger(&mut self, plane: PlaneId) {
         let join_pages = self.merges_ref().join_pages;
         if join_pages == 0 {
             self.merge_begin(plane);
@@ -112,7 +112,7 @@ impl Simulator {
     }
 
     /// Start merging the oldest log unit of `plane`'s domain, if one is due.
-    fn merge_begin(&mut self, plane: u32) -> bool {
+    fn merge_begin(&mut self, plane: PlaneId) -> bool {
         let u = self.gc.unit(plane);
         let now = self.engine.now();
         let Some(victim) = self.ftl.pick_victim(plane, now, &mut self.rng) else {
@@ -327,7 +327,7 @@ impl Simulator {
             self.merges()[u].erase_wait.swap_remove(i);
             self.merges()[u].erasing += blocks.len() as u32;
             for b in blocks {
-                let plane = b / self.ftl.blocks_per_plane();
+                let plane = PlaneId(b / self.ftl.blocks_per_plane());
                 let t = self.gc_txn(u, CmdKind::Erase, plane, INVALID, b * ppb);
                 self.enqueue(plane, Class::Gc, t);
             }
@@ -348,6 +348,8 @@ impl Simulator {
         self.gc.jobs[u].victim = INVALID;
         self.merges()[u].victim_done = false;
         self.gc.clock_change(self.gc.die_of_unit(u), -1, now);
-        self.gc_trigger(u as u32 * if self.gc.per_die { self.ppd } else { 1 });
+        self.gc_trigger(PlaneId(
+            u as u32 * if self.gc.per_die { self.ppd } else { 1 },
+        ));
     }
 }

@@ -25,8 +25,8 @@ impl Simulator {
         while self.gc.jobs[u].reading < window && self.gc.jobs[u].cursor < total {
             let c = self.gc.jobs[u].cursor;
             self.gc.jobs[u].cursor += 1;
-            let plane = die.first_plane(n) + c % n;
-            let ppn = (plane * bpp + g) * ppb + c / n;
+            let plane = die.plane(c % n, n);
+            let ppn = (plane.0 * bpp + g) * ppb + c / n;
             if let Some(lpn) = self.ftl.owner(ppn) {
                 self.ftl.prefetch(lpn);
                 let t = self.gc_txn(u, CmdKind::Read, plane, lpn, ppn);

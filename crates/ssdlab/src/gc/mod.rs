@@ -23,7 +23,7 @@ pub mod paragc;
 pub mod plane;
 pub mod victim;
 
-use crate::addr::{DieId, Ppn, INVALID};
+use crate::addr::{DieId, PlaneId, Ppn, INVALID};
 use crate::config::{BlockGroups, Config, Migration};
 use crate::engine::Time;
 use crate::error::Error;
@@ -117,11 +117,11 @@ impl Gc {
 
     /// GC unit of a plane: the plane, or with aligned block groups its die.
     #[inline]
-    pub(crate) fn unit(&self, plane: u32) -> usize {
+    pub(crate) fn unit(&self, plane: PlaneId) -> usize {
         if self.per_die {
-            (plane / self.ppd) as usize
+            (plane.0 / self.ppd) as usize
         } else {
-            plane as usize
+            plane.index()
         }
     }
 
@@ -168,14 +168,15 @@ impl Simulator {
 
     /// `plane` was written (or the drive is new): start a GC in its unit if
     /// it needs one and is not collecting.
-    pub(crate) fn gc_trigger(&mut self, plane: u32) {
+    pub(crate) fn gc_trigger(&mut self, plane: PlaneId) {
         let u = self.gc.unit(plane);
         if self.gc.active(u) {
             return;
         }
         let needs = if self.gc.per_die {
-            let first = u as u32 * self.ppd;
-            (first..first + self.ppd).any(|p| self.ftl.needs_gc(p))
+            DieId(u as u32)
+                .planes(self.ppd)
+                .any(|p| self.ftl.needs_gc(p))
         } else {
             self.ftl.needs_gc(plane)
         };
@@ -196,7 +197,7 @@ impl Simulator {
     /// Start a GC in the unit of `plane`: take a victim and reset the
     /// unit's job (its moves are queued by the caller's refill). None if
     /// there is no victim.
-    pub(crate) fn begin_gc(&mut self, plane: u32) -> Option<usize> {
+    pub(crate) fn begin_gc(&mut self, plane: PlaneId) -> Option<usize> {
         let u = self.gc.unit(plane);
         let now = self.engine.now();
         let victim = self.ftl.pick_victim(plane, now, &mut self.rng)?;
@@ -295,7 +296,7 @@ impl Simulator {
         self.gc.jobs[u].erases_left = blocks.len() as u32;
         let ppb = self.ftl.pages_per_block();
         for b in blocks {
-            let plane = b / self.ftl.blocks_per_plane();
+            let plane = PlaneId(b / self.ftl.blocks_per_plane());
             let t = self.gc_txn(u, CmdKind::Erase, plane, INVALID, b * ppb);
             self.enqueue(plane, Class::Gc, t);
         }
@@ -329,7 +330,7 @@ impl Simulator {
         &mut self,
         u: usize,
         kind: CmdKind,
-        plane: u32,
+        plane: PlaneId,
         lpn: u32,
         src: Ppn,
     ) -> TxnId {
@@ -344,7 +345,7 @@ impl Simulator {
     /// while the die collects (GC moves pages over all its planes, into
     /// groups reserved for them all); ParaGC: not while the plane's joined
     /// GC runs (its moves wait in the cache).
-    pub(crate) fn gc_holds_host_writes(&self, plane: u32) -> bool {
+    pub(crate) fn gc_holds_host_writes(&self, plane: PlaneId) -> bool {
         let u = self.gc.unit(plane);
         if self.sched.queues.head(plane, Class::Gc).is_some() {
             return true;
@@ -361,7 +362,7 @@ impl Simulator {
     /// Drop GC migrations at the head of a plane's GC queue whose page the
     /// host has rewritten meanwhile; convert copybacks the odd/even rule
     /// forbids into migrations through the controller.
-    pub(crate) fn clean_gc_head(&mut self, plane: u32) {
+    pub(crate) fn clean_gc_head(&mut self, plane: PlaneId) {
         while let Some(t) = self.sched.queues.head(plane, Class::Gc) {
             let tx = self.txns[t];
             // Erases and padding stay, and so do transactions that must be

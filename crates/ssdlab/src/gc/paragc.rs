@@ -18,7 +18,7 @@ use crate::config::BlockGroups;
 use crate::scheme::Requirement;
 use rustc_hash::FxHashSet;
 
-use crate::addr::{DieId, INVALID};
+use crate::addr::{DieId, PlaneId, INVALID};
 use crate::config::{Config, GcThreshold};
 use crate::flash::CmdKind;
 use crate::sched::Class;
@@ -96,12 +96,12 @@ impl Simulator {
     /// The other planes of `plane`'s die with fewer free pages than
     /// `join_pages` and no GC (they join its GC), and whether a sibling is
     /// collecting already.
-    pub(crate) fn joiners(&self, plane: u32, join_pages: u64) -> (Vec<u32>, bool) {
+    pub(crate) fn joiners(&self, plane: PlaneId, join_pages: u64) -> (Vec<PlaneId>, bool) {
         let die = self.ftl.map.die_of_plane(plane);
         let mut joiners = Vec::new();
         let mut collecting = false;
         for q in (die.planes(self.ppd)).filter(|&q| q != plane) {
-            if self.gc.active(q as usize) {
+            if self.gc.active(q.index()) {
                 collecting = true;
             } else if self.ftl.free_pages(q) < join_pages {
                 joiners.push(q);
@@ -112,7 +112,7 @@ impl Simulator {
 
     /// Plane `plane` needs GC: start it, with the sibling planes already
     /// low on space.
-    pub(crate) fn para_trigger(&mut self, plane: u32) {
+    pub(crate) fn para_trigger(&mut self, plane: PlaneId) {
         let (joiners, collecting) = self.joiners(plane, self.para().join_pages);
         // Alignment: planes of a die collecting at the same time (started
         // together, or this one while siblings were collecting) move their
@@ -129,7 +129,7 @@ impl Simulator {
         if joined {
             let die = self.ftl.map.die_of_plane(plane);
             for q in die.planes(self.ppd) {
-                let u = q as usize;
+                let u = q.index();
                 if self.gc.active(u) && !self.para().joined[u] {
                     self.para_mut().joined[u] = true;
                     self.gc_refill(u);
@@ -139,7 +139,7 @@ impl Simulator {
     }
 
     /// Start plane `plane`'s GC, joined or not; false if it has no victim.
-    fn para_start(&mut self, plane: u32, joined: bool) -> bool {
+    fn para_start(&mut self, plane: PlaneId, joined: bool) -> bool {
         let Some(u) = self.begin_gc(plane) else {
             return false;
         };
@@ -155,7 +155,7 @@ impl Simulator {
         let cache: Option<fn(&mut Simulator, TxnId)> =
             joined.then_some(|sim: &mut Simulator, t: TxnId| sim.para_cache(t));
         if self.plane_moves(u, cache) {
-            self.para_flush(self.ftl.map.die_of_plane(u as u32));
+            self.para_flush(self.ftl.map.die_of_plane(PlaneId(u as u32)));
         }
         self.try_erase(u);
     }
@@ -208,7 +208,7 @@ impl Simulator {
     /// A joined move placed on `plane` was programmed, or dropped (the
     /// host rewrote its page): its GC (of plane `home`) progresses, and
     /// the die's next moves may be placed.
-    fn para_placed_done(&mut self, home: u32, plane: u32) {
+    fn para_placed_done(&mut self, home: u32, plane: PlaneId) {
         let die = self.ftl.map.die_of_plane(plane);
         self.para_mut().queued[die.index()] -= 1;
         self.gc_progress(home as usize);
@@ -259,19 +259,19 @@ impl Simulator {
         let shared = self.para().pool[d]
             .iter()
             .any(|&t| self.txns[t].kind == CmdKind::Program && self.writer(t) == w);
-        let mut planes = [(INVALID, 0u32); MAX_PLANES_PER_DIE];
+        let mut planes = [(PlaneId::NONE, 0u32); MAX_PLANES_PER_DIE];
         let mut n = 0;
         let mut coming = false;
         for q in die.planes(self.ppd) {
-            let g = self.gc.jobs[q as usize];
-            if g.victim == INVALID || !self.para().joined[q as usize] {
+            let g = self.gc.jobs[q.index()];
+            if g.victim == INVALID || !self.para().joined[q.index()] {
                 continue;
             }
             coming |= g.reading > 0;
             let own = || {
                 self.para().pool[d]
                     .iter()
-                    .any(|&t| self.txns[t].unit == q && self.writer(t) == w)
+                    .any(|&t| self.txns[t].unit == q.0 && self.writer(t) == w)
             };
             if !(shared || own()) {
                 continue;
@@ -289,7 +289,7 @@ impl Simulator {
         let lagging = planes.iter().any(|&(_, p)| p != target);
         // A page for each plane of the round: one of its own victim, else
         // (through the controller only) any other.
-        let mut picks = [(INVALID, TxnId::NONE); MAX_PLANES_PER_DIE];
+        let mut picks = [(PlaneId::NONE, TxnId::NONE); MAX_PLANES_PER_DIE];
         let mut k = 0;
         for &(q, p) in planes {
             if lagging && p == target {
@@ -300,7 +300,7 @@ impl Simulator {
             let own = pool
                 .iter()
                 .copied()
-                .find(|&t| self.txns[t].unit == q && free(t));
+                .find(|&t| self.txns[t].unit == q.0 && free(t));
             let any = || {
                 pool.iter()
                     .copied()

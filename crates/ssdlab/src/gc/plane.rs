@@ -3,6 +3,7 @@
 //! own and moves its valid pages, by copyback or through the controller,
 //! within the plane, up to `gc.moves_in_flight` at once.
 
+use crate::addr::PlaneId;
 use crate::flash::CmdKind;
 use crate::sched::Class;
 use crate::sim::*;
@@ -26,7 +27,7 @@ impl Simulator {
         u: usize,
         cache: Option<fn(&mut Simulator, TxnId)>,
     ) -> bool {
-        let plane = u as u32;
+        let plane = PlaneId(u as u32);
         let ppb = self.ftl.pages_per_block();
         let kind = self.gc.move_kind;
         let by_reads = cache.is_some() && kind == CmdKind::Read;

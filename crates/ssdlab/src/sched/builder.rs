@@ -1,7 +1,7 @@
 //! The command builder: which queued transaction a die runs next, and which
 //! heads of its other planes join it in one multi-plane command.
 
-use crate::addr::{DieId, INVALID};
+use crate::addr::{DieId, PlaneId, INVALID};
 use crate::flash::{CmdKind, Origin};
 use crate::ftl::Writer;
 use crate::sched::Class;
@@ -29,13 +29,12 @@ impl Simulator {
     /// to finish (under SPD+ too: there host pages get through only by
     /// joining the GC's Die-Writes, within the space the GC can spare).
     pub(crate) fn gang(&self, die: DieId, class: Class) -> Option<[TxnId; MAX_PLANES_PER_DIE]> {
-        let first = die.first_plane(self.ppd);
         let mut members = [TxnId::NONE; MAX_PLANES_PER_DIE];
         if class == Class::Write && self.gc.active(die.index()) {
             return None;
         }
         for i in 0..self.ppd {
-            let p = first + i;
+            let p = die.plane(i, self.ppd);
             if class == Class::Write && self.sched.queues.head(p, Class::Gc).is_some() {
                 return None;
             }
@@ -50,13 +49,13 @@ impl Simulator {
             return Some(members);
         }
         let w = self.gang_writer(class, &members[..self.ppd as usize]);
-        (first..first + self.ppd)
+        die.planes(self.ppd)
             .all(|p| self.ftl.peek_write(p, w).is_some())
             .then_some(members)
     }
 
     /// May the head `t` of a queue of `plane` run now?
-    pub(crate) fn eligible(&self, plane: u32, class: Class, t: TxnId) -> bool {
+    pub(crate) fn eligible(&self, plane: PlaneId, class: Class, t: TxnId) -> bool {
         if self.unit.gangs() && class != Class::Read && self.txns[t].kind == CmdKind::Program {
             return self.gang(self.ftl.map.die_of_plane(plane), class).is_some();
         }
@@ -83,12 +82,12 @@ impl Simulator {
 
     pub(crate) fn dispatch(&mut self, die: DieId) {
         let first = die.first_plane(self.ppd);
-        let planes = first..first + self.ppd;
+        let planes = die.planes(self.ppd);
         for p in planes.clone() {
             self.clean_gc_head(p);
         }
         // Choose the leading transaction.
-        let mut lead: Option<(Class, u32, u64)> = None;
+        let mut lead: Option<(Class, PlaneId, u64)> = None;
         let order = self.sched.queues.order;
         for class in order.classes {
             for p in planes.clone() {
@@ -131,7 +130,11 @@ impl Simulator {
         if self.flash.rules.enabled {
             let lead_addr = self.cmd_addr(lt, kind, lead_plane);
             for p in planes.clone() {
-                if !self.flash.rules.may_pair(lead_plane - first, p - first) {
+                if !self
+                    .flash
+                    .rules
+                    .may_pair(lead_plane.0 - first.0, p.0 - first.0)
+                {
                     continue;
                 }
                 let Some(t) = self.sched.queues.head(p, class) else {
@@ -166,7 +169,7 @@ impl Simulator {
     }
 
     /// Source and destination in-plane addresses that alignment is judged on.
-    pub(crate) fn cmd_addr(&self, t: TxnId, kind: CmdKind, plane: u32) -> [(u32, u32); 2] {
+    pub(crate) fn cmd_addr(&self, t: TxnId, kind: CmdKind, plane: PlaneId) -> [(u32, u32); 2] {
         let m = &self.ftl.map;
         let src = self.txns[t].src;
         let s = if src == INVALID {

@@ -1,7 +1,7 @@
 //! Die-Writes (SPD): every program is one page on each plane of the die;
 //! host gangs from the buffer, GC gangs from staging, SPD+ combining.
 
-use crate::addr::{DieId, INVALID};
+use crate::addr::{DieId, PlaneId, INVALID};
 use crate::config::Config;
 use crate::config::{Alignment, BlockGroups, BufferCapacity, Eviction, WriteUnit};
 use crate::flash::{CmdKind, Origin};
@@ -66,7 +66,13 @@ impl Simulator {
 
     /// A padding page: programmed without data to complete a Die-Write.
     pub(crate) fn pad_txn(&mut self) -> TxnId {
-        let t = self.new_txn(CmdKind::Program, Origin::Gc, INVALID, INVALID, INVALID);
+        let t = self.new_txn(
+            CmdKind::Program,
+            Origin::Gc,
+            PlaneId::NONE,
+            INVALID,
+            INVALID,
+        );
         let tx = &mut self.txns[t];
         tx.owner = Owner::None;
         tx.data = Data::Pad;
@@ -79,7 +85,7 @@ impl Simulator {
     pub(crate) fn enqueue_die_writes(&mut self, die: DieId, txns: &[TxnId], class: Class) {
         assert!(txns.len().is_multiple_of(self.ppd as usize));
         for (i, &t) in txns.iter().enumerate() {
-            let plane = die.first_plane(self.ppd) + i as u32 % self.ppd;
+            let plane = die.plane(i as u32 % self.ppd, self.ppd);
             self.txns[t].plane = plane;
             // A Die-Write goes whole, stale members too.
             self.txns[t].keep = true;
@@ -148,8 +154,8 @@ impl Simulator {
             + self.unit.die_writes_ref().combined_pending[die.index()] as u64
             + extra as u64;
         let per_plane = pages.div_ceil(self.ppd as u64) + 1;
-        let first = die.first_plane(self.ppd);
-        (first..first + self.ppd).all(|p| self.ftl.gc_free_pages(p) >= per_plane)
+        die.planes(self.ppd)
+            .all(|p| self.ftl.gc_free_pages(p) >= per_plane)
     }
 
     /// Is the die's GC still producing page moves for Die-Writes?

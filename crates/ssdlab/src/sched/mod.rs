@@ -11,7 +11,7 @@ pub mod unit;
 
 use std::collections::VecDeque;
 
-use crate::addr::DieId;
+use crate::addr::{DieId, PlaneId};
 use crate::config::SchedPolicy;
 use crate::sim::TxnId;
 
@@ -24,7 +24,7 @@ pub enum Class {
 }
 
 pub struct Queues {
-    /// queues[plane * 3 + class] -> transaction ids in arrival order
+    /// queues[plane.0 * 3 + class] -> transaction ids in arrival order
     q: Vec<VecDeque<TxnId>>,
     /// Transactions queued per die (for least-busy allocation and stats).
     per_die: Vec<u32>,
@@ -72,18 +72,20 @@ impl Queues {
         }
     }
     #[inline]
-    pub(crate) fn push(&mut self, plane: u32, class: Class, txn: TxnId) {
-        self.q[(plane * 3 + class as u32) as usize].push_back(txn);
-        self.per_die[(plane / self.planes_per_die) as usize] += 1;
+    pub(crate) fn push(&mut self, plane: PlaneId, class: Class, txn: TxnId) {
+        self.q[(plane.0 * 3 + class as u32) as usize].push_back(txn);
+        self.per_die[(plane.0 / self.planes_per_die) as usize] += 1;
     }
     #[inline]
-    pub(crate) fn head(&self, plane: u32, class: Class) -> Option<TxnId> {
-        self.q[(plane * 3 + class as u32) as usize].front().copied()
+    pub(crate) fn head(&self, plane: PlaneId, class: Class) -> Option<TxnId> {
+        self.q[(plane.0 * 3 + class as u32) as usize]
+            .front()
+            .copied()
     }
     #[inline]
-    pub(crate) fn pop(&mut self, plane: u32, class: Class) -> Option<TxnId> {
-        let t = self.q[(plane * 3 + class as u32) as usize].pop_front()?;
-        self.per_die[(plane / self.planes_per_die) as usize] -= 1;
+    pub(crate) fn pop(&mut self, plane: PlaneId, class: Class) -> Option<TxnId> {
+        let t = self.q[(plane.0 * 3 + class as u32) as usize].pop_front()?;
+        self.per_die[(plane.0 / self.planes_per_die) as usize] -= 1;
         Some(t)
     }
     #[inline]

@@ -1,6 +1,6 @@
 //! Queueing transactions and waking the dies that got work.
 
-use crate::addr::DieId;
+use crate::addr::{DieId, PlaneId};
 use crate::config::Config;
 use crate::flash::{CmdKind, Origin};
 use crate::sched::Class;
@@ -33,7 +33,7 @@ impl Sched {
 }
 
 impl Simulator {
-    pub(crate) fn enqueue(&mut self, plane: u32, class: Class, t: TxnId) {
+    pub(crate) fn enqueue(&mut self, plane: PlaneId, class: Class, t: TxnId) {
         self.sched.seq += 1;
         let d = self.ftl.map.die_of_plane(plane);
         let now = self.engine.now();

@@ -9,7 +9,7 @@
 //! copies; never-written ones are padding. GC uses the Die-Write machinery
 //! (`diewrite.rs`) unchanged. Everything of SuperPage is in this file.
 
-use crate::addr::{DieId, INVALID};
+use crate::addr::{DieId, PlaneId};
 use crate::buffer::{EvictionPolicy, WriteBuffer};
 use crate::config::{Config, Eviction, Mapping, WriteUnit};
 use crate::flash::{CmdKind, Origin};
@@ -138,7 +138,13 @@ impl Simulator {
     pub(crate) fn superpage_read_done(&mut self, t: TxnId) {
         let tx = self.txns[t];
         self.read_unpin(tx.src);
-        let p = self.new_txn(CmdKind::Program, Origin::Host, INVALID, tx.lpn, tx.src);
+        let p = self.new_txn(
+            CmdKind::Program,
+            Origin::Host,
+            PlaneId::NONE,
+            tx.lpn,
+            tx.src,
+        );
         self.txns[p].data = Data::Copy;
         self.txns[p].owner = Owner::None;
         let k = (tx.lpn % self.ppd) as usize;

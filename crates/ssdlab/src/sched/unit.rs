@@ -11,7 +11,7 @@
 //! `gc_reads_done`, `unit_txn_done`) dispatch on [`Unit`]; the command
 //! builder asks `Unit::gangs` whether programs go as whole Die-Writes.
 
-use crate::addr::{DieId, INVALID};
+use crate::addr::{DieId, PlaneId};
 use crate::ftl::Writer;
 use crate::sched::diewrite::DieWrites;
 use crate::sched::superpage::SuperPages;
@@ -65,7 +65,7 @@ impl Simulator {
             for &slot in out {
                 let t = self.evicted_txn(slot);
                 let mut plane = self.txns[t].plane;
-                if plane == INVALID {
+                if plane == PlaneId::NONE {
                     let die = self
                         .buffer
                         .cache

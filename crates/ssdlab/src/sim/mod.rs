@@ -27,7 +27,7 @@ use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rustc_hash::FxHashMap;
 
-use crate::addr::{DieId, Lpn};
+use crate::addr::{DieId, Lpn, PlaneId};
 use crate::config::{AddressMode, BufferCapacity, Config, HostMode};
 use crate::engine::{Engine, EventKind, Time};
 use crate::error::{Error, Result};
@@ -135,7 +135,7 @@ impl Simulator {
             ppd,
         };
         for p in 0..planes {
-            sim.gc_trigger(p);
+            sim.gc_trigger(PlaneId(p));
         }
         Ok(sim)
     }
@@ -224,7 +224,7 @@ impl Simulator {
         for die in DieId::all(self.flash.dies.len() as u32) {
             let first = die.first_plane(self.ppd);
             let mut heads = vec![];
-            for p in first..first + self.ppd {
+            for p in die.planes(self.ppd) {
                 for class in [Class::Read, Class::Gc, Class::Write] {
                     if let Some(t) = self.sched.queues.head(p, class) {
                         let tx = &self.txns[t];

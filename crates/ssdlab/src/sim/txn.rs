@@ -1,7 +1,7 @@
 //! Transactions: one page operation (read, program, erase, copyback) from
 //! its creation to its completion, kept in a slab reused through a free list.
 
-use crate::addr::{Lpn, Ppn, INVALID};
+use crate::addr::{Lpn, PlaneId, Ppn, INVALID};
 use crate::engine::Time;
 use crate::flash::{CmdKind, Origin};
 use crate::ftl::Writer;
@@ -72,7 +72,7 @@ pub(crate) struct Txn {
     pub(crate) origin: Origin,
     pub(crate) owner: Owner,
     pub(crate) data: Data,
-    pub(crate) plane: u32,
+    pub(crate) plane: PlaneId,
     pub(crate) lpn: Lpn,
     /// Read / copyback / GC-program source; program destination once dispatched.
     pub(crate) src: Ppn,
@@ -110,7 +110,7 @@ pub(crate) fn new_txn_in(
     free: &mut Vec<TxnId>,
     kind: CmdKind,
     origin: Origin,
-    plane: u32,
+    plane: PlaneId,
     lpn: Lpn,
     src: Ppn,
 ) -> TxnId {
@@ -157,7 +157,7 @@ impl Simulator {
         &mut self,
         kind: CmdKind,
         origin: Origin,
-        plane: u32,
+        plane: PlaneId,
         lpn: Lpn,
         src: Ppn,
     ) -> TxnId {

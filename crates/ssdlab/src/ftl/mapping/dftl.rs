@@ -3,7 +3,7 @@
 use crate::scheme::Requirement;
 use rustc_hash::FxHashMap;
 
-use crate::addr::{Lpn, INVALID};
+use crate::addr::{Lpn, PlaneId, INVALID};
 use crate::config::{Config, Mapping};
 use crate::flash::{CmdKind, Origin};
 use crate::ftl::mapping::cache::MappingCache;
@@ -165,7 +165,13 @@ impl Simulator {
             }
         }
         let version = self.next_version(tp);
-        let t = self.new_txn(CmdKind::Program, Origin::Mapping, INVALID, tp, INVALID);
+        let t = self.new_txn(
+            CmdKind::Program,
+            Origin::Mapping,
+            PlaneId::NONE,
+            tp,
+            INVALID,
+        );
         self.txns[t].version = version;
         self.txns[t].hot = true;
         self.inflight.insert(tp, t);
