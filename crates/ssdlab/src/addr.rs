@@ -13,6 +13,35 @@ pub type Ppn = u32;
 /// Marker for "no page" in maps.
 pub const INVALID: u32 = u32::MAX;
 
+/// A block, numbered over the whole drive (`plane * blocks_per_plane +
+/// index`; the index within its plane is `block_of` of its pages).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(transparent)]
+pub struct BlockId(pub u32);
+
+impl BlockId {
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+    /// The plane the block belongs to.
+    #[inline]
+    pub fn plane(self, blocks_per_plane: u32) -> PlaneId {
+        PlaneId(self.0 / blocks_per_plane)
+    }
+    /// The block's first page.
+    #[inline]
+    pub fn first_page(self, pages_per_block: u32) -> Ppn {
+        self.0 * pages_per_block
+    }
+}
+
+impl std::fmt::Display for BlockId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
 /// A plane, numbered over the whole drive (`die * planes_per_die + i`); its
 /// blocks are `plane * blocks_per_plane ..`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -146,8 +175,8 @@ impl AddrMap {
     }
     /// Global block id (plane * blocks_per_plane + block).
     #[inline]
-    pub fn gblock_of(&self, ppn: Ppn) -> u32 {
-        ppn / self.pages_per_block
+    pub fn gblock_of(&self, ppn: Ppn) -> BlockId {
+        BlockId(ppn / self.pages_per_block)
     }
     #[inline]
     pub fn ppn(&self, plane: PlaneId, block: u32, page: u32) -> Ppn {

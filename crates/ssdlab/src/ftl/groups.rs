@@ -2,7 +2,7 @@
 //! open, collect and erase blocks of one index together.
 
 use super::*;
-use crate::addr::{DieId, INVALID};
+use crate::addr::{BlockId, DieId, INVALID};
 use crate::config::Migration;
 use crate::engine::Time;
 use crate::scheme::Requirement;
@@ -10,20 +10,21 @@ use crate::scheme::Requirement;
 impl Ftl {
     /// Group id (`die * blocks_per_plane + index`) of a block.
     #[inline]
-    pub fn group_of(&self, gb: u32) -> u32 {
+    pub fn group_of(&self, gb: BlockId) -> u32 {
+        let gb = gb.0;
         (gb / self.bpp / self.ppd) * self.bpp + gb % self.bpp
     }
 
     /// The blocks of a group, plane by plane.
-    pub fn group_blocks(&self, group: u32) -> impl Iterator<Item = u32> {
+    pub fn group_blocks(&self, group: u32) -> impl Iterator<Item = BlockId> {
         let (die, g, bpp) = (DieId(group / self.bpp), group % self.bpp, self.bpp);
-        (die.planes(self.ppd)).map(move |p| p.0 * bpp + g)
+        (die.planes(self.ppd)).map(move |p| BlockId(p.0 * bpp + g))
     }
 
     /// Valid pages in a group.
     pub fn group_valid(&self, group: u32) -> u32 {
         self.group_blocks(group)
-            .map(|b| self.valid[b as usize] as u32)
+            .map(|b| self.valid[b.index()] as u32)
             .sum()
     }
 
@@ -108,7 +109,7 @@ impl Ftl {
                     // victim blocks; it is listed once all are erased.
                     let erasing = self
                         .group_blocks(die.0 * self.bpp + b)
-                        .any(|x| self.state[x as usize] == BlockState::Victim);
+                        .any(|x| self.state[x.index()] == BlockState::Victim);
                     if self.state[gb] == BlockState::Free && !erasing {
                         listed[b as usize] = listed[b as usize].wrapping_sub(1);
                     }
@@ -118,7 +119,7 @@ impl Ftl {
                 let id = die.0 * self.bpp + g as u32;
                 let states: Vec<BlockState> = self
                     .group_blocks(id)
-                    .map(|b| self.state[b as usize])
+                    .map(|b| self.state[b.index()])
                     .collect();
                 let reserved: Vec<usize> = (die.planes(self.ppd))
                     .map(|p| {
@@ -138,7 +139,7 @@ impl Ftl {
                 let id = die.0 * self.bpp + g;
                 let closed = self
                     .group_blocks(id)
-                    .filter(|&b| self.state[b as usize] == BlockState::Closed)
+                    .filter(|&b| self.state[b.index()] == BlockState::Closed)
                     .count() as u32;
                 if closed == self.ppd && self.fast.is_none() && !self.victims.contains(id) {
                     return Err(format!("closed group {id} missing from the victim index"));

@@ -26,7 +26,7 @@ use std::collections::VecDeque;
 
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::addr::{AddrMap, DieId, Lpn, PlaneId, Ppn, INVALID};
+use crate::addr::{AddrMap, BlockId, DieId, Lpn, PlaneId, Ppn, INVALID};
 use crate::config::{BlockGroups, Config, Mapping, PlaneAllocation, WriteUnit};
 use crate::engine::Time;
 use crate::ftl::mapping::fast::Fast;
@@ -272,11 +272,13 @@ impl Ftl {
     }
 
     #[inline]
-    pub fn valid_count(&self, gb: u32) -> u32 {
+    pub fn valid_count(&self, gb: BlockId) -> u32 {
+        let gb = gb.0;
         self.valid[gb as usize] as u32
     }
 
-    pub fn block_state(&self, gb: u32) -> BlockState {
+    pub fn block_state(&self, gb: BlockId) -> BlockState {
+        let gb = gb.0;
         self.state[gb as usize]
     }
 
@@ -545,7 +547,7 @@ impl Ftl {
     /// blocks are closed) becomes a victim candidate.
     fn close(&mut self, gb: u32, now: Time) {
         if self.groups {
-            let g = self.group_of(gb);
+            let g = self.group_of(BlockId(gb));
             self.group_closed[g as usize] += 1;
             if self.group_closed[g as usize] as u32 == self.ppd && self.fast.is_none() {
                 self.victims.insert(g, self.group_valid(g), now);
@@ -564,7 +566,7 @@ impl Ftl {
         self.plane_valid[(gb / self.bpp) as usize] -= 1;
         if self.state[gb as usize] == BlockState::Closed && self.fast.is_none() {
             if self.groups {
-                let g = self.group_of(gb);
+                let g = self.group_of(BlockId(gb));
                 if self.group_closed[g as usize] as u32 == self.ppd {
                     self.victims.update(g, self.group_valid(g));
                 }
@@ -612,7 +614,7 @@ impl Ftl {
             })?;
             self.group_closed[g as usize] = 0;
             for b in self.group_blocks(g).collect::<Vec<_>>() {
-                self.state[b as usize] = BlockState::Victim;
+                self.state[b.index()] = BlockState::Victim;
             }
             return Some(g);
         }
@@ -625,13 +627,15 @@ impl Ftl {
     }
 
     /// Valid pages of a block, as (ppn, lpn).
-    pub fn valid_pages(&self, gb: u32) -> impl Iterator<Item = (Ppn, Lpn)> + '_ {
+    pub fn valid_pages(&self, gb: BlockId) -> impl Iterator<Item = (Ppn, Lpn)> + '_ {
+        let gb = gb.0;
         let first = gb * self.ppb;
         (first..first + self.ppb).filter_map(|p| self.owner(p).map(|l| (p, l)))
     }
 
     /// Erase a victim block (no valid pages left) and return it to the free list.
-    pub fn erase(&mut self, gb: u32) {
+    pub fn erase(&mut self, gb: BlockId) {
+        let gb = gb.0;
         assert_eq!(
             self.valid[gb as usize], 0,
             "erasing a block with valid data"
@@ -642,10 +646,10 @@ impl Ftl {
         self.state[gb as usize] = BlockState::Free;
         if self.groups {
             // The group is free once all its blocks are.
-            let g = self.group_of(gb);
+            let g = self.group_of(BlockId(gb));
             if self
                 .group_blocks(g)
-                .all(|b| self.state[b as usize] == BlockState::Free)
+                .all(|b| self.state[b.index()] == BlockState::Free)
             {
                 self.free[(g / self.bpp) as usize].push_back(g % self.bpp);
             }
@@ -668,7 +672,8 @@ impl Ftl {
         self.pins[gb] as u32
     }
 
-    pub fn pins(&self, gb: u32) -> u32 {
+    pub fn pins(&self, gb: BlockId) -> u32 {
+        let gb = gb.0;
         self.pins[gb as usize] as u32
     }
 }

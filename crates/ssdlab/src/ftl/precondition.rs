@@ -5,7 +5,7 @@ use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::*;
-use crate::addr::{DieId, Lpn, PlaneId, Ppn, INVALID};
+use crate::addr::{BlockId, DieId, Lpn, PlaneId, Ppn, INVALID};
 use crate::error::{Error, Result};
 
 /// Result of preconditioning, reported in the run's JSON.
@@ -410,7 +410,7 @@ impl Ftl {
             // die's planes; Die-Writes pad the last short one.
             let group = self.pick_victim(plane, 0, rng)?;
             let die = DieId(plane.0 / self.ppd);
-            let blocks: Vec<u32> = self.group_blocks(group).collect();
+            let blocks: Vec<BlockId> = self.group_blocks(group).collect();
             let mut moved = 0;
             for &b in &blocks {
                 let pages: Vec<Ppn> = self.valid_pages(b).map(|(p, _)| p).collect();
@@ -430,12 +430,12 @@ impl Ftl {
             return Some(moved);
         }
         let victim = self.pick_victim(plane, 0, rng)?;
-        let moved: Vec<Ppn> = self.valid_pages(victim).map(|(p, _)| p).collect();
+        let moved: Vec<Ppn> = self.valid_pages(BlockId(victim)).map(|(p, _)| p).collect();
         for &src in &moved {
             self.relocate(src, plane, 0)
                 .expect("a victim always fits in the GC reserve");
         }
-        self.erase(victim);
+        self.erase(BlockId(victim));
         Some(moved.len() as u32)
     }
 }

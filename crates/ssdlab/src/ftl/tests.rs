@@ -35,13 +35,13 @@ fn write_rewrite_and_close() {
         .write(PlaneId(0), 7, 2, Writer::Host { hot: false }, 0)
         .unwrap();
     assert_eq!(f.owner(a), None);
-    assert_eq!(f.valid_count(a / ppb), 1);
+    assert_eq!(f.valid_count(f.map.gblock_of(a)), 1);
     assert_eq!(b, a + 1);
     for i in 2..ppb {
         f.write(PlaneId(0), 1000 + i, 0, Writer::Host { hot: false }, 0)
             .unwrap();
     }
-    assert_eq!(f.block_state(0), BlockState::Closed);
+    assert_eq!(f.block_state(crate::addr::BlockId(0)), BlockState::Closed);
     f.versions.as_mut().unwrap().latest[7] = 2;
     f.check(|_| None).unwrap();
 }

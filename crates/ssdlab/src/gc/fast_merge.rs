@@ -1,6 +1,6 @@
 //! FAST merges: reclaiming a log unit by merging its logical blocks.
 
-use crate::addr::{PlaneId, INVALID};
+use crate::addr::{BlockId, PlaneId, INVALID};
 use crate::config::Config;
 use crate::error::Error;
 use crate::flash::CmdKind;
@@ -319,7 +319,7 @@ impl Simulator {
         let mut i = 0;
         while i < self.merges()[u].erase_wait.len() {
             let unit = self.merges()[u].erase_wait[i];
-            let blocks: Vec<u32> = self.ftl.unit_blocks(unit).collect();
+            let blocks: Vec<BlockId> = self.ftl.unit_blocks(unit).collect();
             if blocks.iter().any(|&b| self.ftl.pins(b) > 0) {
                 i += 1;
                 continue;
@@ -327,8 +327,8 @@ impl Simulator {
             self.merges()[u].erase_wait.swap_remove(i);
             self.merges()[u].erasing += blocks.len() as u32;
             for b in blocks {
-                let plane = PlaneId(b / self.ftl.blocks_per_plane());
-                let t = self.gc_txn(u, CmdKind::Erase, plane, INVALID, b * ppb);
+                let plane = b.plane(self.ftl.blocks_per_plane());
+                let t = self.gc_txn(u, CmdKind::Erase, plane, INVALID, b.first_page(ppb));
                 self.enqueue(plane, Class::Gc, t);
             }
         }

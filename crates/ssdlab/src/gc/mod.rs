@@ -23,7 +23,7 @@ pub mod paragc;
 pub mod plane;
 pub mod victim;
 
-use crate::addr::{DieId, PlaneId, Ppn, INVALID};
+use crate::addr::{BlockId, DieId, PlaneId, Ppn, INVALID};
 use crate::config::{BlockGroups, Config, Migration};
 use crate::engine::Time;
 use crate::error::Error;
@@ -204,7 +204,7 @@ impl Simulator {
         let valid = if self.gc.per_die {
             self.ftl.group_valid(victim)
         } else {
-            self.ftl.valid_count(victim)
+            self.ftl.valid_count(BlockId(victim))
         };
         if valid == self.victim_pages() {
             self.gc.jobs[u].fruitless += 1;
@@ -284,10 +284,10 @@ impl Simulator {
         {
             return;
         }
-        let blocks: Vec<u32> = if self.gc.per_die {
+        let blocks: Vec<BlockId> = if self.gc.per_die {
             self.ftl.group_blocks(g.victim).collect()
         } else {
-            vec![g.victim]
+            vec![BlockId(g.victim)]
         };
         if blocks.iter().any(|&b| self.ftl.pins(b) > 0) {
             return;
@@ -296,8 +296,8 @@ impl Simulator {
         self.gc.jobs[u].erases_left = blocks.len() as u32;
         let ppb = self.ftl.pages_per_block();
         for b in blocks {
-            let plane = PlaneId(b / self.ftl.blocks_per_plane());
-            let t = self.gc_txn(u, CmdKind::Erase, plane, INVALID, b * ppb);
+            let plane = b.plane(self.ftl.blocks_per_plane());
+            let t = self.gc_txn(u, CmdKind::Erase, plane, INVALID, b.first_page(ppb));
             self.enqueue(plane, Class::Gc, t);
         }
     }
@@ -412,7 +412,7 @@ impl Simulator {
         let v = if self.gc.per_die {
             self.ftl.group_of(gb)
         } else {
-            gb
+            gb.0
         };
         if self.gc.jobs[u].victim == v {
             self.try_erase(u);

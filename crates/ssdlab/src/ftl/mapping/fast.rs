@@ -26,7 +26,7 @@ use crate::ftl::BlockState;
 use crate::scheme::Requirement;
 use std::collections::VecDeque;
 
-use crate::addr::{Lpn, Ppn, INVALID};
+use crate::addr::{BlockId, Lpn, Ppn, INVALID};
 use crate::config::{BlockGroups, Config};
 
 pub struct Fast {
@@ -191,7 +191,7 @@ impl crate::ftl::Ftl {
     }
 
     /// Blocks of a unit.
-    pub fn unit_blocks(&self, unit: u32) -> impl Iterator<Item = u32> {
+    pub fn unit_blocks(&self, unit: u32) -> impl Iterator<Item = BlockId> {
         let (groups, bpp, ppd) = (self.groups, self.bpp, self.ppd);
         let (first, n, step) = if groups {
             let (die, g) = (unit / bpp, unit % bpp);
@@ -199,12 +199,12 @@ impl crate::ftl::Ftl {
         } else {
             (unit, 1, 1)
         };
-        (0..n).map(move |i| first + i * step)
+        (0..n).map(move |i| BlockId(first + i * step))
     }
 
     pub(crate) fn unit_closed(&self, unit: u32) -> bool {
         self.unit_blocks(unit)
-            .all(|b| self.state[b as usize] == BlockState::Closed)
+            .all(|b| self.state[b.index()] == BlockState::Closed)
     }
 
     /// Preconditioning steps that age a page-mapped drive have no FAST form.
@@ -233,7 +233,7 @@ impl crate::ftl::Ftl {
         let f = self.fast.as_mut().expect("FAST");
         let unit = f.logs[domain as usize].pop_front()?;
         for b in self.unit_blocks(unit).collect::<Vec<_>>() {
-            self.state[b as usize] = BlockState::Victim;
+            self.state[b.index()] = BlockState::Victim;
         }
         if self.groups {
             self.group_closed[unit as usize] = 0;
@@ -247,7 +247,7 @@ impl crate::ftl::Ftl {
         let mut seen = rustc_hash::FxHashSet::default();
         let mut out = Vec::new();
         for b in self.unit_blocks(unit) {
-            for p in b * self.ppb..(b + 1) * self.ppb {
+            for p in b.0 * self.ppb..(b.0 + 1) * self.ppb {
                 let lpn = self.p2l[p as usize];
                 if lpn != INVALID && seen.insert(f.lbn_of(lpn).0) {
                     out.push(f.lbn_of(lpn).0);
@@ -285,7 +285,7 @@ impl crate::ftl::Ftl {
         }
         let valid: u32 = self
             .unit_blocks(unit)
-            .map(|b| self.valid[b as usize] as u32)
+            .map(|b| self.valid[b.index()] as u32)
             .sum();
         mapped > 0 && valid == mapped
     }
@@ -300,7 +300,7 @@ impl crate::ftl::Ftl {
             x
         };
         for b in self.unit_blocks(unit).collect::<Vec<_>>() {
-            self.state[b as usize] = BlockState::Data;
+            self.state[b.index()] = BlockState::Data;
         }
         Some(unit)
     }
@@ -342,7 +342,7 @@ impl crate::ftl::Ftl {
     /// no valid page).
     pub fn fast_seal(&mut self, lbn: u32, unit: u32) -> Option<u32> {
         for b in self.unit_blocks(unit).collect::<Vec<_>>() {
-            self.state[b as usize] = BlockState::Data;
+            self.state[b.index()] = BlockState::Data;
         }
         let f = self.fast.as_mut().expect("FAST");
         let old = std::mem::replace(&mut f.data[lbn as usize], unit);
@@ -350,8 +350,8 @@ impl crate::ftl::Ftl {
             return None;
         }
         for b in self.unit_blocks(old).collect::<Vec<_>>() {
-            assert_eq!(self.valid[b as usize], 0, "an old data unit keeps data");
-            self.state[b as usize] = BlockState::Victim;
+            assert_eq!(self.valid[b.index()], 0, "an old data unit keeps data");
+            self.state[b.index()] = BlockState::Victim;
         }
         Some(old)
     }
@@ -421,13 +421,13 @@ impl crate::ftl::Ftl {
             for &u in logs {
                 if let Some(b) = self.unit_blocks(u).find(|&b| {
                     !matches!(
-                        self.state[b as usize],
+                        self.state[b.index()],
                         BlockState::Active | BlockState::Closed | BlockState::Free
                     )
                 }) {
                     return Err(format!(
                         "log unit {u}: block {b} is {:?}",
-                        self.state[b as usize]
+                        self.state[b.index()]
                     ));
                 }
             }
@@ -436,11 +436,11 @@ impl crate::ftl::Ftl {
             if unit != INVALID {
                 if let Some(b) = self
                     .unit_blocks(unit)
-                    .find(|&b| self.state[b as usize] != BlockState::Data)
+                    .find(|&b| self.state[b.index()] != BlockState::Data)
                 {
                     return Err(format!(
                         "data unit {unit} of logical block {lbn}: block {b} is {:?}",
-                        self.state[b as usize]
+                        self.state[b.index()]
                     ));
                 }
             }
