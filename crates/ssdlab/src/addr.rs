@@ -13,17 +13,54 @@ pub type Ppn = u32;
 /// Marker for "no page" in maps.
 pub const INVALID: u32 = u32::MAX;
 
-/// A block, numbered over the whole drive (`plane * blocks_per_plane +
-/// index`; the index within its plane is `block_of` of its pages).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[repr(transparent)]
-pub struct BlockId(pub u32);
+/// An id that is an index (into a drive-wide or slab vector): the type,
+/// `index()`, `Display`, and indexing of any `Vec` by it — so that the ids of
+/// planes, dies, blocks, transactions and requests cannot be mixed up.
+macro_rules! id_type {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[repr(transparent)]
+        pub struct $name(pub u32);
+
+        impl $name {
+            #[inline]
+            pub fn index(self) -> usize {
+                self.0 as usize
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                self.0.fmt(f)
+            }
+        }
+
+        impl<T> std::ops::Index<$name> for Vec<T> {
+            type Output = T;
+            #[inline]
+            fn index(&self, i: $name) -> &T {
+                &self[i.0 as usize]
+            }
+        }
+
+        impl<T> std::ops::IndexMut<$name> for Vec<T> {
+            #[inline]
+            fn index_mut(&mut self, i: $name) -> &mut T {
+                &mut self[i.0 as usize]
+            }
+        }
+    };
+}
+pub(crate) use id_type;
+
+id_type! {
+    /// A block, numbered over the whole drive (`plane * blocks_per_plane +
+    /// index`; the index within its plane is `block_of` of its pages).
+    BlockId
+}
 
 impl BlockId {
-    #[inline]
-    pub fn index(self) -> usize {
-        self.0 as usize
-    }
     /// The plane the block belongs to.
     #[inline]
     pub fn plane(self, blocks_per_plane: u32) -> PlaneId {
@@ -36,25 +73,15 @@ impl BlockId {
     }
 }
 
-impl std::fmt::Display for BlockId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.fmt(f)
-    }
+id_type! {
+    /// A plane, numbered over the whole drive (`die * planes_per_die + i`); its
+    /// blocks are `plane * blocks_per_plane ..`.
+    PlaneId
 }
-
-/// A plane, numbered over the whole drive (`die * planes_per_die + i`); its
-/// blocks are `plane * blocks_per_plane ..`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[repr(transparent)]
-pub struct PlaneId(pub u32);
 
 impl PlaneId {
     /// No plane (one not chosen yet).
     pub const NONE: PlaneId = PlaneId(INVALID);
-    #[inline]
-    pub fn index(self) -> usize {
-        self.0 as usize
-    }
     /// The die the plane belongs to.
     #[inline]
     pub fn die(self, planes_per_die: u32) -> DieId {
@@ -71,39 +98,14 @@ impl PlaneId {
     }
 }
 
-impl std::fmt::Display for PlaneId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.fmt(f)
-    }
+id_type! {
+    /// A die, numbered over the whole drive (`(channel * chips + chip) * dies +
+    /// die`); its planes are `die * planes_per_die ..` (a bare `u32` beside
+    /// planes, GC units and channels would not say which it is).
+    DieId
 }
-
-impl<T> std::ops::Index<PlaneId> for Vec<T> {
-    type Output = T;
-    #[inline]
-    fn index(&self, p: PlaneId) -> &T {
-        &self[p.0 as usize]
-    }
-}
-
-impl<T> std::ops::IndexMut<PlaneId> for Vec<T> {
-    #[inline]
-    fn index_mut(&mut self, p: PlaneId) -> &mut T {
-        &mut self[p.0 as usize]
-    }
-}
-
-/// A die, numbered over the whole drive (`(channel * chips + chip) * dies +
-/// die`); its planes are `die * planes_per_die ..` (a bare `u32` beside
-/// planes, GC units and channels would not say which it is).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[repr(transparent)]
-pub struct DieId(pub u32);
 
 impl DieId {
-    #[inline]
-    pub fn index(self) -> usize {
-        self.0 as usize
-    }
     /// The first plane of the die.
     #[inline]
     pub fn first_plane(self, planes_per_die: u32) -> PlaneId {
@@ -122,27 +124,6 @@ impl DieId {
     /// Every die of a drive of `dies` dies.
     pub fn all(dies: u32) -> impl Iterator<Item = DieId> {
         (0..dies).map(DieId)
-    }
-}
-
-impl std::fmt::Display for DieId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.fmt(f)
-    }
-}
-
-impl<T> std::ops::Index<DieId> for Vec<T> {
-    type Output = T;
-    #[inline]
-    fn index(&self, d: DieId) -> &T {
-        &self[d.0 as usize]
-    }
-}
-
-impl<T> std::ops::IndexMut<DieId> for Vec<T> {
-    #[inline]
-    fn index_mut(&mut self, d: DieId) -> &mut T {
-        &mut self[d.0 as usize]
     }
 }
 

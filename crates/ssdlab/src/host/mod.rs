@@ -74,29 +74,14 @@ impl Host {
     }
 }
 
-/// A host request's id: its index in the host's slab (`Host::reqs`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(transparent)]
-pub(crate) struct ReqId(pub(crate) u32);
+crate::addr::id_type! {
+    /// A host request: its index in the host's slab (`Host::reqs`).
+    ReqId
+}
 
 impl ReqId {
     /// No request (a transaction no request waits for).
-    pub(crate) const NONE: ReqId = ReqId(u32::MAX);
-}
-
-impl std::ops::Index<ReqId> for Vec<Req> {
-    type Output = Req;
-    #[inline]
-    fn index(&self, r: ReqId) -> &Req {
-        &self[r.0 as usize]
-    }
-}
-
-impl std::ops::IndexMut<ReqId> for Vec<Req> {
-    #[inline]
-    fn index_mut(&mut self, r: ReqId) -> &mut Req {
-        &mut self[r.0 as usize]
-    }
+    pub const NONE: ReqId = ReqId(u32::MAX);
 }
 
 pub(crate) struct Req {

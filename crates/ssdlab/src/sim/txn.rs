@@ -40,29 +40,14 @@ pub(crate) enum Data {
     Pad,
 }
 
-/// A transaction's id: its index in the simulator's slab (`Simulator::txns`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[repr(transparent)]
-pub(crate) struct TxnId(pub(crate) u32);
+crate::addr::id_type! {
+    /// A transaction: its index in the simulator's slab (`Simulator::txns`).
+    TxnId
+}
 
 impl TxnId {
     /// No transaction (an empty place in a command, a gang or a cache).
-    pub(crate) const NONE: TxnId = TxnId(u32::MAX);
-}
-
-impl std::ops::Index<TxnId> for Vec<Txn> {
-    type Output = Txn;
-    #[inline]
-    fn index(&self, t: TxnId) -> &Txn {
-        &self[t.0 as usize]
-    }
-}
-
-impl std::ops::IndexMut<TxnId> for Vec<Txn> {
-    #[inline]
-    fn index_mut(&mut self, t: TxnId) -> &mut Txn {
-        &mut self[t.0 as usize]
-    }
+    pub const NONE: TxnId = TxnId(u32::MAX);
 }
 
 #[derive(Clone, Copy)]
