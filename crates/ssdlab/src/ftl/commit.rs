@@ -76,7 +76,7 @@ impl Simulator {
             }
             self.ftl.write(tx.plane, lpn, tx.version, w, now)
         }
-        .expect("eligible() checked that the plane has a free page");
+        .expect("ready() checked that the plane has a free page");
         self.txns[t].src = ppn;
         let page = self.ftl.map.page_of(ppn);
         self.metrics.programmed_types[tx.origin as usize]
@@ -93,7 +93,7 @@ impl Simulator {
         let dst = self
             .ftl
             .relocate_as(tx.src, tx.plane, w, now)
-            .expect("eligible() checked that the plane has a free page");
+            .expect("ready() checked that the plane has a free page");
         self.metrics.gc.pages_migrated += 1;
         self.metrics.gc.hot_moves += (w == Writer::Gc { hot: true }) as u64;
         self.map_moved(tx.lpn);

@@ -54,28 +54,48 @@ impl Simulator {
             .then_some(members)
     }
 
-    /// May the head `t` of a queue of `plane` run now?
-    pub(crate) fn eligible(&self, plane: PlaneId, class: Class, t: TxnId) -> bool {
-        if self.unit.gangs() && class != Class::Read && self.txns[t].kind == CmdKind::Program {
-            return self.gang(self.ftl.map.die_of_plane(plane), class).is_some();
+    /// May the head `t` of a queue of `plane` run now? If so, the in-plane
+    /// address (block, page) its write would go to — `(0, 0)` for a read or
+    /// an erase — looked up once here for both the check and the command's
+    /// address ([`cmd_addr`](Self::cmd_addr)).
+    pub(crate) fn ready(&self, plane: PlaneId, class: Class, t: TxnId) -> Option<(u32, u32)> {
+        let tx = &self.txns[t];
+        let peek = || self.ftl.peek_write(plane, self.writer(t));
+        let dst = |peeked: Option<(u32, u32)>| match tx.kind {
+            CmdKind::Program if tx.dst != INVALID => {
+                let m = &self.ftl.map;
+                (m.block_of(tx.dst), m.page_of(tx.dst))
+            }
+            CmdKind::Program | CmdKind::Copyback => {
+                peeked.or_else(peek).unwrap_or((INVALID, INVALID))
+            }
+            CmdKind::Read | CmdKind::Erase => (0, 0),
+        };
+        if self.unit.gangs() && class != Class::Read && tx.kind == CmdKind::Program {
+            self.gang(self.ftl.map.die_of_plane(plane), class)?;
+            return Some(dst(None));
         }
         match class {
-            Class::Read => true,
+            Class::Read => Some(dst(None)),
             Class::Write => {
                 // GC has priority over host writes in its plane; with
                 // aligned block groups GC holds the die (it moves pages over
                 // all its planes, into groups reserved for them all); a
                 // joined GC holds its plane while its moves wait in the
                 // cache for placement.
-                !self.gc_holds_host_writes(plane)
-                    && self.ftl.peek_write(plane, self.writer(t)).is_some()
-            }
-            Class::Gc => match self.txns[t].kind {
-                CmdKind::Program | CmdKind::Copyback => {
-                    self.txns[t].dst != INVALID
-                        || self.ftl.peek_write(plane, self.writer(t)).is_some()
+                if self.gc_holds_host_writes(plane) {
+                    return None;
                 }
-                CmdKind::Read | CmdKind::Erase => true,
+                let p = peek()?;
+                Some(dst(Some(p)))
+            }
+            Class::Gc => match tx.kind {
+                CmdKind::Program | CmdKind::Copyback if tx.dst != INVALID => Some(dst(None)),
+                CmdKind::Program | CmdKind::Copyback => {
+                    let p = peek()?;
+                    Some(dst(Some(p)))
+                }
+                CmdKind::Read | CmdKind::Erase => Some(dst(None)),
             },
         }
     }
@@ -87,14 +107,16 @@ impl Simulator {
             self.clean_gc_head(p);
         }
         // Choose the leading transaction.
-        let mut lead: Option<(Class, PlaneId, u64)> = None;
+        let mut lead: Option<(Class, PlaneId, u64, (u32, u32))> = None;
         let order = self.sched.queues.order;
         for class in order.classes {
             for p in planes.clone() {
                 if let Some(t) = self.sched.queues.head(p, class) {
                     let seq = self.txns[t].seq;
-                    if lead.is_none_or(|(_, _, s)| seq < s) && self.eligible(p, class, t) {
-                        lead = Some((class, p, seq));
+                    if lead.is_none_or(|(_, _, s, _)| seq < s) {
+                        if let Some(dst) = self.ready(p, class, t) {
+                            lead = Some((class, p, seq, dst));
+                        }
                     }
                 }
             }
@@ -102,7 +124,7 @@ impl Simulator {
                 break;
             }
         }
-        let Some((class, lead_plane, _)) = lead else {
+        let Some((class, lead_plane, _, lead_dst)) = lead else {
             return;
         };
         let lt = self
@@ -112,7 +134,7 @@ impl Simulator {
             .expect("lead exists");
         let kind = self.txns[lt].kind;
         if self.unit.gangs() && kind == CmdKind::Program {
-            let members = self.gang(die, class).expect("eligible() saw the Die-Write");
+            let members = self.gang(die, class).expect("ready() saw the Die-Write");
             for p in planes.clone() {
                 self.sched.queues.pop(p, class);
             }
@@ -128,7 +150,7 @@ impl Simulator {
             .expect("lead exists");
         n += 1;
         if self.flash.rules.enabled {
-            let lead_addr = self.cmd_addr(lt, kind, lead_plane);
+            let lead_addr = self.cmd_addr(lt, lead_dst);
             for p in planes.clone() {
                 if !self
                     .flash
@@ -140,9 +162,12 @@ impl Simulator {
                 let Some(t) = self.sched.queues.head(p, class) else {
                     continue;
                 };
-                if self.txns[t].kind != kind || !self.eligible(p, class, t) {
+                if self.txns[t].kind != kind {
                     continue;
                 }
+                let Some(dst) = self.ready(p, class, t) else {
+                    continue;
+                };
                 // Where sibling planes open blocks in one order per write
                 // stream, only programs of one stream can share the block
                 // index their addresses show.
@@ -152,7 +177,7 @@ impl Simulator {
                 {
                     continue;
                 }
-                let addr = self.cmd_addr(t, kind, p);
+                let addr = self.cmd_addr(t, dst);
                 // Copybacks whose pages are read into their planes'
                 // registers one by one: only the destinations need to be
                 // aligned.
@@ -168,8 +193,9 @@ impl Simulator {
         self.execute(die, kind, &members[..n], None);
     }
 
-    /// Source and destination in-plane addresses that alignment is judged on.
-    pub(crate) fn cmd_addr(&self, t: TxnId, kind: CmdKind, plane: PlaneId) -> [(u32, u32); 2] {
+    /// Source and destination in-plane addresses that alignment is judged
+    /// on; `dst` is what [`ready`](Self::ready) found.
+    pub(crate) fn cmd_addr(&self, t: TxnId, dst: (u32, u32)) -> [(u32, u32); 2] {
         let m = &self.ftl.map;
         let src = self.txns[t].src;
         let s = if src == INVALID {
@@ -177,16 +203,7 @@ impl Simulator {
         } else {
             (m.block_of(src), m.page_of(src))
         };
-        let dst = self.txns[t].dst;
-        let d = match kind {
-            CmdKind::Program if dst != INVALID => (m.block_of(dst), m.page_of(dst)),
-            CmdKind::Program | CmdKind::Copyback => self
-                .ftl
-                .peek_write(plane, self.writer(t))
-                .unwrap_or((INVALID, INVALID)),
-            _ => (0, 0),
-        };
-        [s, d]
+        [s, dst]
     }
 
     /// May commands at in-plane addresses `a` and `b` (source, destination)
