@@ -47,6 +47,11 @@ pub struct ReadArgs {
     /// blkparse: replay the D (issue, default) or Q (queue) actions.
     #[arg(long, default_value = "D")]
     pub blkparse_action: String,
+    /// Replay discard (TRIM/UNMAP) records as trims: their whole pages
+    /// become invalid (GC sees them). Without it they are counted, not
+    /// replayed, so that results do not depend on them.
+    #[arg(long)]
+    pub replay_trims: bool,
 }
 
 impl ReadArgs {
@@ -92,6 +97,7 @@ impl ReadArgs {
             side_by_side: self.device_stride.is_some(),
             device_stride: self.device_stride,
             blkparse_action,
+            replay_trims: self.replay_trims,
             counters: counters.clone(),
         };
         options.validate()?;

@@ -433,6 +433,7 @@ pub(crate) fn workload_args(limit: Option<u64>) -> WorkloadArgs {
             skip_records: 0,
             start_s: 0.0,
             blkparse_action: "D".into(),
+            replay_trims: false,
         },
         synthetic: None,
         workload: None,

@@ -238,6 +238,12 @@ pub fn stats_table(path: &Path, format: TraceFormat, s: &TraceStats) -> String {
         "  writes",
         format!("{} ({} of requests)", s.write_requests, pct(s.write_share)),
     );
+    if s.trim_requests > 0 {
+        row(
+            "  trims",
+            format!("{} ({} trimmed)", s.trim_requests, bytes(s.trim_bytes)),
+        );
+    }
     row(
         "bytes read",
         format!(

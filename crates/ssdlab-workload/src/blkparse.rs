@@ -25,8 +25,8 @@
 //! then `R` (read), `W` (write), `D` (discard) or `N` (no data), then
 //! modifiers `F` (FUA), `A` (read-ahead), `S` (sync), `M` (metadata), `E`
 //! (secure erase), `B` (barrier, old kernels). Reads and writes are
-//! replayed (FUA writes as writes); discards are counted in `discards`, not
-//! replayed; a leading `F` is counted in `flushes` (the data of a write that
+//! replayed (FUA writes as writes); discards are counted in `discards`, or
+//! delivered as [`Op::Trim`] with `replay_trims`; a leading `F` is counted in `flushes` (the data of a write that
 //! carries one is still replayed, a flush without data is not); events
 //! without data or range (`N`, SCSI packet commands) count as `non_io`.
 //!
@@ -226,7 +226,7 @@ impl LineFormat for BlkparseFormat {
         let op = match rwbs.kind {
             Kind::Read => Op::Read,
             Kind::Write => Op::Write,
-            Kind::Discard => return Ok(Parsed::Discard(device)),
+            Kind::Discard => Op::Trim,
             Kind::NoData => return no_data(),
         };
         let offset = sectors_to_bytes(at, "sector", sector)?;

@@ -84,6 +84,10 @@ pub mod writer;
 pub enum Op {
     Read,
     Write,
+    /// A discard (TRIM, UNMAP): the range's data is no longer wanted.
+    /// Readers deliver these only with [`TraceOptions::replay_trims`];
+    /// otherwise they count them in [`ReadCounters::discards`].
+    Trim,
 }
 
 /// One block I/O request as the host issues it, in a format-neutral form.
@@ -264,6 +268,11 @@ pub struct TraceOptions {
     /// Bytes between the starts of consecutive devices with `side_by_side`
     /// (at least the size of the largest device).
     pub device_stride: Option<u64>,
+    /// Deliver discards (TRIM/UNMAP records) as [`Op::Trim`] requests, so
+    /// that a simulation invalidates their pages, instead of counting them
+    /// in [`ReadCounters::discards`] (default: count, so that results do
+    /// not change with a trace's discards).
+    pub replay_trims: bool,
     /// blkparse: which action to replay (default `D`, issue).
     pub blkparse_action: BlkparseAction,
     /// What the reader dropped and why. Shared: clone the `Arc` before
@@ -318,8 +327,11 @@ pub struct ReadCounters {
     /// Rows that are not block requests (other events, other blkparse
     /// actions, requests without data).
     pub non_io: AtomicU64,
-    /// Discards (trims): counted, not replayed.
+    /// Discards (trims): counted, not replayed (without `replay_trims`).
     pub discards: AtomicU64,
+    /// Discards delivered as [`Op::Trim`] records (`replay_trims`; also
+    /// counted in `records`).
+    pub trims: AtomicU64,
     /// Cache flushes: counted, not replayed (a write that carries a flush is
     /// replayed as a write and counted here too).
     pub flushes: AtomicU64,
@@ -370,6 +382,7 @@ impl ReadCounters {
             blank_type: self.blank_type.load(Relaxed),
             non_io: self.non_io.load(Relaxed),
             discards: self.discards.load(Relaxed),
+            trims: self.trims.load(Relaxed),
             flushes: self.flushes.load(Relaxed),
             filtered: self.filtered.load(Relaxed),
             before_start: self.before_start.load(Relaxed),
@@ -382,13 +395,14 @@ impl ReadCounters {
         }
     }
 
-    fn all(&self) -> [&AtomicU64; 9] {
+    fn all(&self) -> [&AtomicU64; 10] {
         [
             &self.records,
             &self.bad_lines,
             &self.blank_type,
             &self.non_io,
             &self.discards,
+            &self.trims,
             &self.flushes,
             &self.filtered,
             &self.before_start,
@@ -405,6 +419,7 @@ pub struct ReadCounts {
     pub blank_type: u64,
     pub non_io: u64,
     pub discards: u64,
+    pub trims: u64,
     pub flushes: u64,
     pub filtered: u64,
     pub before_start: u64,
@@ -428,6 +443,7 @@ impl std::fmt::Display for ReadCounts {
             (self.blank_type, "rows with a blank I/O type dropped"),
             (self.non_io, "rows that are not block requests skipped"),
             (self.discards, "discards not replayed"),
+            (self.trims, "discards replayed as trims"),
             (self.flushes, "cache flushes not replayed"),
             (self.filtered, "rows of other devices skipped"),
             (self.before_start, "records before the start skipped"),

@@ -68,7 +68,8 @@ pub struct Raw {
 pub enum Parsed {
     /// Not a record: a header, a comment, summary text.
     Nothing,
-    /// A request to replay.
+    /// A request to replay. A discard is one with [`Op::Trim`]: counted in
+    /// `discards` unless [`TraceOptions::replay_trims`] asks to deliver it.
     Io(Raw),
     /// A row that is not a block request (another kind of event, a
     /// blkparse action other than the one replayed); counted in `non_io`.
@@ -76,8 +77,6 @@ pub enum Parsed {
     /// A row whose I/O type is blank (SYSTOR '17: no response was seen);
     /// dropped and counted in `blank_type`.
     BlankType,
-    /// A discard (trim) of this device: counted in `discards`, not replayed.
-    Discard(u32),
     /// A cache flush of this device without data: counted in `flushes`, not
     /// replayed.
     Flush(u32),
@@ -274,17 +273,17 @@ impl<F: LineFormat> TraceReader<F> {
                 Parsed::BlankType => {
                     c.blank_type.fetch_add(1, Relaxed);
                 }
-                Parsed::Discard(d) | Parsed::Flush(d) if !wanted(d) => {
+                Parsed::Flush(d) if !wanted(d) => {
                     c.filtered.fetch_add(1, Relaxed);
-                }
-                Parsed::Discard(_) => {
-                    c.discards.fetch_add(1, Relaxed);
                 }
                 Parsed::Flush(_) => {
                     c.flushes.fetch_add(1, Relaxed);
                 }
                 Parsed::Io(raw) if !wanted(raw.device) => {
                     c.filtered.fetch_add(1, Relaxed);
+                }
+                Parsed::Io(raw) if raw.op == Op::Trim && !self.options.replay_trims => {
+                    c.discards.fetch_add(1, Relaxed);
                 }
                 Parsed::Io(raw) => {
                     let offset = match self.place(at, &raw) {
@@ -297,6 +296,9 @@ impl<F: LineFormat> TraceReader<F> {
                     };
                     if raw.preflush {
                         c.flushes.fetch_add(1, Relaxed);
+                    }
+                    if raw.op == Op::Trim {
+                        c.trims.fetch_add(1, Relaxed);
                     }
                     self.seq += 1;
                     let s = Stamped {
@@ -585,14 +587,15 @@ mod tests {
             match text.trim() {
                 "N" => return Ok(Parsed::NotIo),
                 "B" => return Ok(Parsed::BlankType),
-                "D" => return Ok(Parsed::Discard(0)),
                 "F" => return Ok(Parsed::Flush(0)),
                 "#" => return Ok(Parsed::Nothing),
                 _ => {}
             }
-            let (f, n) = super::super::input::split_whitespace::<4>(text);
+            // `time device offset size`, or a discard: the same and `d`.
+            let (f, n) = super::super::input::split_whitespace::<5>(text);
+            let trim = n == 5 && f[4] == "d";
             at.field_count(
-                n,
+                n - trim as usize,
                 4,
                 "whitespace-separated",
                 "time device offset size",
@@ -603,7 +606,7 @@ mod tests {
             Ok(Parsed::Io(Raw {
                 time_ns: at.u64("time", f[0])?,
                 device: at.u32("device", f[1])?,
-                op: Op::Read,
+                op: if trim { Op::Trim } else { Op::Read },
                 offset,
                 size,
                 preflush: false,
@@ -631,7 +634,7 @@ mod tests {
             device: Some(0),
             ..TraceOptions::default()
         };
-        let text = "1 0 0 8\nN\nB\nD\nF\n#\n2 1 0 8\n3 0 0 8\n";
+        let text = "1 0 0 8\nN\nB\n1 0 8 8 d\nF\n#\n2 1 0 8\n3 0 0 8\n";
         assert_eq!(times(text, &o), vec![1, 3]);
         let c = o.counters.snapshot();
         assert_eq!(
@@ -645,6 +648,25 @@ mod tests {
             ),
             (2, 1, 1, 1, 1, 1)
         );
+    }
+
+    #[test]
+    fn discards_are_delivered_as_trims_when_asked() {
+        let text = "1 0 0 8\n2 0 8 16 d\n3 1 0 8 d\n4 0 0 8\n";
+        let o = TraceOptions {
+            device: Some(0),
+            replay_trims: true,
+            ..TraceOptions::default()
+        };
+        let got: Vec<_> = read(text, &o).into_iter().map(|r| r.unwrap()).collect();
+        assert_eq!(
+            got.iter().map(|r| (r.time_ns, r.op)).collect::<Vec<_>>(),
+            vec![(1, Op::Read), (2, Op::Trim), (4, Op::Read)]
+        );
+        assert_eq!((got[1].offset, got[1].size), (8, 16));
+        let c = o.counters.snapshot();
+        assert_eq!((c.records, c.trims, c.discards, c.filtered), (3, 1, 0, 1));
+        assert!(c.to_string().contains("1 discards replayed as trims"));
     }
 
     #[test]

@@ -88,6 +88,13 @@ pub struct TraceStats {
     pub read_requests: u64,
     /// Number of write requests.
     pub write_requests: u64,
+    /// Number of discards replayed as trims (`replay_trims`; not in the
+    /// read or write figures below, nor in the footprint).
+    #[serde(default)]
+    pub trim_requests: u64,
+    /// Bytes the trims cover.
+    #[serde(default)]
+    pub trim_bytes: u64,
     /// `read_requests / requests`.
     pub read_share: Option<f64>,
     /// `write_requests / requests`.
@@ -189,6 +196,8 @@ pub struct StatsAccumulator {
     requests: u64,
     reads: u64,
     writes: u64,
+    trims: u64,
+    trim_bytes: u64,
     read_bytes: u64,
     write_bytes: u64,
     large_writes: u64,
@@ -222,6 +231,8 @@ impl StatsAccumulator {
             requests: 0,
             reads: 0,
             writes: 0,
+            trims: 0,
+            trim_bytes: 0,
             read_bytes: 0,
             write_bytes: 0,
             large_writes: 0,
@@ -308,6 +319,10 @@ impl StatsAccumulator {
         self.requests = n;
         self.span = self.span.max(end);
         match r.op {
+            Op::Trim => {
+                self.trims += 1;
+                self.trim_bytes = self.trim_bytes.saturating_add(r.size);
+            }
             Op::Read => {
                 self.reads += 1;
                 self.read_bytes = self.read_bytes.saturating_add(r.size);
@@ -383,6 +398,8 @@ impl StatsAccumulator {
             requests: self.requests,
             read_requests: self.reads,
             write_requests: self.writes,
+            trim_requests: self.trims,
+            trim_bytes: self.trim_bytes,
             read_share: ratio(self.reads as f64, requests),
             write_share: ratio(self.writes as f64, requests),
             read_bytes: self.read_bytes,

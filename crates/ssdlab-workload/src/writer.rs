@@ -403,7 +403,7 @@ where
                 line.push(b' ');
                 push_u64(&mut line, r.size / SECTOR_BYTES);
                 line.extend_from_slice(match r.op {
-                    Op::Write => b" 0\n",
+                    Op::Write | Op::Trim => b" 0\n",
                     Op::Read => b" 1\n",
                 });
             }
@@ -436,7 +436,7 @@ where
                 line.push(b',');
                 push_u64(&mut line, options.device as u64);
                 line.extend_from_slice(match r.op {
-                    Op::Write => b",Write,",
+                    Op::Write | Op::Trim => b",Write,",
                     Op::Read => b",Read,",
                 });
                 push_u64(&mut line, r.offset);
@@ -454,6 +454,12 @@ where
 /// What every reader requires, and the format's own unit constraints.
 fn check(r: &IoRecord, n: u64, format: Format, prev_time: Option<u64>) -> Result<()> {
     let bad = |msg: String| Err(record_error(r, n, format, msg));
+    if r.op == Op::Trim {
+        return bad(format!(
+            "{} has no discard records; convert without replaying trims",
+            format.name()
+        ));
+    }
     if r.size == 0 {
         return bad("size is 0; sizes must be positive".into());
     }
@@ -502,6 +508,7 @@ fn record_error(r: &IoRecord, n: u64, format: Format, msg: String) -> Error {
     let op = match r.op {
         Op::Read => "read",
         Op::Write => "write",
+        Op::Trim => "trim",
     };
     Error::Invalid(format!(
         "record {n} ({op} of {} bytes at offset {}, time {} ns) cannot be written as {}: {msg}",

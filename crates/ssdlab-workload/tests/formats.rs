@@ -378,6 +378,23 @@ fn blkparse_issue_actions() {
 }
 
 #[test]
+fn blkparse_discards_replay_as_trims_when_asked() {
+    let o = TraceOptions {
+        replay_trims: true,
+        ..TraceOptions::default()
+    };
+    let recs = read(&fixture("blkparse.txt"), TraceFormat::Blkparse, &o);
+    assert_eq!(recs.len(), 6);
+    assert_eq!(
+        recs[3],
+        rec(3_000_400, Op::Trim, 8192 * SECTOR, 2048 * SECTOR),
+        "D DS 8192 + 2048 [fstrim]"
+    );
+    let c = o.counters.snapshot();
+    assert_eq!((c.records, c.trims, c.discards), (6, 1, 0));
+}
+
+#[test]
 fn blkparse_queue_actions() {
     let o = TraceOptions {
         blkparse_action: BlkparseAction::Queue,

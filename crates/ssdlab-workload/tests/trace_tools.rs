@@ -301,6 +301,7 @@ fn naive(records: &[IoRecord], page: u64) -> TraceStats {
                     read_set.insert(p);
                 }
                 Op::Write => *write_counts.entry(p).or_default() += 1,
+                Op::Trim => panic!("the reference statistics expect no trims: {r:?}"),
             }
         }
     }
@@ -343,6 +344,8 @@ fn naive(records: &[IoRecord], page: u64) -> TraceStats {
         requests: records.len() as u64,
         read_requests: reads.len() as u64,
         write_requests: writes.len() as u64,
+        trim_requests: 0,
+        trim_bytes: 0,
         read_share: ratio(reads.len() as f64, n),
         write_share: ratio(writes.len() as f64, n),
         read_bytes: rb,

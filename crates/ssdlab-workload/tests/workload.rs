@@ -759,6 +759,7 @@ fn synthetic_demo_profile() {
         match r.op {
             Op::Read => assert!((4096..=16384).contains(&r.size)),
             Op::Write => assert!((4096..=32768).contains(&r.size)),
+            Op::Trim => panic!("profiles generate no trims: {r:?}"),
         }
     }
     let span_s = recs.last().unwrap().time_ns as f64 / 1e9;

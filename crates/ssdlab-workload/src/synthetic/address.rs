@@ -83,7 +83,8 @@ impl Address {
         }
     }
 
-    /// The model requests of direction `op` use.
+    /// The model requests of direction `op` use (trims, which profiles do
+    /// not generate, that of writes).
     pub fn for_op(&self, op: Op) -> &Address {
         match self {
             Address::PerOp {
@@ -92,7 +93,7 @@ impl Address {
                 write,
             } => match op {
                 Op::Read => read.as_deref().unwrap_or(address),
-                Op::Write => write.as_deref().unwrap_or(address),
+                Op::Write | Op::Trim => write.as_deref().unwrap_or(address),
             },
             a => a,
         }

@@ -185,7 +185,7 @@ impl Generator {
         };
         let sizes = match op {
             Op::Read => &c.read_size,
-            Op::Write => &c.write_size,
+            Op::Write | Op::Trim => &c.write_size,
         };
         // validate() requires the distribution of every op that can occur
         let size = match sizes {
@@ -198,7 +198,7 @@ impl Generator {
         };
         let model = match op {
             Op::Read => c.read_model,
-            Op::Write => c.write_model,
+            Op::Write | Op::Trim => c.write_model,
         };
         let geometry = Geometry {
             pages: c.pages,

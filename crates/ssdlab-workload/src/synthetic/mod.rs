@@ -378,12 +378,14 @@ impl Profile {
     }
 
     /// The exact mean size in bytes of the requests of direction `op` (NaN
-    /// if the profile has no valid size distribution for it); for
+    /// if the profile has no valid size distribution for it, as for trims,
+    /// which profiles do not generate); for
     /// `lognormal` sizes without `max`, capped at this footprint.
     pub fn mean_size(&self, op: Op) -> f64 {
         let dist = match op {
             Op::Read => &self.read_size,
             Op::Write => &self.write_size,
+            Op::Trim => &None,
         };
         match dist
             .as_ref()

@@ -351,6 +351,25 @@ impl WriteBuffer {
         }
     }
 
+    /// A trim of `lpn`: the buffered data is dropped. A dirty copy frees its
+    /// slot at once; the plane it was bound for (if any) is returned, so
+    /// that the caller can release the page reserved there. A copy being
+    /// flushed keeps its slot until the program completes, but no longer
+    /// counts as the page's data (reads miss, a new write takes a new slot).
+    pub fn discard(&mut self, lpn: Lpn) -> Option<PlaneId> {
+        let s = self.index.remove(&lpn)?;
+        let i = s as usize;
+        if self.state[i] != SlotState::Dirty {
+            return None;
+        }
+        self.unlink(s);
+        self.state[i] = SlotState::Free;
+        self.dirty -= 1;
+        self.dirty_per_die[self.die[i] as usize] -= 1;
+        self.free_slots.push(s);
+        Some(PlaneId(self.plane[i])).filter(|&p| p != PlaneId::NONE)
+    }
+
     /// The program of a flushing slot completed: the slot is free again.
     pub fn flush_done(&mut self, slot: u32) {
         let i = slot as usize;
@@ -395,6 +414,38 @@ impl WriteBuffer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn discard_frees_a_dirty_slot_and_forgets_a_flushing_one() {
+        let mut b = WriteBuffer::new(2, 1, 0.0);
+        b.write(1, DieId(0), PlaneId(3), 1);
+        b.write(2, DieId(0), PlaneId::NONE, 1);
+        assert_eq!(b.write(5, DieId(0), PlaneId::NONE, 1), WriteOutcome::Full);
+        // Dirty, bound for plane 3: freed, the plane reported.
+        assert_eq!(b.discard(1), Some(PlaneId(3)));
+        assert!(!b.contains(1) && b.has_free_slot());
+        assert_eq!((b.dirty(), b.dirty_in_die(DieId(0))), (1, 1));
+        assert_eq!(b.discard(1), None);
+        // Being flushed: forgotten now, its slot freed when the program ends.
+        let mut out = Vec::new();
+        b.evict(
+            &mut FromDie {
+                die: DieId(0),
+                pages: 1,
+            },
+            &mut out,
+        );
+        assert_eq!(out.len(), 1);
+        assert_eq!(b.discard(2), None);
+        assert!(!b.contains(2));
+        assert_eq!(
+            b.write(2, DieId(0), PlaneId::NONE, 2),
+            WriteOutcome::Inserted
+        );
+        b.flush_done(out[0]);
+        assert_eq!(b.newest_version(2), Some(2));
+        assert_eq!(b.flushing(), 0);
+    }
 
     #[test]
     fn lru_per_die_and_round_robin_eviction() {

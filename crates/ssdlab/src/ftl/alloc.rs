@@ -122,6 +122,13 @@ impl Ftl {
         self.plane_pending[plane.index()] += 1;
     }
 
+    /// A page assigned to `plane` will not be written after all (its
+    /// buffered data was trimmed).
+    #[inline]
+    pub fn unassign(&mut self, plane: PlaneId) {
+        self.plane_pending[plane.index()] -= 1;
+    }
+
     /// The program of a page assigned to `plane` was dispatched.
     #[inline]
     pub fn assigned_written(&mut self, plane: PlaneId) {

@@ -658,6 +658,21 @@ impl Ftl {
         }
     }
 
+    /// Trim `lpn`: its page, if it has one, becomes invalid and the LPN
+    /// unmapped (as never written, also for the consistency checker's
+    /// versions). Returns whether it had a page.
+    pub fn trim(&mut self, lpn: Lpn) -> bool {
+        if let Some(v) = &mut self.versions {
+            v.latest[lpn as usize] = 0;
+        }
+        let Some(ppn) = self.lookup(lpn) else {
+            return false;
+        };
+        self.invalidate(ppn);
+        self.l2p[lpn as usize] = INVALID;
+        true
+    }
+
     /// Pin a block against erasure while a read of it is outstanding.
     #[inline]
     pub fn pin(&mut self, ppn: Ppn) {

@@ -23,6 +23,15 @@ impl AddressMap {
             AddressMap::Compact(m) => m.get(&page).copied().unwrap_or((page % logical) as Lpn),
         }
     }
+    /// The logical page of `page` if the workload reads or writes it (with
+    /// compact addresses, a page it never touches has none).
+    #[inline]
+    pub(crate) fn lpn_if_known(&self, page: u64, logical: u64) -> Option<Lpn> {
+        match self {
+            AddressMap::Fold => Some((page % logical) as Lpn),
+            AddressMap::Compact(m) => m.get(&page).copied(),
+        }
+    }
 }
 
 /// What a pre-scan of the workload learned: bitmaps over logical pages.
@@ -62,6 +71,10 @@ pub(crate) fn scan(
     let mut dense: FxHashMap<u64, Lpn> = FxHashMap::default();
     for rec in source.open()? {
         let rec = rec?;
+        // A trim leaves no data: not part of the footprint.
+        if rec.op == Op::Trim {
+            continue;
+        }
         let first = rec.offset / page;
         let last = (rec.offset + rec.size - 1) / page;
         for p in first..=last {
@@ -79,6 +92,7 @@ pub(crate) fn scan(
             match rec.op {
                 Op::Read => read[w] |= b,
                 Op::Write => written[w] |= b,
+                Op::Trim => {}
             }
         }
     }

@@ -15,6 +15,7 @@ use crate::host::address::AddressMap;
 use crate::sched::Class;
 use crate::sim::*;
 use crate::workload::{IoRecord, Op, RecordStream, Source};
+use rustc_hash::FxHashSet;
 
 /// The host's state: where requests come from, how far the replays got,
 /// and the requests in flight.
@@ -87,7 +88,7 @@ impl ReqId {
 pub(crate) struct Req {
     pub(crate) arrival: Time,
     pub(crate) pages_left: u32,
-    pub(crate) write: bool,
+    pub(crate) op: Op,
 }
 
 impl Simulator {
@@ -189,9 +190,14 @@ impl Simulator {
     pub(crate) fn submit(&mut self, rec: IoRecord) {
         let now = self.engine.now();
         let ps = self.host.page_size;
-        let first = rec.offset / ps;
-        let last = (rec.offset + rec.size - 1) / ps;
-        let n = last - first + 1;
+        let end = rec.offset + rec.size;
+        // A trim covers the pages it covers whole; the others keep their data.
+        let (first, last) = if rec.op == Op::Trim {
+            (rec.offset.div_ceil(ps), (end / ps).wrapping_sub(1))
+        } else {
+            (rec.offset / ps, (end - 1) / ps)
+        };
+        let n = (last.wrapping_add(1)).saturating_sub(first);
         if n > u32::MAX as u64 {
             self.error = Some(Error::Invalid(format!(
                 "a request of {} bytes spans more than 2^32 pages",
@@ -206,27 +212,27 @@ impl Simulator {
                 self.host.reqs.push(Req {
                     arrival: 0,
                     pages_left: 0,
-                    write: false,
+                    op: Op::Read,
                 });
                 ReqId((self.host.reqs.len() - 1) as u32)
             }
         };
         self.host.reqs[id] = Req {
             arrival: now,
-            pages_left: n as u32,
-            write,
+            // A trim of no whole page still completes (once).
+            pages_left: n.max(1) as u32,
+            op: rec.op,
         };
         self.metrics.first_arrival.get_or_insert(now);
         self.metrics.queue_depth(now, 1);
         self.host.outstanding += 1;
         self.host.submitted += 1;
-        if write {
-            self.metrics.write_bytes += rec.size;
-        } else {
-            self.metrics.read_bytes += rec.size;
+        match rec.op {
+            Op::Read => self.metrics.read_bytes += rec.size,
+            Op::Write => self.metrics.write_bytes += rec.size,
+            Op::Trim => return self.host_trim(id, first, n, rec.size),
         }
         let logical = self.ftl.logical_pages;
-        let end = rec.offset + rec.size;
         for page in first..=last {
             let lpn = self.host.address_map.lpn(page, logical);
             if !write {
@@ -256,8 +262,12 @@ impl Simulator {
         if r.pages_left > 0 {
             return;
         }
-        let (lat, write) = (now - r.arrival, r.write);
-        self.metrics.record_latency(write, lat, now);
+        let (lat, op) = (now - r.arrival, r.op);
+        if op == Op::Trim {
+            self.metrics.trim.requests += 1;
+        } else {
+            self.metrics.record_latency(op == Op::Write, lat, now);
+        }
         self.metrics.last_completion = now;
         self.metrics.queue_depth(now, -1);
         self.host.free_reqs.push(req);
@@ -285,6 +295,66 @@ impl Simulator {
                     self.host.completed
                 )));
             }
+        }
+    }
+
+    /// A trim of the `n` pages from `first` (request `req`, `bytes` long):
+    /// it takes effect when it arrives. Each page's data on flash becomes
+    /// invalid (GC sees it) and its entry unmapped (a DFTL entry changes
+    /// like a write's); newer data still on its way there is dropped: a
+    /// copy in the write buffer, a program in flight (it completes as a
+    /// stale page), and writes still waiting for buffer space (they
+    /// complete without being stored: the trim would discard them).
+    fn host_trim(&mut self, req: ReqId, first: u64, n: u64, bytes: u64) {
+        self.metrics.trim.bytes += bytes;
+        self.metrics.trim.pages += n;
+        if n == 0 {
+            return self.sub_done(req);
+        }
+        let logical = self.ftl.logical_pages;
+        let pages = first..first + n;
+        if !self.buffer.waiting.is_empty() {
+            let lpns: FxHashSet<Lpn> = pages
+                .clone()
+                .filter_map(|page| self.host.address_map.lpn_if_known(page, logical))
+                .collect();
+            let mut done = Vec::new();
+            self.buffer.waiting.retain(|&(r, lpn)| {
+                let hit = lpns.contains(&lpn);
+                if hit {
+                    done.push(r);
+                }
+                !hit
+            });
+            self.metrics.trim.pending_pages += done.len() as u64;
+            for r in done {
+                self.sub_done(r);
+            }
+        }
+        for page in pages {
+            // (With compact addresses a page the workload never reads or
+            // writes has no data to trim.)
+            let Some(lpn) = self.host.address_map.lpn_if_known(page, logical) else {
+                self.sub_done(req);
+                continue;
+            };
+            let mut pending = self.inflight.remove(&lpn).is_some();
+            if let Some(buf) = self.buffer.cache.as_mut() {
+                pending |= buf.contains(lpn);
+                if let Some(plane) = buf.discard(lpn) {
+                    self.ftl.unassign(plane);
+                }
+            }
+            self.metrics.trim.pending_pages += pending as u64;
+            if self.ftl.trim(lpn) {
+                self.metrics.trim.mapped_pages += 1;
+                self.map_access(lpn, true, MapWaiter::Update(lpn));
+            }
+            self.sub_done(req);
+        }
+        // Freed buffer slots take waiting writes.
+        if self.buffer.cache.is_some() {
+            self.admit_waiting();
         }
     }
 

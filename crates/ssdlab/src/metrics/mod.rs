@@ -26,6 +26,8 @@ pub struct Metrics {
     pub read_hits: u64,
     pub write_hits: u64,
     pub unmapped_read_pages: u64,
+    /// Trims replayed (`--replay-trims`).
+    pub trim: TrimReport,
     pub cmds: CmdCounters,
     /// Pages programmed (programs and copyback destinations) by origin
     /// (host, GC, mapping) and page type (LSB, CSB, MSB).
@@ -171,6 +173,7 @@ impl Metrics {
             read_hits: 0,
             write_hits: 0,
             unmapped_read_pages: 0,
+            trim: TrimReport::default(),
             cmds: CmdCounters::new(planes_per_die),
             programmed_types: [[0; 3]; 3],
             hot_pages: 0,

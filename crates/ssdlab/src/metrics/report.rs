@@ -181,6 +181,7 @@ impl Metrics {
                 max: self.qd_max,
             },
             unmapped_read_pages: self.unmapped_read_pages,
+            trim: self.trim.clone(),
             erase_count: EraseSpread {
                 min: emin,
                 max: emax,
@@ -305,6 +306,9 @@ pub struct Report {
     pub plane_utilization: PlaneUtil,
     pub queue_depth: QueueDepth,
     pub unmapped_read_pages: u64,
+    /// Discards replayed as trims (absent when none were).
+    #[serde(skip_serializing_if = "TrimReport::is_empty")]
+    pub trim: TrimReport,
     pub erase_count: EraseSpread,
     pub precondition: PreconditionReport,
     pub events: u64,
@@ -442,6 +446,27 @@ pub struct GcTime {
     pub mean_erase: f64,
 }
 
+/// Discards replayed as trims. They are not in `requests`, `iops` or the
+/// latencies: a trim completes when it arrives.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct TrimReport {
+    pub requests: u64,
+    pub bytes: u64,
+    /// Whole pages the trims covered (a partly covered page keeps its data).
+    pub pages: u64,
+    /// Of those, pages that had data on flash, now invalid.
+    pub mapped_pages: u64,
+    /// Of those, pages whose newer data was still in the write buffer or on
+    /// its way to flash, and was dropped.
+    pub pending_pages: u64,
+}
+
+impl TrimReport {
+    pub fn is_empty(&self) -> bool {
+        self.requests == 0
+    }
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct BufferReport {
     pub capacity_pages: u64,
@@ -555,6 +580,14 @@ impl Report {
             p.max * 100.0,
             p.at_eviction.mean * 100.0
         );
+        let t = &self.trim;
+        if t.requests > 0 {
+            let _ = writeln!(
+                s,
+                "  trims    {} requests, {} pages ({} held data on flash, {} pending data dropped)",
+                t.requests, t.pages, t.mapped_pages, t.pending_pages
+            );
+        }
         if self.unmapped_read_pages > 0 {
             let _ = writeln!(
                 s,

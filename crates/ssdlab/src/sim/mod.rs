@@ -286,4 +286,10 @@ impl Simulator {
     pub fn ftl(&self) -> &Ftl {
         &self.ftl
     }
+
+    /// Does the drive hold data of `lpn`: on flash, or in the write buffer?
+    pub fn holds(&self, lpn: Lpn) -> bool {
+        self.ftl.lookup(lpn).is_some()
+            || self.buffer.cache.as_ref().is_some_and(|b| b.contains(lpn))
+    }
 }
