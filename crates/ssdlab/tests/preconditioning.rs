@@ -136,10 +136,15 @@ fn bad_precondition_specs_are_errors() {
         "fill:0.5",
         "trace-seq",
         "fill:0.9:0.8+bogus",
+        "fill:0.95-0.93:0.8",
+        "fill:0.93-x:0.8",
     ] {
         let e = Precondition::parse(bad).unwrap_err().to_string();
         assert!(e.contains(bad), "{bad}: {e}");
     }
+    let p = Precondition::parse("fill:0.93-0.95:0.8+trace-reads").unwrap();
+    assert_eq!(p.fill, Some((0.93, 0.95, 0.8)));
+    assert_eq!(p.describe(), "fill:0.93-0.95:0.8+trace-reads");
     let mut c = one_die(1);
     c.host.replays = 0;
     assert!(c

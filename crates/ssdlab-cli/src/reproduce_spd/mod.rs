@@ -25,6 +25,7 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 
+use ssdlab::config::BufferCapacity;
 use ssdlab::workload::Source;
 use ssdlab::{Config, Precondition, Report};
 
@@ -43,7 +44,10 @@ pub struct SpdArgs {
     /// built-in look-alike profile (spd/hm_0, …).
     #[arg(long)]
     trace_dir: Option<PathBuf>,
-    /// Only the first 20 000 requests of each workload.
+    /// A run 1/8 the size of the full one: the first 1/8 of each workload's
+    /// requests on a drive with 1/8 of the blocks per plane (same channels,
+    /// dies, planes and timing), so that the drive goes through the same GC
+    /// states as in the full run.
     #[arg(long)]
     quick: bool,
     /// Runs at once (default: the number of available cores).
@@ -59,7 +63,8 @@ pub struct SpdArgs {
     /// The drive (default: the paper's 512 GB drive).
     #[arg(long, default_value = "spd-512g")]
     preset: String,
-    /// At most this many requests per workload (overrides --quick).
+    /// At most this many requests per workload (with --quick: on the
+    /// scaled drive, instead of 1/8 of each workload).
     #[arg(long)]
     limit: Option<u64>,
 }
@@ -70,13 +75,18 @@ const WORKLOADS: [&str; 11] = [
     "wdev_0",
 ];
 
-/// Requests per workload with `--quick`.
-const QUICK_REQUESTS: u64 = 20_000;
+/// `--quick` divides the drive's blocks per plane and each workload's
+/// request count by this. A prefix on the full drive would spend all its
+/// requests in the initial GC storm of the aged drive (every victim 80 %
+/// valid); scaling capacity and length together keeps the ratio of data
+/// written to capacity, and so the GC states, of the full run.
+const QUICK_SCALE: u64 = 8;
 
 /// "Without GC": reads find data, the drive is otherwise empty, GC never runs.
 const NOT_AGED: &str = "trace-reads";
-/// "With GC": the paper's aged drive, 94 % of every plane used, 80 % of it valid.
-const AGED: &str = "fill:0.94:0.8+trace-reads";
+/// "With GC": the paper's aged drive (§6): each plane filled to a random level
+/// from 93 to 95 %, 80 % of it valid, then the workload's reads mapped.
+const AGED: &str = "fill:0.93-0.95:0.8+trace-reads";
 
 /// Buffer sizes of the buffer-size experiment (Fig. 21), KiB.
 const BUFFER_KIB: [u64; 7] = [256, 512, 1024, 2048, 4096, 8192, 16384];
@@ -321,6 +331,39 @@ struct Workload {
     /// "trace DIR/hm_0.csv" or "built-in spd/hm_0".
     from: String,
     source: Source,
+    /// `--quick`: pages the whole workload touches, which sizes a buffer
+    /// given as a share of the footprint as in the full run (the prefix
+    /// touches fewer).
+    whole_footprint_pages: Option<u64>,
+}
+
+impl Workload {
+    /// The first 1/`scale` of the workload's requests (counted, with the
+    /// whole workload's footprint in `page_bytes` pages, by reading it once).
+    fn scaled(self, scale: u64, page_bytes: u64) -> Result<Workload> {
+        let context = || format!("workload {} ({})", self.name, self.from);
+        let mut n = 0u64;
+        let mut pages = Vec::new();
+        for r in self.source.open().with_context(context)? {
+            let r = r.with_context(context)?;
+            n += 1;
+            if r.op != ssdlab::workload::Op::Trim {
+                pages.extend(r.offset / page_bytes..=(r.offset + r.size - 1) / page_bytes);
+            }
+        }
+        pages.sort_unstable();
+        pages.dedup();
+        let limit = n.div_ceil(scale).max(1);
+        Ok(Workload {
+            name: self.name,
+            from: format!("{}, first {limit} of its {n} requests", self.from),
+            source: Source::Limited {
+                inner: Box::new(self.source),
+                limit,
+            },
+            whole_footprint_pages: Some(pages.len() as u64),
+        })
+    }
 }
 
 /// One run: an experiment's variant on a workload (at a parameter point).
@@ -401,7 +444,21 @@ fn load_workload(
         name,
         from,
         source: loaded.source,
+        whole_footprint_pages: None,
     })
+}
+
+/// `--quick`'s drive: `cfg` with 1/QUICK_SCALE of its blocks per plane.
+fn quick_drive(cfg: &Config) -> Result<Config> {
+    let blocks = cfg.geometry.blocks_per_plane as u64 / QUICK_SCALE;
+    if blocks < 16 {
+        bail!(
+            "drive `{}` is too small for --quick ({} blocks per plane / {QUICK_SCALE}); use --limit",
+            cfg.name,
+            cfg.geometry.blocks_per_plane
+        );
+    }
+    Ok(cfg.with_overrides(&[format!("geometry.blocks_per_plane={blocks}")])?)
 }
 
 /// `cfg` with four planes per die and the same capacity.
@@ -424,16 +481,22 @@ fn plan(a: &SpdArgs) -> Result<Plan> {
     if a.limit == Some(0) {
         bail!("--limit must be at least 1");
     }
-    let limit = a.limit.or(a.quick.then_some(QUICK_REQUESTS));
     if let Some(d) = &a.trace_dir {
         if !d.is_dir() {
             bail!("--trace-dir {}: not a directory", d.display());
         }
     }
-    let base = Config::preset(&a.preset)?;
+    let mut base = Config::preset(&a.preset)?;
+    if a.quick {
+        base = quick_drive(&base)?;
+    }
     let mut workloads = Vec::new();
     for name in &chosen_workloads {
-        workloads.push(load_workload(name, a.trace_dir.as_deref(), limit)?);
+        let mut w = load_workload(name, a.trace_dir.as_deref(), a.limit)?;
+        if a.quick && a.limit.is_none() {
+            w = w.scaled(QUICK_SCALE, base.geometry.page_size_bytes as u64)?;
+        }
+        workloads.push(w);
     }
 
     let mut plan = Plan {
@@ -494,7 +557,7 @@ fn plan(a: &SpdArgs) -> Result<Plan> {
                     if !point.value.is_empty() {
                         sets.push(format!("buffer.capacity={}", point.value));
                     }
-                    let config = scheme
+                    let mut config = scheme
                         .apply(&drive)
                         .and_then(|c| c.with_overrides(&sets))
                         .with_context(|| {
@@ -503,6 +566,15 @@ fn plan(a: &SpdArgs) -> Result<Plan> {
                                 def.name, var.label, exp.drive_label
                             )
                         })?;
+                    // --quick: a buffer sized by the footprint is sized by
+                    // the whole workload's, as in the full run.
+                    if let (Some(fp), BufferCapacity::FootprintPercent(pct)) = (
+                        plan.workloads[w].whole_footprint_pages,
+                        config.buffer.capacity,
+                    ) {
+                        config.buffer.capacity =
+                            BufferCapacity::Pages(((fp as f64 * pct / 100.0).ceil() as u64).max(1));
+                    }
                     let wname = plan.workloads[w].name;
                     let mut label = format!("{} {} {}", def.name, wname, var.label);
                     let mut file = format!(
@@ -691,11 +763,17 @@ pub fn reproduce_spd(a: SpdArgs) -> Result<ExitCode> {
     );
     let _ = writeln!(
         head,
-        "drive {}; {}",
+        "drive {}{}; {}",
         a.preset,
-        match a.limit.or(a.quick.then_some(QUICK_REQUESTS)) {
-            Some(n) => format!("first {n} requests of each workload"),
-            None => "whole workloads".to_string(),
+        if a.quick {
+            format!(" with 1/{QUICK_SCALE} of its blocks per plane (--quick)")
+        } else {
+            String::new()
+        },
+        match (a.limit, a.quick) {
+            (Some(n), _) => format!("first {n} requests of each workload"),
+            (None, true) => format!("first 1/{QUICK_SCALE} of each workload"),
+            (None, false) => "whole workloads".to_string(),
         }
     );
     for w in &plan.workloads {

@@ -51,8 +51,9 @@ pub(crate) struct FillJob<'a> {
     logical: u64,
     pages_per_plane: u32,
     ppb: u32,
-    used_pages: u64,
-    want: u64,
+    /// Pages written, and of them valid, per plane.
+    used: &'a [u64],
+    want: &'a [u64],
 }
 
 impl FillJob<'_> {
@@ -72,14 +73,15 @@ impl FillJob<'_> {
         let mut need = [0u64; FILL_GROUP];
         let mut next = [0usize; FILL_GROUP];
         for (i, r) in residues.clone().enumerate() {
+            let plane = self.plane_of_residue[r as usize] as usize;
             pool[i] = if r < self.logical {
                 (self.logical - r).div_ceil(self.planes)
             } else {
                 0
             };
-            need[i] = self.want.min(pool[i]);
+            need[i] = self.want[plane].min(pool[i]);
             let mut sl = Vec::with_capacity(need[i] as usize);
-            select(&mut rng, self.used_pages, need[i], |p| sl.push(p as u32));
+            select(&mut rng, self.used[plane], need[i], |p| sl.push(p as u32));
             for a in 0..sl.len() {
                 let b = a + rng.gen_range(0..(sl.len() - a) as u64) as usize;
                 sl.swap(a, b);
@@ -133,27 +135,32 @@ pub(crate) fn select(rng: &mut Xoshiro256PlusPlus, n: u64, k: u64, mut f: impl F
 }
 
 impl Ftl {
-    /// Fill every plane of a fresh drive to `used` of its pages, `valid` of
-    /// them holding data, without timed writes. Each plane's pages are
-    /// written from its first free block on, as sequential writes would; a
-    /// uniformly random subset of them is valid, holding a uniformly random
-    /// subset of the LPNs static allocation gives the plane, in random order.
-    /// Valid pages beyond the logical capacity are capped (and counted).
+    /// Fill every plane of a fresh drive to a level drawn uniformly from
+    /// `used` (a share of the plane's pages; `(u, u)`: exactly `u`
+    /// everywhere; the SPD paper draws each plane's level from 93 to 95 %),
+    /// `valid` of the written pages holding data, without timed writes. With
+    /// aligned block groups the level is drawn per die, so that its planes
+    /// stay aligned. Each plane's pages are written from its first free
+    /// block on, as sequential writes would; a uniformly random subset of
+    /// them is valid, holding a uniformly random subset of the LPNs static
+    /// allocation gives the plane, in random order. Valid pages beyond the
+    /// logical capacity are capped (and counted).
     ///
     /// Bulk rather than page by page, and planes in groups of consecutive LPN
     /// residues walked in lock-step over LPN rows, so that the forward map is
     /// written a cache line at a time: 512 GiB fills in about a second.
     pub fn precondition_fill(
         &mut self,
-        used: f64,
+        used: (f64, f64),
         valid: f64,
         rng: &mut Xoshiro256PlusPlus,
         report: &mut PreconditionReport,
     ) -> Result<()> {
         self.fast_refuses("fill")?;
-        if !(0.0..1.0).contains(&used) || !(0.0..=1.0).contains(&valid) {
+        let (lo, hi) = used;
+        if !(0.0..1.0).contains(&lo) || !(lo..1.0).contains(&hi) || !(0.0..=1.0).contains(&valid) {
             return Err(Error::Invalid(format!(
-                "--precondition fill:{used}:{valid}: USED must be in [0, 1) and VALID in [0, 1]"
+                "--precondition fill:{lo}-{hi}:{valid}: USED must be in [0, 1) (a range LO-HI with LO <= HI) and VALID in [0, 1]"
             )));
         }
         if self.free.iter().any(|f| f.len() != self.bpp as usize) {
@@ -164,9 +171,23 @@ impl Ftl {
         let ppb = self.ppb as u64;
         let ppp = self.map.pages_per_plane as u64;
         let max_used = ppp - self.reserve_blocks as u64 * ppb - 1;
-        let used_pages = ((ppp as f64 * used).round() as u64).min(max_used);
-        let want = (used_pages as f64 * valid).round() as u64;
+        let level = |u: f64| ((ppp as f64 * u).round() as u64).min(max_used);
         let planes = self.planes as u64;
+        let used: Vec<u64> = if lo == hi {
+            vec![level(lo); planes as usize]
+        } else {
+            let unit = if self.groups { self.ppd } else { 1 };
+            (0..planes / unit as u64)
+                .flat_map(|_| {
+                    let n = level(lo + (hi - lo) * rng.gen::<f64>());
+                    std::iter::repeat_n(n, unit as usize)
+                })
+                .collect()
+        };
+        let want: Vec<u64> = used
+            .iter()
+            .map(|&u| (u as f64 * valid).round() as u64)
+            .collect();
         let groups = planes.div_ceil(FILL_GROUP as u64);
         // One random stream per group, drawn in order: the result does not
         // depend on how groups are spread over threads.
@@ -177,9 +198,10 @@ impl Ftl {
             } else {
                 0
             };
-            let n_valid = want.min(pool);
-            report.valid_pages_capped += want - n_valid;
-            report.pages_written += used_pages;
+            let plane = self.plane_of_residue[r as usize] as usize;
+            let n_valid = want[plane].min(pool);
+            report.valid_pages_capped += want[plane] - n_valid;
+            report.pages_written += used[plane];
             report.valid_pages += n_valid;
         }
         let job = FillJob {
@@ -191,8 +213,8 @@ impl Ftl {
             logical: self.logical_pages,
             pages_per_plane: self.map.pages_per_plane,
             ppb: self.ppb,
-            used_pages,
-            want,
+            used: &used,
+            want: &want,
         };
         let threads = std::thread::available_parallelism()
             .map_or(1, |n| n.get())
@@ -218,11 +240,11 @@ impl Ftl {
             *v = blocks.iter().map(|&c| c as u32).sum();
         }
         // The written blocks of every plane: full ones closed, a partial one active.
-        let full = (used_pages / ppb) as u32;
-        let rest = (used_pages % ppb) as u16;
         if self.groups {
-            // Every plane wrote the same block indices: aligned groups.
+            // Every plane of a die wrote the same block indices: aligned groups.
             for die in DieId::all(self.planes / self.ppd) {
+                let n = used[die.first_plane(self.ppd).index()];
+                let (full, rest) = ((n / ppb) as u32, (n % ppb) as u16);
                 for _ in 0..full + (rest > 0) as u32 {
                     let g = self.free[die.index()].pop_front().expect("fresh die");
                     for plane in die.planes(self.ppd) {
@@ -244,6 +266,8 @@ impl Ftl {
             return Ok(());
         }
         for plane in PlaneId::all(self.planes) {
+            let n = used[plane.index()];
+            let (full, rest) = ((n / ppb) as u32, (n % ppb) as u16);
             for _ in 0..full + (rest > 0) as u32 {
                 let gb = self.free[plane.index()].pop_front().expect("fresh plane");
                 if (gb % self.bpp) < full {

@@ -52,7 +52,8 @@ fn fill_hits_its_targets_and_checks() {
     let mut f = Ftl::new(&c, true);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
     let mut rep = PreconditionReport::default();
-    f.precondition_fill(0.5, 0.8, &mut rng, &mut rep).unwrap();
+    f.precondition_fill((0.5, 0.5), 0.8, &mut rng, &mut rep)
+        .unwrap();
     let ppp = 512 * 128u64;
     assert_eq!(rep.pages_written, 16 * ppp / 2);
     assert_eq!(
@@ -62,6 +63,60 @@ fn fill_hits_its_targets_and_checks() {
     assert_eq!(rep.valid_pages_capped, 0);
     assert_eq!(f.free_pages(PlaneId(3)), ppp / 2);
     f.check(|_| None).unwrap();
+}
+
+#[test]
+fn fill_draws_each_planes_level_from_its_range() {
+    // The SPD paper's warm-up: each plane filled to a random level from 93
+    // to 95 % of its pages, 80 % of them valid. With aligned block groups
+    // the planes of a die share their level.
+    let mut c = small();
+    c.geometry.channels = 8; // 32 planes
+    c.ftl.overprovisioning = 0.25;
+    for groups in [false, true] {
+        c.ftl.block_groups = if groups {
+            BlockGroups::Die
+        } else {
+            BlockGroups::Plane
+        };
+        let mut f = Ftl::new(&c, true);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+        let mut rep = PreconditionReport::default();
+        f.precondition_fill((0.93, 0.95), 0.8, &mut rng, &mut rep)
+            .unwrap();
+        let ppp = 512 * 128u64;
+        let written: Vec<u64> = PlaneId::all(32).map(|p| ppp - f.free_pages(p)).collect();
+        let level = |w: u64| w as f64 / ppp as f64;
+        for &w in &written {
+            assert!((0.93..=0.95).contains(&level(w)), "{}", level(w));
+        }
+        let (min, max) = (
+            *written.iter().min().unwrap(),
+            *written.iter().max().unwrap(),
+        );
+        assert!(level(max) - level(min) > 0.01, "levels differ by plane");
+        let mean = written.iter().sum::<u64>() as f64 / 32.0 / ppp as f64;
+        assert!((mean - 0.94).abs() < 0.004, "mean level {mean}");
+        if groups {
+            for d in written.chunks(2) {
+                assert_eq!(d[0], d[1], "planes of a die share the level");
+            }
+        } else {
+            assert!(written.chunks(2).any(|d| d[0] != d[1]));
+        }
+        assert_eq!(rep.pages_written, written.iter().sum::<u64>());
+        // 80 % of 94 % is more than the 75 % of the drive that is logical
+        // space: the valid pages are capped at each plane's share of it.
+        let want: u64 = written
+            .iter()
+            .map(|&w| (w as f64 * 0.8).round() as u64)
+            .sum();
+        assert_eq!(rep.valid_pages + rep.valid_pages_capped, want);
+        // (Per plane: a plane at 93 % holds a little less than its share.)
+        assert!(rep.valid_pages <= f.logical_pages);
+        assert!(rep.valid_pages as f64 > 0.99 * f.logical_pages as f64);
+        f.check(|_| None).unwrap();
+    }
 }
 
 #[test]
@@ -134,7 +189,8 @@ fn trace_read_mapping_cleans_with_any_victim_policy() {
         let mut f = Ftl::new(&c, true);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
         let mut rep = PreconditionReport::default();
-        f.precondition_fill(0.92, 0.97, &mut rng, &mut rep).unwrap();
+        f.precondition_fill((0.92, 0.92), 0.97, &mut rng, &mut rep)
+            .unwrap();
         let all = 0..f.logical_pages as u32;
         f.precondition_map(all, &mut rng, &mut rep)
             .unwrap_or_else(|e| panic!("{victim:?}: {e}"));

@@ -12,9 +12,11 @@ use crate::host::address::{bits, Scan};
 /// with `+` and apply in the order fill, age, trace-sequence, trace-reads.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Precondition {
-    /// `fill:USED:VALID`: every plane filled to `used` with `valid` of the
-    /// filled pages valid (the SPD paper's aging: fill:0.94:0.8).
-    pub fill: Option<(f64, f64)>,
+    /// `fill:USED:VALID` or `fill:LO-HI:VALID`: every plane filled to
+    /// `used` (or to a level drawn uniformly from LO to HI per plane; per die
+    /// with aligned block groups), with `valid` of the filled pages valid
+    /// (the SPD paper's aging: fill:0.93-0.95:0.8). `(lo, hi, valid)`.
+    pub fill: Option<(f64, f64, f64)>,
     /// `age:X`: the first X of the logical space written once, sequentially
     /// (PA-SSD: 0.7).
     pub age: Option<f64>,
@@ -28,12 +30,13 @@ pub struct Precondition {
 }
 
 impl Precondition {
-    /// Parse `none` or `+`-joined parts: `fill:USED:VALID`, `age:X`,
+    /// Parse `none` or `+`-joined parts: `fill:USED:VALID` (USED a share or a
+    /// range `LO-HI`), `age:X`,
     /// `trace-sequence`, `trace-reads`.
     pub fn parse(s: &str) -> Result<Precondition> {
         let bad = |m: &str| {
             Error::Invalid(format!(
-                "--precondition `{s}`: {m} (expected none, or parts joined by +: fill:USED:VALID, age:X, trace-sequence, trace-reads)"
+                "--precondition `{s}`: {m} (expected none, or parts joined by +: fill:USED:VALID (USED a share or a range LO-HI), age:X, trace-sequence, trace-reads)"
             ))
         };
         let mut p = Precondition::default();
@@ -53,11 +56,24 @@ impl Precondition {
                 let (u, v) = rest
                     .split_once(':')
                     .ok_or_else(|| bad("fill needs USED:VALID"))?;
-                let (u, v) = (number(u, "USED")?, number(v, "VALID")?);
-                if !(0.0..1.0).contains(&u) || !(0.0..=1.0).contains(&v) {
+                let (lo, hi) = match u.split_once('-') {
+                    Some((lo, hi)) => (number(lo, "USED's LO")?, number(hi, "USED's HI")?),
+                    None => {
+                        let u = number(u, "USED")?;
+                        (u, u)
+                    }
+                };
+                let v = number(v, "VALID")?;
+                if !(0.0..1.0).contains(&lo)
+                    || !(0.0..1.0).contains(&hi)
+                    || !(0.0..=1.0).contains(&v)
+                {
                     return Err(bad("USED must be in [0, 1) and VALID in [0, 1]"));
                 }
-                p.fill = Some((u, v));
+                if lo > hi {
+                    return Err(bad("USED's range LO-HI needs LO <= HI"));
+                }
+                p.fill = Some((lo, hi, v));
             } else if let Some(rest) = part.strip_prefix("age:") {
                 let x = number(rest, "X")?;
                 if !(0.0..=1.0).contains(&x) {
@@ -88,8 +104,8 @@ impl Precondition {
             mode: self.describe(),
             ..Default::default()
         };
-        if let Some((u, v)) = self.fill {
-            ftl.precondition_fill(u, v, rng, &mut pre)?;
+        if let Some((lo, hi, v)) = self.fill {
+            ftl.precondition_fill((lo, hi), v, rng, &mut pre)?;
         }
         if let Some(x) = self.age {
             let n = (logical as f64 * x).round() as u64;
@@ -110,8 +126,12 @@ impl Precondition {
 
     pub fn describe(&self) -> String {
         let mut parts = vec![];
-        if let Some((u, v)) = self.fill {
-            parts.push(format!("fill:{u}:{v}"));
+        if let Some((lo, hi, v)) = self.fill {
+            if lo == hi {
+                parts.push(format!("fill:{lo}:{v}"));
+            } else {
+                parts.push(format!("fill:{lo}-{hi}:{v}"));
+            }
         }
         if let Some(x) = self.age {
             parts.push(format!("age:{x}"));
