@@ -269,6 +269,63 @@ pub fn timing_checks() -> Result<Vec<Check>> {
     Ok(out)
 }
 
+/// Parallel GC (`flash.plane_registers` = k copyback workers per plane): on
+/// an idle plane, a GC of a victim with n valid pages takes
+/// ⌈n/k⌉ · (tR + tPROG) + tBERS, for k = 1, 2, 4 and n = 0, 1, k, 2k + 1.
+/// (Measured from the GC's trigger, which waits for the program that
+/// triggered it: transfer + tPROG more; the drive's command cycles are 0.)
+pub fn parallel_gc_checks() -> Result<Vec<Check>> {
+    let mut out = vec![];
+    for k in [1u32, 2, 4] {
+        let mut ns = vec![0, 1, k, 2 * k + 1];
+        ns.dedup();
+        for n in ns {
+            let mut c = one_die(1);
+            c.geometry.blocks_per_plane = 8;
+            c.geometry.pages_per_block = 32;
+            c.ftl.overprovisioning = 0.5;
+            c.flash.plane_registers = k;
+            let t = crate::flash::FlashTiming::new(&c);
+            let (tr, tp, te, x) = (t.read_ns[0], t.program_ns[0], t.erase_ns, t.xfer_ns);
+            let r = run(&c, &victim_with(n as u64), "none")?;
+            out.push(Check::within(
+                format!("k={k}: one GC, {n} pages moved by copyback"),
+                (r.gc.count * 1000 + r.flash.copybacks) as f64,
+                (1000 + n) as f64,
+                "GCs x 1000 + pages",
+                0.0,
+            ));
+            let rounds = n.div_ceil(k) as u64;
+            out.push(Check::exact_ns(
+                format!("k={k}, n={n}: GC = ceil(n/k) x (tR + tPROG) + tBERS (+ trigger)"),
+                r.gc.time_us.mean,
+                x + tp + rounds * (tr + tp) + te,
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// Single-page writes one second apart on one plane of 8 blocks of 32 pages
+/// (128 logical pages, GC below 64 free pages: at the 193rd page written),
+/// leaving block 0 with `n` valid pages and every other closed block with
+/// at least 16, so that greedy picks block 0.
+pub fn victim_with(n: u64) -> Source {
+    let mut lpns: Vec<u64> = (0..32).collect(); // block 0
+    lpns.extend(n..32); // block 0 keeps lpns 0..n
+    lpns.extend(32..128); // new data
+                          // Rewrites of every other LPN of the new data, up to the trigger: at
+                          // most half of any block becomes invalid.
+    let more = 193 - lpns.len();
+    lpns.extend((32..128).step_by(2).take(more));
+    let recs = lpns
+        .iter()
+        .enumerate()
+        .map(|(i, &l)| rec(i as u64 * 1_000_000_000, Op::Write, l))
+        .collect();
+    records(&format!("victim-with-{n}"), recs)
+}
+
 /// 25 single-page writes, one second apart, leaving block 0 with one valid
 /// page (`keep_one`) or none, and every other closed block with two or more.
 fn gc_scenario(keep_one: bool) -> Source {
@@ -488,6 +545,7 @@ pub fn consistency_checks(requests: u64) -> Result<Vec<Check>> {
 /// The whole suite.
 pub fn all() -> Result<Vec<Check>> {
     let mut v = timing_checks()?;
+    v.extend(parallel_gc_checks()?);
     v.extend(md1_checks(300_000)?);
     v.extend(wa_checks()?);
     v.extend(consistency_checks(40_000)?);

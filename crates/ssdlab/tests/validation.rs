@@ -28,6 +28,11 @@ fn exact_timing_of_isolated_commands() {
 }
 
 #[test]
+fn parallel_gc_takes_ceil_n_over_k_copyback_rounds() {
+    assert_all(validate::parallel_gc_checks().unwrap());
+}
+
+#[test]
 fn one_die_reads_match_md1() {
     assert_all(validate::md1_checks(300_000).unwrap());
 }

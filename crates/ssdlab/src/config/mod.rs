@@ -137,6 +137,16 @@ pub struct FlashRules {
     pub plane_pairs_only: bool,
     /// Copyback: source and destination page index must have the same parity.
     pub copyback_odd_even: bool,
+    /// Register sets per plane (the parallel-GC paper's multi-register chip,
+    /// Fig. 3): a plane runs up to this many copybacks at once, each taking
+    /// tR + tPROG of its array; their command and address cycles interleave
+    /// on the die. 1 (default): one page operation per plane at a time.
+    #[serde(default = "one")]
+    pub plane_registers: u32,
+}
+
+fn one() -> u32 {
+    1
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -344,8 +354,8 @@ pub struct Gc {
     /// Migrations of a plane's GC kept queued or executing at once: 1 is the
     /// classic serial GC (one page moved after the other). More lets a
     /// plane's controller-path reads and programs overlap with other planes'
-    /// work; planes that run several copybacks at once (multi-register
-    /// planes) are not modelled yet.
+    /// work. At least `flash.plane_registers` are kept (a multi-register
+    /// plane runs that many copybacks at once).
     pub moves_in_flight: u32,
     /// ParaGC's early threshold, percent of a plane (0 = off): when a plane
     /// starts GC, the other planes of its die with fewer free pages than this
@@ -365,6 +375,12 @@ pub struct Gc {
     /// waiting for the GC to finish. Needs `ftl.write_unit = "die"`.
     #[serde(default)]
     pub combine_host_writes: bool,
+    /// The die is busy for the whole of a GC of one of its planes (the
+    /// parallel-GC paper's Alg. 2 line 7): host reads and programs of the die
+    /// wait until the GC has erased its victim. Off (default): host commands
+    /// are scheduled between the GC's commands by `sched.policy`.
+    #[serde(default)]
+    pub hold_die: bool,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
@@ -417,6 +433,9 @@ pub enum SchedPolicy {
     ReadPriority,
     /// Oldest operation first; GC traffic still precedes host writes.
     Fcfs,
+    /// GC traffic first, then host reads, then host writes (the parallel-GC
+    /// paper's scheduler, §V-A1).
+    GcFirst,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

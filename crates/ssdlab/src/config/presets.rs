@@ -20,6 +20,7 @@ impl Config {
                 multiplane_alignment: Alignment::BlockAndPage,
                 plane_pairs_only: false,
                 copyback_odd_even: false,
+                plane_registers: 1,
             },
             ftl: Ftl {
                 overprovisioning: 0.15,
@@ -46,6 +47,7 @@ impl Config {
                 join_percent: 0.0,
                 join_align: false,
                 combine_host_writes: false,
+                hold_die: false,
             },
             buffer: Buffer {
                 capacity: BufferCapacity::None,

@@ -179,6 +179,17 @@ impl Config {
         if self.gc.moves_in_flight == 0 {
             return err("gc.moves_in_flight", "must be at least 1".into());
         }
+        let k = self.flash.plane_registers;
+        let most = crate::sim::MAX_PLANES_PER_DIE as u32 / g.planes_per_die.max(1);
+        if k == 0 || k > most {
+            return err(
+                "flash.plane_registers",
+                format!(
+                    "{k} is outside 1..={most} (a command holds at most {} pages: planes per die × registers)",
+                    crate::sim::MAX_PLANES_PER_DIE
+                ),
+            );
+        }
         match self.buffer.capacity {
             BufferCapacity::FootprintPercent(p) if !(p > 0.0 && p <= 100.0) => {
                 return err(

@@ -19,11 +19,13 @@ pub(crate) struct Executor {
     pub(crate) rules: PlaneRules,
     pub(crate) dies: Vec<Die>,
     pub(crate) channel_free: Vec<Time>,
-    /// Free page registers per plane. A command takes one on every plane it
-    /// uses and gives them back when it ends; one per plane today (a plane
-    /// runs one page operation at a time), the resource a plane with several
-    /// register sets (concurrent copybacks) would have more of.
+    /// Free page registers per plane (`flash.plane_registers` of them). A
+    /// command takes one for each of its pages on that page's plane and
+    /// gives them back when it ends: with one per plane, a plane runs one
+    /// page operation at a time; with k, up to k copybacks at once.
     pub(crate) registers: Vec<u8>,
+    /// `flash.plane_registers`.
+    pub(crate) registers_per_plane: u32,
     pub(crate) ppd: u32,
 }
 
@@ -35,7 +37,7 @@ impl Executor {
             dies: vec![
                 Die {
                     busy: false,
-                    held: 0,
+                    held: [0; MAX_PLANES_PER_DIE],
                     n: 0,
                     finished: 0,
                     txns: [TxnId::NONE; MAX_PLANES_PER_DIE],
@@ -43,7 +45,8 @@ impl Executor {
                 cfg.total_dies() as usize
             ],
             channel_free: vec![0; cfg.geometry.channels as usize],
-            registers: vec![1; cfg.total_planes() as usize],
+            registers: vec![cfg.flash.plane_registers as u8; cfg.total_planes() as usize],
+            registers_per_plane: cfg.flash.plane_registers,
             ppd: cfg.geometry.planes_per_die,
         }
     }
@@ -52,9 +55,9 @@ impl Executor {
 #[derive(Clone, Copy)]
 pub(crate) struct Die {
     pub(crate) busy: bool,
-    /// Planes of the die (bit i: plane i within the die) whose page
-    /// register the command holds until it ends.
-    pub(crate) held: u16,
+    /// Registers the command holds until it ends, per plane of the die (its
+    /// transactions may finish, and their slots be reused, before it ends).
+    pub(crate) held: [u8; MAX_PLANES_PER_DIE],
     pub(crate) n: u8,
     /// Transactions of the command already finished (reads finish one by
     /// one as their data leaves).
@@ -63,15 +66,15 @@ pub(crate) struct Die {
 }
 
 impl Executor {
-    /// A command on `die` takes a register on each of `planes`.
+    /// A command on `die` takes a register on the plane of each of its pages.
     fn take_registers(&mut self, die: DieId, planes: impl Iterator<Item = PlaneId>) {
         let first = die.first_plane(self.ppd);
-        let mut held = 0u16;
+        let mut held = [0u8; MAX_PLANES_PER_DIE];
         for p in planes {
             let r = &mut self.registers[p.index()];
             assert!(*r > 0, "plane {p} has no free register");
             *r -= 1;
-            held |= 1 << (p.0 - first.0);
+            held[(p.0 - first.0) as usize] += 1;
         }
         self.dies[die.index()].held = held;
     }
@@ -79,11 +82,9 @@ impl Executor {
     /// The command on `die` ended: its registers are free again.
     fn release_registers(&mut self, die: DieId) {
         let first = die.first_plane(self.ppd);
-        let mut held = std::mem::take(&mut self.dies[die.index()].held);
-        while held != 0 {
-            let i = held.trailing_zeros();
-            held &= held - 1;
-            self.registers[(first.0 + i) as usize] += 1;
+        let held = std::mem::take(&mut self.dies[die.index()].held);
+        for (i, &h) in held[..self.ppd as usize].iter().enumerate() {
+            self.registers[first.index() + i] += h;
         }
     }
 }
@@ -92,18 +93,29 @@ impl Simulator {
     /// Consistency checker: the pages a multi-plane program (or copyback)
     /// wrote must be aligned as the multi-plane rule says (the command was
     /// built from where the pages would go; this checks they went there).
+    /// Only the first page of each plane counts: further pages of a plane
+    /// went through its other registers (multi-register planes).
     pub(crate) fn check_multiplane(&mut self, kind: CmdKind, dsts: &[Ppn], now: Time) {
         if !self.cfg.check.enabled || dsts.len() < 2 {
             return;
         }
         let m = &self.ftl.map;
         let (b0, p0) = (m.block_of(dsts[0]), m.page_of(dsts[0]));
-        if let Some(&bad) = dsts[1..].iter().find(|&&d| {
-            !self
-                .flash
-                .rules
-                .aligned(b0, p0, m.block_of(d), m.page_of(d))
-        }) {
+        let first_of_plane = |i: usize| {
+            !dsts[..i]
+                .iter()
+                .any(|&e| m.plane_of(e) == m.plane_of(dsts[i]))
+        };
+        if let Some(&bad) = (1..dsts.len())
+            .filter(|&i| first_of_plane(i))
+            .map(|i| &dsts[i])
+            .find(|&&d| {
+                !self
+                    .flash
+                    .rules
+                    .aligned(b0, p0, m.block_of(d), m.page_of(d))
+            })
+        {
             self.error.get_or_insert(Error::Consistency(format!(
                 "a {}-plane {kind:?} at {now} ns wrote unaligned pages: block {b0} page {p0} and block {} page {}",
                 dsts.len(),
@@ -235,17 +247,30 @@ impl Simulator {
                 // Aligned sources are read in one multi-plane read; joined
                 // GCs' unaligned ones one after another (into each plane's
                 // register), then one multi-plane program.
+                // Pages of one plane go through its registers at once
+                // (multi-register planes): a plane reads for as long as
+                // its longest read, and only the first page of each plane
+                // takes part in the multi-plane read.
                 let m = &self.ftl.map;
+                let first = die.first_plane(self.ppd);
                 let s0 = self.txns[members[0]].src;
-                let one_read = members.iter().all(|&t| {
+                let mut plane_read = [0 as Time; MAX_PLANES_PER_DIE];
+                let (mut one_read, mut seen) = (true, 0u32);
+                for &t in members {
                     let s = self.txns[t].src;
-                    self.flash.rules.aligned(
-                        m.block_of(s0),
-                        m.page_of(s0),
-                        m.block_of(s),
-                        m.page_of(s),
-                    )
-                });
+                    let i = (self.txns[t].plane.0 - first.0) as usize;
+                    if seen & (1 << i) == 0 {
+                        seen |= 1 << i;
+                        one_read &= self.flash.rules.aligned(
+                            m.block_of(s0),
+                            m.page_of(s0),
+                            m.block_of(s),
+                            m.page_of(s),
+                        );
+                    }
+                    plane_read[i] = plane_read[i].max(self.flash.timing.read_time(m.page_of(s)));
+                }
+                let tr_planes: Time = plane_read.iter().sum();
                 let (mut tr, mut tr_sum, mut tp) = (0, 0, 0);
                 let mut dsts = [INVALID; MAX_PLANES_PER_DIE];
                 for (i, &t) in members.iter().enumerate() {
@@ -260,7 +285,7 @@ impl Simulator {
                     tp = tp.max(self.flash.timing.program_time(self.ftl.map.page_of(dst)));
                 }
                 self.check_multiplane(kind, &dsts[..n], now);
-                let read = if one_read { tr } else { tr_sum };
+                let read = if one_read { tr } else { tr_planes };
                 self.metrics.gc.read_ns += if one_read {
                     tr as u128 * n as u128
                 } else {
@@ -336,4 +361,27 @@ impl Simulator {
         }
         self.kick(die);
     }
+}
+
+/// What multi-register planes (`flash.plane_registers` > 1) require: they
+/// run a plane's GC copybacks at once, so the GC must move pages by
+/// copyback within their plane (per-plane GC, page or DFTL mapping).
+pub(crate) fn requirements(c: &Config) -> crate::scheme::Requirement {
+    use crate::config::{BlockGroups, Mapping, Migration};
+    if c.flash.plane_registers <= 1 {
+        return Ok(());
+    }
+    let why = if c.gc.migration != Migration::Copyback {
+        "gc.migration = \"copyback\" (controller-path moves do not use the planes' extra registers)"
+    } else if c.ftl.block_groups == BlockGroups::Die {
+        "per-plane GC (block_groups = \"die\" moves pages through the controller as Die-Writes)"
+    } else if c.ftl.mapping == Mapping::Fast {
+        "page or DFTL mapping (FAST's merges program pages at their offsets, not by copyback)"
+    } else {
+        return Ok(());
+    };
+    Err((
+        "flash.plane_registers",
+        format!("more than one register set per plane runs concurrent GC copybacks: needs {why}"),
+    ))
 }

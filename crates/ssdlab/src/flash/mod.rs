@@ -154,17 +154,22 @@ impl PlaneRules {
     }
 }
 
-/// Commands counted by kind, origin and number of planes.
+/// Commands counted by kind, origin and number of pages. With one register
+/// per plane (the default) a command's pages are the planes it uses; with
+/// multi-register planes (`flash.plane_registers`) a plane may contribute
+/// several pages, and "multi-plane" below means "several pages".
 #[derive(Clone, Debug)]
 pub struct CmdCounters {
     planes: usize,
-    /// [kind][origin][planes-1] -> commands
+    /// [kind][origin][pages-1] -> commands
     counts: Vec<u64>,
 }
 
 impl CmdCounters {
-    pub fn new(planes_per_die: u32) -> Self {
-        let planes = planes_per_die as usize;
+    /// Counters for commands of up to `max_pages` pages (planes per die ×
+    /// registers per plane).
+    pub fn new(max_pages: u32) -> Self {
+        let planes = max_pages as usize;
         CmdCounters {
             planes,
             counts: vec![0; 4 * Origin::ALL.len() * planes],

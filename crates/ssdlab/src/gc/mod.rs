@@ -81,6 +81,8 @@ pub(crate) struct Gc {
     /// Per die: planes collecting garbage now, when the die last became
     /// busy with GC, and the GC-active time accumulated before that.
     pub(crate) clock: Vec<(u32, Time, Time)>,
+    /// `gc.hold_die`: host commands of a die wait while it collects.
+    pub(crate) hold_die: bool,
     pub(crate) reclaimer: Reclaimer,
 }
 
@@ -108,9 +110,12 @@ impl Gc {
                 Migration::Copyback => CmdKind::Copyback,
                 Migration::Controller => CmdKind::Read,
             },
-            window: cfg.gc.moves_in_flight,
+            // A plane with k register sets needs k moves queued to run them
+            // at once.
+            window: cfg.gc.moves_in_flight.max(cfg.flash.plane_registers),
             odd_even: cfg.flash.copyback_odd_even,
             clock: vec![(0, 0, 0); cfg.total_dies() as usize],
+            hold_die: cfg.gc.hold_die,
             reclaimer: crate::scheme::compose::reclaimer(cfg),
         }
     }
@@ -139,6 +144,13 @@ impl Gc {
     #[inline]
     pub(crate) fn active(&self, u: usize) -> bool {
         self.jobs[u].victim != INVALID
+    }
+
+    /// Must host commands of `die` wait for its GC (`gc.hold_die`, the
+    /// parallel-GC paper's Alg. 2 line 7: the die is busy for the whole GC)?
+    #[inline]
+    pub(crate) fn holds_die(&self, die: DieId) -> bool {
+        self.hold_die && self.clock[die.index()].0 > 0
     }
 
     /// GC-active time of a die up to `now`: the time during which at least

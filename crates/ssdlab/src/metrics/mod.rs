@@ -155,7 +155,9 @@ fn hist() -> Histogram<u64> {
 
 impl Metrics {
     /// `interval` > 0 keeps a time series with one entry per `interval` ns.
-    pub fn new(planes_per_die: u32, planes_total: u32, interval: Time) -> Self {
+    /// `max_pages`: the most pages one command holds (planes per die ×
+    /// registers per plane).
+    pub fn new(max_pages: u32, planes_total: u32, interval: Time) -> Self {
         Metrics {
             series: (interval > 0).then(|| Series {
                 interval,
@@ -174,7 +176,7 @@ impl Metrics {
             write_hits: 0,
             unmapped_read_pages: 0,
             trim: TrimReport::default(),
-            cmds: CmdCounters::new(planes_per_die),
+            cmds: CmdCounters::new(max_pages),
             programmed_types: [[0; 3]; 3],
             hot_pages: 0,
             wasted_pages: 0,

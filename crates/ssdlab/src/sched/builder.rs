@@ -59,6 +59,9 @@ impl Simulator {
     /// an erase — looked up once here for both the check and the command's
     /// address ([`cmd_addr`](Self::cmd_addr)).
     pub(crate) fn ready(&self, plane: PlaneId, class: Class, t: TxnId) -> Option<(u32, u32)> {
+        if class != Class::Gc && self.gc.holds_die(self.ftl.map.die_of_plane(plane)) {
+            return None;
+        }
         let tx = &self.txns[t];
         let peek = || self.ftl.peek_write(plane, self.writer(t));
         let dst = |peeked: Option<(u32, u32)>| match tx.kind {
@@ -190,7 +193,55 @@ impl Simulator {
                 }
             }
         }
+        if kind == CmdKind::Copyback && self.flash.registers_per_plane > 1 {
+            n = self.fill_registers(class, &mut members, n);
+        }
         self.execute(die, kind, &members[..n], None);
+    }
+
+    /// Multi-register planes (`flash.plane_registers` = k): every plane of a
+    /// copyback command runs up to k copybacks at once, so the next heads of
+    /// each member plane's queue join (the planes' first pages were paired
+    /// above; the others go through the planes' other registers and need no
+    /// alignment), as long as they are copybacks of the same write stream
+    /// that fit in the plane's active block (and, with the odd/even rule,
+    /// whose source parity matches the page each would take). Returns the
+    /// new member count.
+    fn fill_registers(
+        &mut self,
+        class: Class,
+        members: &mut [TxnId; MAX_PLANES_PER_DIE],
+        n: usize,
+    ) -> usize {
+        let k = self.flash.registers_per_plane as usize;
+        let ppb = self.ftl.pages_per_block();
+        let mut total = n;
+        for i in 0..n {
+            let first = members[i];
+            let (plane, w) = (self.txns[first].plane, self.writer(first));
+            let Some((_, page)) = self.ftl.peek_write(plane, w) else {
+                continue;
+            };
+            let mut in_plane = 1;
+            while in_plane < k && total < MAX_PLANES_PER_DIE && page + (in_plane as u32) < ppb {
+                let Some(t) = self.sched.queues.head(plane, class) else {
+                    break;
+                };
+                let dst_page = page + in_plane as u32;
+                if self.txns[t].kind != CmdKind::Copyback
+                    || self.writer(t) != w
+                    || (self.cfg.flash.copyback_odd_even
+                        && self.ftl.map.page_of(self.txns[t].src) % 2 != dst_page % 2)
+                    || self.ready(plane, class, t).is_none()
+                {
+                    break;
+                }
+                members[total] = self.sched.queues.pop(plane, class).expect("head exists");
+                total += 1;
+                in_plane += 1;
+            }
+        }
+        total
     }
 
     /// Source and destination in-plane addresses that alignment is judged

@@ -58,6 +58,11 @@ impl ClassOrder {
                 classes,
                 strict: false,
             },
+            // GC, then host reads, then host writes.
+            SchedPolicy::GcFirst => ClassOrder {
+                classes: [Class::Gc, Class::Read, Class::Write],
+                strict: true,
+            },
         }
     }
 }

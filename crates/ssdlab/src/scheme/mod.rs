@@ -24,6 +24,7 @@ const REQUIREMENTS: &[fn(&Config) -> Requirement] = &[
     crate::sched::diewrite::combine_requirements,
     crate::gc::paragc::requirements,
     crate::ftl::alloc::requirements,
+    crate::flash::executor::requirements,
 ];
 
 /// Check that the configuration's policies compose: the first violated

@@ -128,7 +128,11 @@ impl Simulator {
             txns: Vec::new(),
             free_txns: Vec::new(),
             inflight: FxHashMap::default(),
-            metrics: Metrics::new(ppd, planes, (cfg.metrics.interval_ms * 1e6).round() as Time),
+            metrics: Metrics::new(
+                ppd * cfg.flash.plane_registers,
+                planes,
+                (cfg.metrics.interval_ms * 1e6).round() as Time,
+            ),
             rng,
             error: None,
             precondition: pre,

@@ -1,0 +1,113 @@
+//! The parallel-GC paper's mechanisms (Zhu, Han, Son, IEEE Access 2020):
+//! multi-register planes (`flash.plane_registers`), the die held for a whole
+//! GC (`gc.hold_die`) and the GC-first scheduler (`sched.policy =
+//! "gc-first"`). The exact GC-time formula is in the validation suite
+//! (`validate::parallel_gc_checks`).
+
+use std::sync::Arc;
+
+use ssdlab::config::SchedPolicy;
+use ssdlab::validate::{one_die, victim_with};
+use ssdlab::workload::{IoRecord, Op, Source};
+use ssdlab::{Config, Precondition, Report, Simulator};
+
+/// One plane of 8 blocks of 32 pages: the validation suite's drive for a GC
+/// of a victim with a known number of valid pages.
+fn drive(k: u32) -> Config {
+    let mut c = one_die(1);
+    c.geometry.blocks_per_plane = 8;
+    c.geometry.pages_per_block = 32;
+    c.ftl.overprovisioning = 0.5;
+    c.flash.plane_registers = k;
+    c.check.enabled = true;
+    c
+}
+
+/// `victim_with(n)` and a read of LPN 40 (mapped) 1 µs after the write
+/// that starts the GC.
+fn with_read(n: u64) -> Source {
+    let Source::Records { records, .. } = victim_with(n) else {
+        unreachable!("victim_with gives records")
+    };
+    let mut recs = records.as_ref().clone();
+    let t = recs.last().unwrap().time_ns + 1_000;
+    recs.push(IoRecord {
+        time_ns: t,
+        op: Op::Read,
+        offset: 40 * 4096,
+        size: 4096,
+    });
+    Source::Records {
+        name: "gc-and-a-read".into(),
+        records: Arc::new(recs),
+    }
+}
+
+fn run(c: &Config, src: &Source) -> Report {
+    Simulator::new(c, src, &Precondition::parse("none").unwrap())
+        .unwrap()
+        .run(&mut |_| {})
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn a_held_die_serves_host_reads_only_after_its_gc() {
+    let c = drive(1);
+    let t = ssdlab::flash::FlashTiming::new(&c);
+    let (tr, tp, te, x) = (t.read_ns[0], t.program_ns[0], t.erase_ns, t.xfer_ns);
+    let free = run(&c, &with_read(9));
+    let mut held = c.clone();
+    held.gc.hold_die = true;
+    let held = run(&held, &with_read(9));
+    assert_eq!((free.gc.count, held.gc.count), (1, 1));
+    // The read arrives 1 µs into the program that triggered GC. Free: it
+    // waits for that program and one copyback at most, then goes first
+    // (read-priority). Held: it waits for all 9 copybacks and the erase.
+    let read_free = free.read.latency_us.mean * 1e3;
+    let read_held = held.read.latency_us.mean * 1e3;
+    assert!(
+        read_free <= (x + tp - 1_000 + tr + tp + tr + x) as f64 + 1.0,
+        "free: {read_free} ns"
+    );
+    let wait = (x + tp - 1_000 + 9 * (tr + tp) + te) as f64;
+    assert!(
+        (read_held - (wait + (tr + x) as f64)).abs() < 1.0,
+        "held: {read_held} ns, expected {} ns",
+        wait + (tr + x) as f64
+    );
+    // Held, nothing comes between the GC's commands; free, the read did.
+    assert_eq!(
+        held.gc.time_us.mean * 1e3,
+        (x + tp + 9 * (tr + tp) + te) as f64
+    );
+    assert!(free.gc.time_us.mean > held.gc.time_us.mean);
+}
+
+#[test]
+fn gc_first_puts_gc_ahead_of_host_reads() {
+    let mut rp = drive(1);
+    rp.sched.policy = SchedPolicy::ReadPriority;
+    let mut gf = rp.clone();
+    gf.sched.policy = SchedPolicy::GcFirst;
+    let rp = run(&rp, &with_read(9));
+    let gf = run(&gf, &with_read(9));
+    // Under gc-first the read waits behind the GC's queued moves; under
+    // read-priority it overtakes them.
+    assert!(
+        gf.read.latency_us.mean > 3.0 * rp.read.latency_us.mean,
+        "gc-first {} us, read-priority {} us",
+        gf.read.latency_us.mean,
+        rp.read.latency_us.mean
+    );
+    assert!(gf.gc.time_us.mean < rp.gc.time_us.mean);
+}
+
+#[test]
+fn more_registers_shorten_gc_and_host_waits() {
+    // The same victim with 9 valid pages: k = 1, 2, 4 workers.
+    let times: Vec<f64> = [1, 2, 4]
+        .iter()
+        .map(|&k| run(&drive(k), &with_read(9)).gc.time_us.mean)
+        .collect();
+    assert!(times[0] > times[1] && times[1] > times[2], "{times:?}");
+}
