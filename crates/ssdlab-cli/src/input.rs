@@ -33,8 +33,9 @@ pub struct ReadArgs {
     /// stopping at the first.
     #[arg(long)]
     pub skip_bad_lines: bool,
-    /// Put out-of-order records in time order through a window of this many
-    /// records (default 65536 when given without a value); without it, a
+    /// Reorder window: records whose timestamps go backwards are put in time
+    /// order through a window of this many records (default 65536, also
+    /// when given without a value); 0 asks for strict order, where a
     /// timestamp going backwards is an error.
     #[arg(long, value_name = "RECORDS", num_args = 0..=1, default_missing_value = "65536")]
     pub sort: Option<usize>,
