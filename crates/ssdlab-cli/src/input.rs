@@ -10,15 +10,18 @@ use clap::Args;
 
 use ssdlab::workload::synthetic::Profile;
 use ssdlab::workload::{
-    builtin, detect, BlkparseAction, ReadCounters, Source, TraceFormat, TraceOptions,
+    builtin, custom, detect, BlkparseAction, ReadCounters, Source, TraceFormat, TraceOptions,
 };
 
 /// How a trace file is read.
 #[derive(Args, Clone, Debug)]
 pub struct ReadArgs {
     /// Trace format: msr, spc, msprod, systor, alibaba, tencent, blkparse,
-    /// disksim, mqsim, ssdsim, or auto (detect from the first lines).
-    #[arg(long, default_value = "auto")]
+    /// disksim, mqsim, ssdsim, auto (detect from the first lines), or a
+    /// format spec describing any other line-per-request layout: a TOML
+    /// file, or its keys inline (`separator = ",", time = { column = 1,
+    /// unit = "s" }, ...`; see README.md, "Describing a trace format").
+    #[arg(long, default_value = "auto", value_name = "FORMAT|SPEC.toml|SPEC")]
     pub trace_format: String,
     /// Keep only this device: disk (msr, msprod), ASU (spc), LUN (systor),
     /// device id (alibaba), volume (tencent), device number (disksim, mqsim,
@@ -58,7 +61,7 @@ impl ReadArgs {
         path: &Path,
         limit: Option<u64>,
     ) -> Result<(Source, TraceFormat, Arc<ReadCounters>)> {
-        let mut format = TraceFormat::parse(&self.trace_format)?;
+        let (mut format, format_spec) = custom::format_arg(&self.trace_format)?;
         if format == TraceFormat::Auto {
             format = detect::detect(path)?;
             let how = match format {
@@ -93,6 +96,7 @@ impl ReadArgs {
             side_by_side: self.device_stride.is_some(),
             device_stride: self.device_stride,
             blkparse_action,
+            format_spec,
             counters: counters.clone(),
         };
         options.validate()?;

@@ -575,8 +575,16 @@ fn bad_input_fails_naming_file_and_line() {
     assert!(!out.exists());
     let bad = fixture("bad/msr-time.csv");
     fails_naming(
-        &["trace", "stats", s(&bad), "--trace-format", "msr"],
-        &["msr-time.csv:", "field `timestamp`"],
+        &[
+            "trace",
+            "stats",
+            s(&bad),
+            "--trace-format",
+            "msr",
+            "--sort",
+            "0",
+        ],
+        &["msr-time.csv:", "field `timestamp`", "--sort 0"],
     );
     // the line number is the file's
     let t = write(&dir, "l3.trace", "1 0 0 8 1\n2 0 0 8 0\n3 0 0 x 1\n");

@@ -62,6 +62,7 @@ pub use crate::error::{Error, Result};
 pub mod alibaba;
 pub mod blkparse;
 pub mod builtin;
+pub mod custom;
 pub mod detect;
 pub mod disksim;
 pub mod error;
@@ -125,6 +126,9 @@ pub enum TraceFormat {
     Mqsim,
     /// SSDSim: `time_ns dev lsn size ope(1=read,0=write)`.
     Ssdsim,
+    /// A format the user describes ([`custom::FormatSpec`], given in
+    /// [`TraceOptions::format_spec`]).
+    Custom,
     /// Detect from the first lines.
     Auto,
 }
@@ -178,6 +182,7 @@ impl TraceFormat {
             TraceFormat::Disksim => "disksim",
             TraceFormat::Mqsim => "mqsim",
             TraceFormat::Ssdsim => "ssdsim",
+            TraceFormat::Custom => "custom",
             TraceFormat::Auto => "auto",
         }
     }
@@ -195,6 +200,7 @@ impl TraceFormat {
             TraceFormat::Disksim => "`time_ms devno blkno bcount flags`, whitespace-separated, time in ms",
             TraceFormat::Mqsim => "`time_ns device lba size_sectors type`, whitespace-separated integers, type 0=write 1=read",
             TraceFormat::Ssdsim => "`time_ns dev lsn size ope`, whitespace-separated integers, ope 1=read 0=write",
+            TraceFormat::Custom => "described by a format spec (--trace-format FILE.toml)",
             TraceFormat::Auto => "detected from the first lines",
         }
     }
@@ -277,6 +283,8 @@ pub struct TraceOptions {
     pub device_stride: Option<u64>,
     /// blkparse: which action to replay (default `D`, issue).
     pub blkparse_action: BlkparseAction,
+    /// The described format [`TraceFormat::Custom`] reads (see [`custom`]).
+    pub format_spec: Option<Arc<custom::FormatSpec>>,
     /// What the reader dropped and why. Shared: clone the `Arc` before
     /// handing the options over, read it after the run. Each open of a
     /// trace resets it, so after a run it describes the last pass.
@@ -480,6 +488,29 @@ pub fn open_trace(
         TraceFormat::Disksim => open::<disksim::DisksimFormat>(path, options),
         TraceFormat::Mqsim => open::<mqsim::MqsimFormat>(path, options),
         TraceFormat::Ssdsim => open::<ssdsim::SsdsimFormat>(path, options),
+        TraceFormat::Custom => {
+            let Some(spec) = &options.format_spec else {
+                return Err(Error::Invalid(
+                    "a described trace format needs its format spec \
+                     (TraceOptions::format_spec; --trace-format FILE.toml)"
+                        .to_string(),
+                ));
+            };
+            if options.device.is_some() && spec.device_column.is_none() {
+                return Err(Error::Invalid(format!(
+                    "a device filter needs a device column, and format `{}` has no [device]",
+                    spec.name
+                )));
+            }
+            match (options.device, spec.keep_device) {
+                (None, Some(keep)) => {
+                    let mut o = options.clone();
+                    o.device = Some(keep);
+                    open::<custom::CustomFormat>(path, &o)
+                }
+                _ => open::<custom::CustomFormat>(path, options),
+            }
+        }
         TraceFormat::Auto => unreachable!("resolved above"),
     }
 }
@@ -542,6 +573,18 @@ impl Source {
     /// Short human-readable description for summaries.
     pub fn describe(&self) -> String {
         match self {
+            Source::Trace {
+                path,
+                format: TraceFormat::Custom,
+                options,
+            } => format!(
+                "{} (format `{}`)",
+                path.display(),
+                options
+                    .format_spec
+                    .as_ref()
+                    .map_or("?", |s| s.name.as_str())
+            ),
             Source::Trace { path, format, .. } => format!("{} ({})", path.display(), format.name()),
             Source::Synthetic(p) => format!("synthetic `{}`", p.name),
             Source::Records { name, records } => {
