@@ -25,6 +25,10 @@
 //! | `mqsim` | `time_ns device lba size_sectors type` | 512 B sectors | ns (relative) |
 //! | `ssdsim` | `time_ns dev lsn size ope` | 512 B sectors | ns (relative) |
 //!
+//! Any other line-per-request layout is read as [`TraceFormat::Custom`],
+//! described by a [`custom::FormatSpec`] (a small TOML file) in
+//! [`TraceOptions::format_spec`].
+//!
 //! Time is normalised to nanoseconds. Absolute clocks (wall-clock time) are
 //! rebased to the first record kept, so such traces start at 0; relative
 //! clocks (time since the start of the trace) are kept as they are. The
@@ -40,7 +44,8 @@
 //!
 //! - this module: records, sources, trace formats and options, read counters;
 //! - [`reader`] (the pipeline every format shares), [`input`] (compression,
-//!   lines, fields), [`detect`] (format detection), and one module per format
+//!   lines, fields), [`detect`] (format detection), [`custom`] (formats the
+//!   user describes), and one module per format
 //!   ([`msr`], [`spc`], [`msprod`], [`systor`], [`alibaba`], [`tencent`],
 //!   [`blkparse`], [`disksim`], [`mqsim`], [`ssdsim`]);
 //! - [`writer`] (writing traces) and [`stats`] (trace statistics);
