@@ -260,7 +260,20 @@ struct Column(usize);
 
 impl<'de> Deserialize<'de> for Column {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Column, D::Error> {
-        let n = i64::deserialize(d)?;
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = i64;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a column number (the first field is column 1)")
+            }
+            fn visit_i64<E: de::Error>(self, n: i64) -> std::result::Result<i64, E> {
+                Ok(n)
+            }
+            fn visit_u64<E: de::Error>(self, n: u64) -> std::result::Result<i64, E> {
+                Ok(i64::try_from(n).unwrap_or(i64::MAX))
+            }
+        }
+        let n = d.deserialize_i64(V)?;
         if n < 1 {
             return Err(de::Error::custom(format!(
                 "column {n}: columns count from 1 (the first field is column 1, as in awk and cut)"
@@ -442,7 +455,10 @@ struct SpecToml {
 }
 
 #[derive(Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table with column, unit and optionally clock"
+)]
 struct TimeToml {
     column: Spanned<Column>,
     unit: TimeUnit,
@@ -451,7 +467,10 @@ struct TimeToml {
 }
 
 #[derive(Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table with column, read, write and optionally discard, flush, ignore, prefix"
+)]
 struct OpToml {
     column: Spanned<Column>,
     read: Spanned<Vec<Code>>,
@@ -464,14 +483,17 @@ struct OpToml {
 }
 
 #[derive(Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a table with column and unit")]
 struct AddrToml {
     column: Spanned<Column>,
     unit: ByteUnit,
 }
 
 #[derive(Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table with column and optionally keep"
+)]
 struct DeviceToml {
     column: Spanned<Column>,
     keep: Option<u32>,
