@@ -10,15 +10,18 @@ use clap::Args;
 
 use ssdlab::workload::synthetic::Profile;
 use ssdlab::workload::{
-    builtin, detect, BlkparseAction, ReadCounters, Source, TraceFormat, TraceOptions,
+    builtin, custom, detect, BlkparseAction, ReadCounters, Source, TraceFormat, TraceOptions,
 };
 
 /// How a trace file is read.
 #[derive(Args, Clone, Debug)]
 pub struct ReadArgs {
     /// Trace format: msr, spc, msprod, systor, alibaba, tencent, blkparse,
-    /// disksim, mqsim, ssdsim, or auto (detect from the first lines).
-    #[arg(long, default_value = "auto")]
+    /// disksim, mqsim, ssdsim, auto (detect from the first lines), or a
+    /// format spec describing any other line-per-request layout: a TOML
+    /// file, or its keys inline (`separator = ",", time = { column = 1,
+    /// unit = "s" }, ...`; see README.md, "Describing a trace format").
+    #[arg(long, default_value = "auto", value_name = "FORMAT|SPEC.toml|SPEC")]
     pub trace_format: String,
     /// Keep only this device: disk (msr, msprod), ASU (spc), LUN (systor),
     /// device id (alibaba), volume (tencent), device number (disksim, mqsim,
@@ -33,8 +36,9 @@ pub struct ReadArgs {
     /// stopping at the first.
     #[arg(long)]
     pub skip_bad_lines: bool,
-    /// Put out-of-order records in time order through a window of this many
-    /// records (default 65536 when given without a value); without it, a
+    /// Reorder window: records whose timestamps go backwards are put in time
+    /// order through a window of this many records (default 65536, also
+    /// when given without a value); 0 asks for strict order, where a
     /// timestamp going backwards is an error.
     #[arg(long, value_name = "RECORDS", num_args = 0..=1, default_missing_value = "65536")]
     pub sort: Option<usize>,
@@ -62,7 +66,7 @@ impl ReadArgs {
         path: &Path,
         limit: Option<u64>,
     ) -> Result<(Source, TraceFormat, Arc<ReadCounters>)> {
-        let mut format = TraceFormat::parse(&self.trace_format)?;
+        let (mut format, format_spec) = custom::format_arg(&self.trace_format)?;
         if format == TraceFormat::Auto {
             format = detect::detect(path)?;
             let how = match format {
@@ -98,6 +102,7 @@ impl ReadArgs {
             device_stride: self.device_stride,
             blkparse_action,
             replay_trims: self.replay_trims,
+            format_spec,
             counters: counters.clone(),
         };
         options.validate()?;

@@ -20,7 +20,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use serde::Deserialize;
 
-use ssdlab::workload::Source;
+use ssdlab::workload::{Source, TraceFormat};
 use ssdlab::{Config, Precondition, Report, Simulator};
 
 use crate::input::{ReadArgs, WorkloadArgs};
@@ -50,6 +50,11 @@ struct Spec {
     #[serde(default = "no_precondition")]
     precondition: String,
     limit: Option<u64>,
+    /// How trace workloads are read: a format name, a format spec file
+    /// (relative to the spec's directory) or an inline spec (default auto).
+    trace_format: Option<String>,
+    /// The reorder window of trace workloads (`--sort`).
+    sort: Option<usize>,
     baseline: String,
     seed: Option<u64>,
     #[serde(default)]
@@ -316,6 +321,15 @@ fn plan(path: &Path) -> Result<Plan> {
     for w in &spec.workloads {
         let full = resolve(dir, Path::new(w));
         let mut args = workload_args(spec.limit);
+        if let Some(f) = &spec.trace_format {
+            let file = resolve(dir, Path::new(f));
+            args.read.trace_format = if TraceFormat::parse(f).is_err() && file.is_file() {
+                file.display().to_string()
+            } else {
+                f.clone()
+            };
+        }
+        args.read.sort = spec.sort;
         let label = if w.ends_with(".toml") {
             args.synthetic = Some(full.clone());
             stem(&full)

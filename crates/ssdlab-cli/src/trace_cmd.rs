@@ -22,7 +22,7 @@ use ssdlab::workload::synthetic::{Arrival, Generator, Profile, MAX_FOOTPRINT_BYT
 use ssdlab::workload::writer::{self, Format, TimeRounding, WriteOptions, WriteSummary};
 use std::sync::Arc;
 
-use ssdlab::workload::{ReadCounters, Source, TraceFormat};
+use ssdlab::workload::{ReadCounters, ReadCounts, Source, TraceFormat};
 
 use crate::input::ReadArgs;
 
@@ -175,6 +175,9 @@ struct StatsJson<'a> {
     format: &'static str,
     device: Option<u32>,
     limit: Option<u64>,
+    /// What the reader dropped or repaired (records put back in time
+    /// order, discards, rows of other devices, ...).
+    reader: ReadCounts,
     #[serde(flatten)]
     stats: &'a TraceStats,
 }
@@ -185,13 +188,14 @@ fn cmd_stats(a: StatsArgs) -> Result<ExitCode> {
     let stats = TraceStats::compute(stream, a.page_bytes);
     report_counts(&counters);
     let stats = stats?;
-    print!("{}", stats_table(&a.file, format, &stats));
+    print!("{}", stats_table(&source.describe(), &stats));
     if let Some(path) = &a.json {
         let doc = StatsJson {
             trace: a.file.display().to_string(),
             format: format.name(),
             device: a.input.read.device,
             limit: a.input.limit,
+            reader: counters.snapshot(),
             stats: &stats,
         };
         let text = serde_json::to_string_pretty(&doc)?;
@@ -225,10 +229,11 @@ fn bytes(b: u64) -> String {
 }
 
 /// The human-readable table of `trace stats`.
-pub fn stats_table(path: &Path, format: TraceFormat, s: &TraceStats) -> String {
+/// `trace` is the file and its format (`Source::describe`).
+pub fn stats_table(trace: &str, s: &TraceStats) -> String {
     let mut rows: Vec<(String, String)> = Vec::new();
     let mut row = |k: &str, v: String| rows.push((k.to_string(), v));
-    row("trace", format!("{} ({})", path.display(), format.name()));
+    row("trace", trace.to_string());
     row("requests", s.requests.to_string());
     row(
         "  reads",

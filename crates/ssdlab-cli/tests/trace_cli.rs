@@ -575,8 +575,16 @@ fn bad_input_fails_naming_file_and_line() {
     assert!(!out.exists());
     let bad = fixture("bad/msr-time.csv");
     fails_naming(
-        &["trace", "stats", s(&bad), "--trace-format", "msr"],
-        &["msr-time.csv:", "field `timestamp`"],
+        &[
+            "trace",
+            "stats",
+            s(&bad),
+            "--trace-format",
+            "msr",
+            "--sort",
+            "0",
+        ],
+        &["msr-time.csv:", "field `timestamp`", "--sort 0"],
     );
     // the line number is the file's
     let t = write(&dir, "l3.trace", "1 0 0 8 1\n2 0 0 8 0\n3 0 0 x 1\n");
@@ -671,4 +679,163 @@ fn bench_case_s_runs_small() {
     assert_eq!(int(&v, "lines"), 30000);
     assert_eq!(int(&v, "prefix_lines"), 30000);
     assert!(num(&v, "full_lines_per_s") > 0.0);
+}
+
+// ----- real excerpts and described formats -----
+
+/// The shared real excerpts: `shared/traces` beside the workspace.
+fn shared(name: &str) -> PathBuf {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/traces")
+        .join(name);
+    assert!(p.is_file(), "missing shared trace {}", p.display());
+    p
+}
+
+/// The fixtures of the workload crate (described formats).
+fn workload_fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../ssdlab-workload/tests/fixtures")
+        .join(name)
+}
+
+#[test]
+fn out_of_order_excerpts_replay_with_defaults() {
+    let dir = scratch("excerpts");
+    let tencent = shared("tencent-cbs-sample.csv");
+    let json = dir.join("tencent.json");
+    let (out, err) = ok(&["trace", "stats", s(&tencent), "--json", s(&json)]);
+    assert!(out.contains("requests") && out.contains("50000"), "{out}");
+    assert!(
+        err.contains("trace: 50000 records; 1297 records put back in time order"),
+        "{err}"
+    );
+    let v = read_json(&json);
+    assert_eq!(int(&v, "requests"), 50_000);
+    assert_eq!(v["reader"]["reordered"].as_u64(), Some(1297));
+    // a run replays SYSTOR '17 and says how many records it put in order
+    let systor = shared("systor17-sample.csv");
+    let (_, err) = ok(&["run", "--trace", s(&systor), "--quiet"]);
+    assert!(err.contains("287 records put back in time order"), "{err}");
+    // strict order and a window too small fail naming the flag that fixes them
+    fails_naming(
+        &["run", "--trace", s(&systor), "--sort", "0", "--quiet"],
+        &[
+            "systor17-sample.csv:3: field `timestamp`",
+            "leave out --sort 0",
+        ],
+    );
+    fails_naming(
+        &["trace", "stats", s(&tencent), "--sort", "1000"],
+        &[
+            "tencent-cbs-sample.csv:",
+            "reorder window of 1000 records",
+            "--sort 65536",
+        ],
+    );
+    let (_, err) = ok(&["trace", "stats", s(&tencent), "--sort", "65536"]);
+    assert!(err.contains("1297 records put back"), "{err}");
+}
+
+#[test]
+fn described_formats_work_wherever_traces_do() {
+    let dir = scratch("described");
+    let linnos = workload_fixture("linnos.trace");
+    let linnos_spec = workload_fixture("linnos.toml");
+    let (out, _) = ok(&[
+        "trace",
+        "stats",
+        s(&linnos),
+        "--trace-format",
+        s(&linnos_spec),
+    ]);
+    assert!(
+        out.contains("(format `linnos`)") && out.contains("requests              40"),
+        "{out}"
+    );
+    // run, with the spec's device column as a filter
+    let json = dir.join("run.json");
+    ok(&[
+        "run",
+        "--trace",
+        s(&linnos),
+        "--trace-format",
+        s(&linnos_spec),
+        "--device",
+        "0",
+        "--json",
+        s(&json),
+        "--quiet",
+    ]);
+    assert!(read_json(&json)["requests"].as_u64().unwrap() < 40);
+    // convert a blkreplay .load file to MQSim and read it back
+    let load = workload_fixture("blkreplay.load");
+    let out = dir.join("load.mqsim");
+    ok(&[
+        "trace",
+        "convert",
+        s(&load),
+        s(&out),
+        "--to",
+        "mqsim",
+        "--trace-format",
+        s(&workload_fixture("blkreplay.toml")),
+    ]);
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(text.lines().count(), 36);
+    assert!(text.starts_with("2100000 0 34789024 8 0\n"), "{text}");
+    // the site CSV: trims and flushes counted, volume 3 by default
+    let (_, err) = ok(&[
+        "trace",
+        "stats",
+        s(&workload_fixture("site.csv")),
+        "--trace-format",
+        s(&workload_fixture("site.toml")),
+    ]);
+    assert!(
+        err.contains("14 records")
+            && err.contains("1 discards not replayed")
+            && err.contains("4 rows of other devices skipped"),
+        "{err}"
+    );
+    // an inline spec
+    let inline = "time = { column = 1, unit = \"ms\" }, op = { column = 5, read = [1], write = \
+                  [0] }, offset = { column = 3, unit = \"bytes\" }, size = { column = 4, unit = \
+                  \"bytes\" }";
+    let (out, _) = ok(&["trace", "stats", s(&linnos), "--trace-format", inline]);
+    assert!(out.contains("requests              40"), "{out}");
+    // a bad spec names its file, key and line; a bad line its file, line and field
+    let bad = write(
+        &dir,
+        "bad.toml",
+        &std::fs::read_to_string(&linnos_spec)
+            .unwrap()
+            .replace("unit = \"ms\"", "unit = \"msec\""),
+    );
+    fails_naming(
+        &["trace", "stats", s(&linnos), "--trace-format", s(&bad)],
+        &[
+            "bad.toml",
+            "time.unit",
+            "unknown time unit `msec`",
+            "(line 10,",
+        ],
+    );
+    fails_naming(
+        &[
+            "trace",
+            "stats",
+            s(&load),
+            "--trace-format",
+            s(&linnos_spec),
+        ],
+        &[
+            "blkreplay.load:1: field `op`",
+            "known codes: read = 1, write = 0",
+        ],
+    );
+    fails_naming(
+        &["trace", "stats", s(&linnos), "--trace-format", "linos.toml"],
+        &["unknown trace format `linos.toml`", "no file `linos.toml`"],
+    );
 }

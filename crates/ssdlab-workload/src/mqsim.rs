@@ -149,8 +149,13 @@ mod tests {
             ("5 0 0 8 1\n\n4 0 0 8 1\n", ":3: field `time`"),
             ("1 -1 0 8 1\n", ":1: field `device`"),
         ];
+        // strict order, so that a timestamp going back is an error here
+        let strict = TraceOptions {
+            sort_window: Some(0),
+            ..TraceOptions::default()
+        };
         for (text, want) in cases {
-            let got = read(text, &TraceOptions::default());
+            let got = read(text, &strict);
             let e = got.into_iter().find_map(|r| r.err()).expect(text);
             let e = e.to_string();
             assert!(e.contains(want), "{text:?}: {e}");

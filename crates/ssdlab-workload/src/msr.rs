@@ -178,8 +178,13 @@ mod tests {
                 ":2: field `timestamp`",
             ),
         ];
+        // strict order, so that a timestamp going back is an error here
+        let strict = TraceOptions {
+            sort_window: Some(0),
+            ..TraceOptions::default()
+        };
         for (text, want) in cases {
-            let e = read(text, &TraceOptions::default())
+            let e = read(text, &strict)
                 .into_iter()
                 .find_map(|r| r.err())
                 .expect(text)

@@ -11,9 +11,10 @@
 //! 3. keep only the selected device ([`TraceOptions::device`]); with
 //!    [`TraceOptions::side_by_side`] move device `i` to start at
 //!    `i × device_stride` bytes;
-//! 4. put records in time order: by default a timestamp smaller than the
-//!    previous one is an error; with [`TraceOptions::sort_window`] a bounded
-//!    window reorders them (see below);
+//! 4. put records in time order through a bounded reorder window of
+//!    [`TraceOptions::sort_window`] records ([`DEFAULT_SORT_WINDOW`] unless
+//!    set; 0 asks for strict order, where a timestamp smaller than the
+//!    previous one is an error); see below;
 //! 5. rebase absolute clocks (Unix time, FILETIME) to the first record kept,
 //!    so that such traces start at 0; relative clocks are kept as they are;
 //! 6. drop the first [`TraceOptions::skip_records`] records and those before
@@ -29,21 +30,26 @@
 //! 100-million-record trace would take 4 GB) and delays the first record
 //! until the last line is read. Real traces are out of order only locally —
 //! per-CPU buffers merged by blkparse or ETW, requests logged at completion
-//! rather than at arrival — so a min-heap of the last `w` records (about
-//! 48 bytes each) puts them in order with constant memory. A record that is
-//! later than the window can repair (its time is below a record already
-//! delivered) is an error naming its line and the window, so the user can
-//! enlarge it; nothing is silently misplaced. Records with equal times keep
-//! their file order.
+//! rather than at arrival, clocks of one-second resolution — so a buffer of
+//! the last `w` records (about 48 bytes each) puts them in order with
+//! constant memory: records that arrive in order queue up as they are (no
+//! cost beyond the copy), late ones go to a min-heap, and the earliest of
+//! the two is delivered once `w` records wait. A record that is later than
+//! the window can repair (its time is below a record already delivered) is
+//! an error naming its line, the window and a larger one to try (`--sort
+//! N`), so the user can enlarge it; nothing is silently misplaced. Records
+//! with equal times keep their file order, so a trace in order is delivered
+//! exactly as it is written, whatever the window. Records put back in order
+//! are counted in [`ReadCounters::reordered`](super::ReadCounters).
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
 use super::input::{is_blank, split_trimmed, At, LineReader, MAX_END_BYTES};
-use super::{IoRecord, Op, ReadCounters, TraceFormat, TraceOptions};
+use super::{IoRecord, Op, ReadCounters, TraceFormat, TraceOptions, DEFAULT_SORT_WINDOW};
 use crate::error::{Error, Result};
 
 /// One request as a format reads it, before the shared pipeline.
@@ -97,6 +103,12 @@ pub trait LineFormat: Send + 'static {
     /// A parser in its initial state.
     fn new(options: &TraceOptions) -> Self;
 
+    /// Whether this reader's timestamps are absolute ([`Self::ABSOLUTE_TIME`]
+    /// unless the format decides at run time, as a described format does).
+    fn absolute_time(&self) -> bool {
+        Self::ABSOLUTE_TIME
+    }
+
     /// Parse one non-blank line. Errors are [`Error::Parse`] at `at`.
     fn parse(&mut self, at: At<'_>, text: &str) -> Result<Parsed>;
 }
@@ -144,10 +156,21 @@ pub struct TraceReader<F: LineFormat> {
     last_ns: Option<u64>,
     /// Line of the record that set `last_ns`.
     last_line: u64,
-    /// Largest time read so far (to count records that arrive late).
+    /// Largest time read so far (records below it arrive late).
     max_read_ns: u64,
-    /// The reorder window (min-heap), when sorting.
-    window: BinaryHeap<Reverse<Stamped>>,
+    /// Smallest time read so far and how many records were read (for the
+    /// window a too-late record would need).
+    min_read_ns: u64,
+    read: u64,
+    /// The reorder window in records (0: strict order).
+    window: usize,
+    /// The records read but not delivered, in two parts whose union is the
+    /// reorder buffer: those that arrived in order (each at or after every
+    /// record before it), which are therefore sorted, and those that
+    /// arrived late, in a min-heap. An in-order trace never touches the
+    /// heap, so the window costs it next to nothing.
+    in_order: VecDeque<Stamped>,
+    late: BinaryHeap<Reverse<Stamped>>,
     /// Whether the filter stage has reached the end of the input.
     input_done: bool,
     /// An error met while records were still in the window.
@@ -208,7 +231,11 @@ impl<F: LineFormat> TraceReader<F> {
             last_ns: None,
             last_line: 0,
             max_read_ns: 0,
-            window: BinaryHeap::new(),
+            min_read_ns: u64::MAX,
+            read: 0,
+            window: options.window(),
+            in_order: VecDeque::new(),
+            late: BinaryHeap::new(),
             input_done: false,
             pending: None,
             origin: None,
@@ -358,17 +385,28 @@ impl<F: LineFormat> TraceReader<F> {
     /// end.
     #[inline]
     fn next_ordered(&mut self) -> Result<bool> {
-        let Some(window) = self.options.sort_window else {
+        let window = self.window;
+        if window == 0 {
             if !self.next_filtered()? {
                 return Ok(false);
             }
             let (time_ns, line) = (self.cur.time_ns, self.cur.line);
+            self.note_read(time_ns);
             if let Some(prev) = self.last_ns.filter(|&p| time_ns < p) {
+                let (n, mib) = self.suggest_window(time_ns);
+                let fix = if n <= DEFAULT_SORT_WINDOW as u64 {
+                    format!(
+                        "leave out --sort 0 to use the default reorder window of \
+                         {DEFAULT_SORT_WINDOW} records"
+                    )
+                } else {
+                    format!("use a reorder window, e.g. --sort {n} (about {mib} MiB)")
+                };
                 return Err(At::new(&self.path, line).error(
                     F::TIME_FIELD,
                     format!(
-                        "timestamps go backwards; traces must be sorted ({time_ns} ns after \
-                         {prev} ns at line {}); a reorder window (sort) can fix this",
+                        "timestamps go backwards ({time_ns} ns after {prev} ns at line {}) and \
+                         strict time order was asked for (--sort 0); {fix}",
                         self.last_line
                     ),
                 ));
@@ -376,18 +414,21 @@ impl<F: LineFormat> TraceReader<F> {
             self.last_ns = Some(time_ns);
             self.last_line = line;
             return Ok(true);
-        };
-        while !self.input_done && self.window.len() <= window {
+        }
+        while !self.input_done && self.in_order.len() + self.late.len() <= window {
             match self.next_filtered() {
                 Ok(true) => {
                     let s = self.cur;
+                    self.note_read(s.time_ns);
                     if let Some(prev) = self.last_ns.filter(|&p| s.time_ns < p) {
+                        let (n, mib) = self.suggest_window(s.time_ns);
                         let e = At::new(&self.path, s.line).error(
                             F::TIME_FIELD,
                             format!(
                                 "timestamp {} ns is earlier than {prev} ns (line {}), which was \
                                  already delivered: the record is out of order by more than the \
-                                 reorder window of {window} records; use a larger window",
+                                 reorder window of {window} records; use a larger window, \
+                                 e.g. --sort {n} (about {mib} MiB)",
                                 s.time_ns, self.last_line
                             ),
                         );
@@ -397,9 +438,11 @@ impl<F: LineFormat> TraceReader<F> {
                     }
                     if s.time_ns < self.max_read_ns {
                         self.counters.reordered.fetch_add(1, Relaxed);
+                        self.late.push(Reverse(s));
+                    } else {
+                        self.max_read_ns = s.time_ns;
+                        self.in_order.push_back(s);
                     }
-                    self.max_read_ns = self.max_read_ns.max(s.time_ns);
-                    self.window.push(Reverse(s));
                 }
                 Ok(false) => self.input_done = true,
                 Err(e) => {
@@ -408,8 +451,18 @@ impl<F: LineFormat> TraceReader<F> {
                 }
             }
         }
-        match self.window.pop() {
-            Some(Reverse(s)) => {
+        let from_late = match (self.in_order.front(), self.late.peek()) {
+            (Some(first), Some(Reverse(late))) => late < first,
+            (None, Some(_)) => true,
+            _ => false,
+        };
+        let next = if from_late {
+            self.late.pop().map(|Reverse(s)| s)
+        } else {
+            self.in_order.pop_front()
+        };
+        match next {
+            Some(s) => {
                 self.last_ns = Some(s.time_ns);
                 self.last_line = s.line;
                 self.cur = s;
@@ -422,6 +475,37 @@ impl<F: LineFormat> TraceReader<F> {
         }
     }
 
+    /// Count a record read at `time_ns` (for [`Self::suggest_window`]).
+    #[inline]
+    fn note_read(&mut self, time_ns: u64) {
+        self.read += 1;
+        self.min_read_ns = self.min_read_ns.min(time_ns);
+    }
+
+    /// A reorder window (records, and its memory in MiB) likely to repair a
+    /// record at `time_ns` that came too late: twice the number of records
+    /// the trace holds, at its mean rate so far, between `time_ns` and the
+    /// latest time read, rounded up to a power of two, and at least twice
+    /// the current window. An estimate: the message says "e.g.".
+    fn suggest_window(&self, time_ns: u64) -> (u64, u64) {
+        let latest = self.max_read_ns.max(self.last_ns.unwrap_or(0));
+        let span = latest.saturating_sub(self.min_read_ns);
+        let back = latest.saturating_sub(time_ns);
+        let within = if span == 0 {
+            self.read
+        } else {
+            (u128::from(back) * u128::from(self.read)).div_ceil(u128::from(span)) as u64
+        };
+        let floor = (self.window as u64).max(DEFAULT_SORT_WINDOW as u64 / 2);
+        let n = within
+            .max(floor)
+            .saturating_mul(2)
+            .checked_next_power_of_two()
+            .unwrap_or(u64::MAX);
+        let bytes = n.saturating_mul(std::mem::size_of::<Stamped>() as u64);
+        (n, bytes.div_ceil(1 << 20))
+    }
+
     /// Stages 5-6: the next record to deliver, into `cur` (time rebased);
     /// false at the end.
     #[inline]
@@ -431,7 +515,7 @@ impl<F: LineFormat> TraceReader<F> {
                 return Ok(false);
             }
             let t = self.cur.time_ns;
-            let time_ns = if F::ABSOLUTE_TIME {
+            let time_ns = if self.format.absolute_time() {
                 // in time order, so never below the origin
                 t - *self.origin.get_or_insert(t)
             } else {
@@ -672,15 +756,28 @@ mod tests {
     #[test]
     fn window_sorts_and_reports_what_it_cannot() {
         let text = "10 0 0 8\n30 0 0 8\n20 0 0 8\n20 0 8 8\n40 0 0 8\n5 0 0 8\n";
-        let e = read(text, &TraceOptions::default())
+        let strict = TraceOptions {
+            sort_window: Some(0),
+            ..TraceOptions::default()
+        };
+        let e = read(text, &strict)
             .into_iter()
             .find_map(|r| r.err())
             .unwrap()
             .to_string();
         assert!(
-            e.contains("t:3: field `time`: timestamps go backwards"),
+            e.contains("t:3: field `time`: timestamps go backwards")
+                && e.contains("leave out --sort 0 to use the default reorder window of 65536"),
             "{e}"
         );
+        // the default window repairs it
+        let default = TraceOptions::default();
+        let got: Vec<u64> = read(text, &default)
+            .into_iter()
+            .map(|r| r.unwrap().time_ns)
+            .collect();
+        assert_eq!(got, vec![5, 10, 20, 20, 30, 40]);
+        assert_eq!(default.counters.snapshot().reordered, 3);
         let sorted = TraceOptions {
             sort_window: Some(8),
             ..TraceOptions::default()
@@ -706,10 +803,72 @@ mod tests {
         let items = read(text, &small);
         let e = items.last().unwrap().as_ref().unwrap_err().to_string();
         assert!(
-            e.contains("t:6: field `time`") && e.contains("window of 1"),
+            e.contains("t:6: field `time`")
+                && e.contains("window of 1 records")
+                && e.contains("--sort 65536"),
             "{e}"
         );
         assert_eq!(items.len(), 6, "five records, then the error");
+    }
+
+    #[test]
+    fn in_order_traces_are_delivered_as_written() {
+        // equal times keep file order whatever the window, and nothing is
+        // counted as reordered
+        let text = "1 0 0 8\n1 0 8 8\n2 0 0 8\n2 0 16 8\n2 0 8 8\n3 0 0 8\n";
+        for w in [Some(0), Some(1), Some(2), None] {
+            let o = TraceOptions {
+                sort_window: w,
+                ..TraceOptions::default()
+            };
+            let got: Vec<(u64, u64)> = read(text, &o)
+                .into_iter()
+                .map(|r| r.map(|r| (r.time_ns, r.offset)).unwrap())
+                .collect();
+            assert_eq!(
+                got,
+                vec![(1, 0), (1, 8), (2, 0), (2, 16), (2, 8), (3, 0)],
+                "{w:?}"
+            );
+            assert_eq!(o.counters.snapshot().reordered, 0);
+        }
+    }
+
+    #[test]
+    fn suggested_window_follows_the_trace_rate() {
+        // 1000 records a second for 3 s, then one record 2 s late: about
+        // 2000 records would have to wait, so a window of 2 × 2000 rounded
+        // up to a power of two is suggested (and at least 65536)
+        let mut text = String::new();
+        for i in 0..3000u64 {
+            text.push_str(&format!("{} 0 0 8\n", i * 1_000_000));
+        }
+        text.push_str("1000000000 0 0 8\n");
+        let o = TraceOptions {
+            sort_window: Some(100),
+            ..TraceOptions::default()
+        };
+        let e = read(&text, &o)
+            .into_iter()
+            .find_map(|r| r.err())
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("t:3001: field `time`") && e.contains("--sort 65536"),
+            "{e}"
+        );
+        let mut text = String::new();
+        for i in 0..100_000u64 {
+            text.push_str(&format!("{} 0 0 8\n", i * 10_000));
+        }
+        text.push_str("1 0 0 8\n");
+        let e = read(&text, &TraceOptions::default())
+            .into_iter()
+            .find_map(|r| r.err())
+            .unwrap()
+            .to_string();
+        // 100,000 records all after the late one: 2 × 100,000 → 262,144
+        assert!(e.contains("--sort 262144 (about 12 MiB)"), "{e}");
     }
 
     #[test]

@@ -942,28 +942,37 @@ const BACKWARDS: &[(TraceFormat, &str, &str)] = &[
 ];
 
 #[test]
-fn timestamps_going_backwards_are_an_error_unless_sorted() {
+fn timestamps_going_backwards_are_reordered_unless_strict() {
     let dir = scratch("order");
     for (format, text, field) in BACKWARDS {
         let path = write(&dir, &format!("back.{}", format.name()), text);
-        let e = first_error(&path, *format, &TraceOptions::default());
+        let strict = TraceOptions {
+            sort_window: Some(0),
+            ..TraceOptions::default()
+        };
+        let e = first_error(&path, *format, &strict);
         assert!(
             e.contains(":3: field `") && e.contains(&format!("field `{field}`")),
             "{}: {e}",
             format.name()
         );
-        assert!(e.contains("timestamps go backwards"), "{e}");
-        let o = TraceOptions {
-            sort_window: Some(16),
-            ..TraceOptions::default()
-        };
-        let recs = read(&path, *format, &o);
-        assert_eq!(recs.len(), 3, "{}", format.name());
-        assert!(recs.windows(2).all(|w| w[0].time_ns <= w[1].time_ns));
-        let offsets: Vec<u64> = recs.iter().map(|r| r.offset).collect();
-        let (a, b, c) = (recs[0].offset, recs[1].offset, recs[2].offset);
-        assert!(a < b && b > c && a < c, "{}: {offsets:?}", format.name());
-        assert_eq!(o.counters.snapshot().reordered, 1);
+        assert!(
+            e.contains("timestamps go backwards") && e.contains("--sort"),
+            "{e}"
+        );
+        for window in [Some(16), None] {
+            let o = TraceOptions {
+                sort_window: window,
+                ..TraceOptions::default()
+            };
+            let recs = read(&path, *format, &o);
+            assert_eq!(recs.len(), 3, "{}", format.name());
+            assert!(recs.windows(2).all(|w| w[0].time_ns <= w[1].time_ns));
+            let offsets: Vec<u64> = recs.iter().map(|r| r.offset).collect();
+            let (a, b, c) = (recs[0].offset, recs[1].offset, recs[2].offset);
+            assert!(a < b && b > c && a < c, "{}: {offsets:?}", format.name());
+            assert_eq!(o.counters.snapshot().reordered, 1);
+        }
     }
 }
 
@@ -987,8 +996,11 @@ fn a_window_too_small_is_an_error_naming_it() {
     let e = first_error(&path, TraceFormat::Spc, &o(2));
     assert!(e.contains("late.csv:6: field `timestamp`"), "{e}");
     assert!(e.contains("reorder window of 2 records"), "{e}");
-    let zero = open_trace(&path, TraceFormat::Spc, &o(0)).err().unwrap();
-    assert!(matches!(zero, Error::Invalid(_)), "{zero}");
+    assert!(e.contains("use a larger window, e.g. --sort 65536"), "{e}");
+    // a window of 0 is strict order: the first step back is the error
+    let e = first_error(&path, TraceFormat::Spc, &o(0));
+    assert!(e.contains("late.csv:2: field `timestamp`"), "{e}");
+    assert!(e.contains("(--sort 0)"), "{e}");
 }
 
 // ---------------------------------------------------------------------------
