@@ -4,7 +4,9 @@
 //!
 //! ```text
 //! cargo run --example profile_footprint -p ssdlab-workload -- FILE.toml
-//!     prints what FILE generates (TraceStats with 4 KiB pages, as JSON)
+//!     prints what FILE generates: TraceStats with 4 KiB pages as JSON, and
+//!     the share of writes touching more than one 8 KiB page (PA-SSD's
+//!     large-write ratio)
 //! cargo run --example profile_footprint -p ssdlab-workload -- FILE.toml PAGES
 //!     bisects footprint_bytes (whole pages of the profile) until the
 //!     distinct 4 KiB pages touched come within 0.1 % of PAGES, and
@@ -34,6 +36,12 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let mut p = Profile::load(std::path::Path::new(file))?;
     let Some(target) = target else {
         println!("{}", serde_json::to_string_pretty(&stats(&p)?)?);
+        let mut acc = StatsAccumulator::new(8192)?;
+        for r in Generator::try_new(&p)? {
+            acc.add(&r?)?;
+        }
+        let large = acc.finish().large_write_share.unwrap_or(f64::NAN);
+        println!("large_write_share_8k = {large}");
         return Ok(());
     };
     let page = p.page_bytes;
