@@ -293,10 +293,20 @@ fn cmd_workloads(what: Option<WorkloadCmd>) -> Result<ExitCode> {
     use ssdlab::workload::builtin;
     match what {
         None => {
-            for name in builtin::names() {
-                println!("{name:<32} {}", builtin::describe(name).unwrap_or(""));
+            // grouped by paper; each line is the paper's table row the
+            // profile is built from (docs/workloads.md)
+            for (prefix, paper) in builtin::PAPERS {
+                println!("{prefix}/  {paper}");
+                for name in builtin::names() {
+                    if name.split('/').next() == Some(prefix) {
+                        println!("  {name:<30} {}", builtin::describe(name).unwrap_or(""));
+                    }
+                }
+                println!();
             }
-            println!("\nUse one with --workload NAME (run, hdi, trace generate); `ssdlab workloads show NAME` prints its TOML.");
+            println!("Each profile is built from its paper's row shown (GB read as GiB, KB as KiB); `ssdlab workloads show NAME`");
+            println!("prints its TOML with the row, the source of every other number and what is scaled. Use one with");
+            println!("--workload NAME (run, hdi, trace generate).");
         }
         Some(WorkloadCmd::Show { name }) => match builtin::toml(&name) {
             Some(t) => print!("{t}"),

@@ -1,20 +1,30 @@
 //! The built-in workload profiles (`ssdlab_workload::builtin`): every one
-//! parses, validates and generates deterministically, and the statistics of
-//! what it generates ([`TraceStats`]) match its target row within 5 % on
-//! every column of that row.
+//! parses, validates and generates deterministically, and what it generates
+//! matches its paper's table row within 5 % on every column the row gives.
 //!
-//! The target rows are those documented at the top of each profile file and
-//! in `docs/workloads.md`, already scaled to the profile's request count:
-//! counts, volumes and footprint scale with it; shares, sizes and the
-//! inter-arrival time do not. Each column is marked with where its reference
-//! value comes from — a published source (`Published`), a rule applied to
-//! published numbers (`Derived`), or an assumption (`Assumed`) — so that a
-//! failure says which kind of promise broke. None of the rows comes from the
-//! seed papers' own tables, which could not be consulted (see
-//! `docs/workloads.md`).
+//! The rows below are the papers' own numbers, written as printed (SPD,
+//! PA-SSD, parallel GC and DVPFTL Table 2; DVPFTL §IV-B2 for PCMark05), not
+//! read back from the profiles: GB is read as GiB (2^30 bytes), KB as KiB
+//! and MB as MiB (docs/workloads.md, "Units"). Each check is marked:
 //!
-//! Every profile is tested whole: the largest has 1 000 000 requests and the
-//! whole file runs in well under a minute with the optimised dev profile.
+//! - `Table`: a cell of the row as printed;
+//! - `TableScaled`: a count or volume of the row times the target's scale
+//!   (generated requests / the row's requests), for a profile that is a
+//!   scaled-down version of a long trace;
+//! - `Derived`: a number the row implies (the SPD request count R_V/R_S +
+//!   W_V/W_S; prn_1's mean write size, see below);
+//! - `Other`: not in the row — another paper's or source's number, or an
+//!   assumption, as the profile's header says; checked so that the profile
+//!   keeps what its header promises;
+//! - `Contradicted`: a printed cell the row itself contradicts, which no
+//!   profile can meet together with the rest (SPD prn_1's W_S, DVPFTL
+//!   Financial1's "22 %" reads): reported, not asserted.
+//!
+//! Everything is measured on the generated stream: `TraceStats` with 4 KiB
+//! pages, plus the PA-SSD columns (mean write size in 8 KiB pages, share
+//! of writes touching more than one 8 KiB page) counted here. Each profile
+//! is generated whole once (36.7 M requests in all); a second generation of
+//! its first 20 000 requests checks determinism.
 
 use ssdlab_workload::builtin;
 use ssdlab_workload::stats::{StatsAccumulator, TraceStats};
@@ -25,494 +35,630 @@ use ssdlab_workload::{IoRecord, Op};
 /// target.
 const TOLERANCE: f64 = 0.05;
 
-/// Largest request count of a built-in (bigger traces are scaled down).
-const MAX_REQUESTS: u64 = 1_000_000;
+/// Largest request count of a built-in: rows up to 2.5 M requests are
+/// generated whole, longer ones scaled to 1 M.
+const MAX_REQUESTS: u64 = 2_500_000;
+
+/// Requests generated twice for the determinism check.
+const PREFIX: usize = 20_000;
+
+fn gib(x: f64) -> f64 {
+    x * (1u64 << 30) as f64
+}
+
+fn mib(x: f64) -> f64 {
+    x * (1u64 << 20) as f64
+}
+
+fn kib(x: f64) -> f64 {
+    x * 1024.0
+}
 
 #[derive(Clone, Copy, Debug)]
 enum Col {
-    /// Number of requests.
     Requests,
+    Reads,
+    Writes,
     /// Write requests / requests.
     WriteShare,
     /// Read requests / requests.
     ReadShare,
-    /// Bytes read.
     ReadBytes,
-    /// Bytes written.
     WriteBytes,
-    /// Mean read size, bytes.
     MeanReadSize,
-    /// Mean write size, bytes.
     MeanWriteSize,
-    /// Mean request size, bytes.
+    /// Mean size of all requests, bytes.
     MeanSize,
     /// Distinct 4 KiB pages touched, times 4096.
     FootprintBytes,
-    /// Mean number of 4 KiB pages a write touches.
-    MeanWritePages,
-    /// Writes touching more than one page / writes.
-    LargeWriteShare,
-    /// Mean gap between arrivals, microseconds.
-    MeanInterarrivalUs,
+    /// Mean write size in bytes / 8192 (PA-SSD's "Avg. W. Size (page)").
+    MeanWritePages8k,
+    /// Writes touching more than one 8 KiB page / writes (PA-SSD's "Large
+    /// Write Ratio").
+    LargeWriteShare8k,
+    /// Writes that start where the previous write ended / writes; its target
+    /// is 0 ("100 % random writes"), checked as at most 0.1 %.
+    SequentialWriteShare,
+    /// Mean gap between arrivals, milliseconds.
+    MeanInterarrivalMs,
 }
 
-/// Where a target value comes from.
+/// Where a target value comes from (see the module documentation).
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Kind {
-    Published,
+enum Src {
+    Table,
+    TableScaled,
     Derived,
-    Assumed,
+    Other,
+    Contradicted,
 }
 
 use Col::*;
-use Kind::*;
+use Src::*;
 
 struct Target {
     name: &'static str,
-    checks: &'static [(Col, f64, Kind)],
+    /// (generated requests, the row's requests) of a scaled profile.
+    scale: Option<(u64, u64)>,
+    checks: Vec<(Col, f64, Src)>,
 }
 
-/// Generated by the same script that wrote the profiles; mirrors the target
-/// rows in the profile files and in docs/workloads.md.
-const TARGETS: &[Target] = &[
-    Target {
-        name: "spd/hm_0",
-        checks: &[
-            (Requests, 1000000.0, Published),
-            (WriteShare, 0.645, Published),
-            (ReadBytes, 2638620000.0, Derived),
-            (WriteBytes, 5624930000.0, Derived),
-            (MeanReadSize, 7432.7, Derived),
-            (MeanWriteSize, 8720.8, Derived),
-            (FootprintBytes, 824492000.0, Published),
-            (MeanInterarrivalUs, 143852.0, Published),
-        ],
-    },
-    Target {
-        name: "spd/prn_0",
-        checks: &[
-            (Requests, 1000000.0, Published),
-            (WriteShare, 0.892142, Published),
-            (ReadBytes, 2529660000.0, Derived),
-            (WriteBytes, 8827530000.0, Derived),
-            (MeanReadSize, 23453.7, Derived),
-            (MeanWriteSize, 9894.8, Derived),
-            (FootprintBytes, 2051580000.0, Published),
-            (MeanInterarrivalUs, 118237.0, Published),
-        ],
-    },
-    Target {
-        name: "spd/prn_1",
-        checks: &[
-            (Requests, 1000000.0, Assumed),
-            (WriteShare, 0.25, Assumed),
-            (ReadBytes, 9216000000.0, Assumed),
-            (WriteBytes, 2560000000.0, Assumed),
-            (MeanReadSize, 12288.0, Assumed),
-            (MeanWriteSize, 10240.0, Assumed),
-            (FootprintBytes, 1228800000.0, Assumed),
-            (MeanInterarrivalUs, 54981.8, Derived),
-        ],
-    },
-    Target {
-        name: "spd/rsrch_0",
-        checks: &[
-            (Requests, 1000000.0, Published),
-            (WriteShare, 0.906794, Published),
-            (ReadBytes, 1025960000.0, Derived),
-            (WriteBytes, 8118500000.0, Derived),
-            (MeanReadSize, 11007.5, Derived),
-            (MeanWriteSize, 8953.0, Derived),
-            (FootprintBytes, 267913000.0, Published),
-            (MeanInterarrivalUs, 421856.0, Published),
-        ],
-    },
-    Target {
-        name: "spd/stg_0",
-        checks: &[
-            (Requests, 1000000.0, Published),
-            (WriteShare, 0.848129, Published),
-            (ReadBytes, 3764780000.0, Derived),
-            (WriteBytes, 8088680000.0, Derived),
-            (MeanReadSize, 24789.3, Derived),
-            (MeanWriteSize, 9537.1, Derived),
-            (FootprintBytes, 3365910000.0, Published),
-            (MeanInterarrivalUs, 297794.0, Published),
-        ],
-    },
-    Target {
-        name: "spd/proj_0",
-        checks: &[
-            (Requests, 1000000.0, Published),
-            (WriteShare, 0.861348, Published),
-            (ReadBytes, 2603450000.0, Derived),
-            (WriteBytes, 33938400000.0, Derived),
-            (MeanReadSize, 18776.9, Derived),
-            (MeanWriteSize, 39401.5, Derived),
-            (FootprintBytes, 1120370000.0, Published),
-            (MeanInterarrivalUs, 159902.0, Published),
-        ],
-    },
-    Target {
-        name: "spd/proj_3",
-        checks: &[
-            (Requests, 1000000.0, Assumed),
-            (WriteShare, 0.05, Assumed),
-            (ReadBytes, 8755200000.0, Assumed),
-            (WriteBytes, 716800000.0, Assumed),
-            (MeanReadSize, 9216.0, Assumed),
-            (MeanWriteSize, 14336.0, Assumed),
-            (FootprintBytes, 2048000000.0, Assumed),
-            (MeanInterarrivalUs, 268800.0, Derived),
-        ],
-    },
-    Target {
-        name: "spd/src2_0",
-        checks: &[
-            (Requests, 1000000.0, Published),
-            (WriteShare, 0.886553, Published),
-            (ReadBytes, 918411000.0, Derived),
-            (WriteBytes, 6460600000.0, Derived),
-            (MeanReadSize, 8095.5, Derived),
-            (MeanWriteSize, 7287.3, Derived),
-            (FootprintBytes, 494098000.0, Published),
-            (MeanInterarrivalUs, 448627.0, Published),
-        ],
-    },
-    Target {
-        name: "spd/ts_0",
-        checks: &[
-            (Requests, 1000000.0, Published),
-            (WriteShare, 0.824229, Published),
-            (ReadBytes, 2386890000.0, Derived),
-            (WriteBytes, 6833120000.0, Derived),
-            (MeanReadSize, 13579.5, Derived),
-            (MeanWriteSize, 8290.3, Derived),
-            (FootprintBytes, 543991000.0, Published),
-            (MeanInterarrivalUs, 387950.0, Published),
-        ],
-    },
-    Target {
-        name: "spd/prxy_0",
-        checks: &[
-            (Requests, 1000000.0, Published),
-            (WriteShare, 0.969365, Published),
-            (ReadBytes, 173887000.0, Derived),
-            (WriteBytes, 4701120000.0, Derived),
-            (MeanReadSize, 5676.0, Derived),
-            (MeanWriteSize, 4849.7, Derived),
-            (FootprintBytes, 152471000.0, Published),
-            (MeanInterarrivalUs, 47948.7, Published),
-        ],
-    },
-    Target {
-        name: "spd/wdev_0",
-        checks: &[
-            (Requests, 1000000.0, Published),
-            (WriteShare, 0.799233, Published),
-            (ReadBytes, 2537530000.0, Derived),
-            (WriteBytes, 6758680000.0, Derived),
-            (MeanReadSize, 12639.2, Derived),
-            (MeanWriteSize, 8456.5, Derived),
-            (FootprintBytes, 494783000.0, Published),
-            (MeanInterarrivalUs, 529016.0, Published),
-        ],
-    },
-    Target {
-        name: "pa/tFin",
-        checks: &[
-            (Requests, 1000000.0, Published),
-            (WriteShare, 0.768, Published),
-            (ReadBytes, 2019330000.0, Derived),
-            (WriteBytes, 6684670000.0, Derived),
-            (MeanWritePages, 2.125, Derived),
-            (LargeWriteShare, 0.48857, Derived),
-            (FootprintBytes, 1181580000.0, Published),
-            (MeanInterarrivalUs, 8000.0, Assumed),
-        ],
-    },
-    Target {
-        name: "pa/tRA",
-        checks: &[
-            (Requests, 1000000.0, Assumed),
-            (WriteShare, 0.9, Assumed),
-            (ReadBytes, 819200000.0, Assumed),
-            (WriteBytes, 5529600000.0, Assumed),
-            (MeanWritePages, 1.5, Derived),
-            (LargeWriteShare, 0.281742, Derived),
-            (FootprintBytes, 204800000.0, Assumed),
-            (MeanInterarrivalUs, 20000.0, Assumed),
-        ],
-    },
-    Target {
-        name: "pa/tDAP",
-        checks: &[
-            (Requests, 1000000.0, Assumed),
-            (WriteShare, 0.25, Assumed),
-            (ReadBytes, 24576000000.0, Assumed),
-            (WriteBytes, 4096000000.0, Assumed),
-            (MeanWritePages, 4.0, Derived),
-            (LargeWriteShare, 0.774314, Derived),
-            (FootprintBytes, 2048000000.0, Assumed),
-            (MeanInterarrivalUs, 10000.0, Assumed),
-        ],
-    },
-    Target {
-        name: "pa/tRBESS",
-        checks: &[
-            (Requests, 1000000.0, Assumed),
-            (WriteShare, 0.6, Assumed),
-            (ReadBytes, 3276800000.0, Assumed),
-            (WriteBytes, 4915200000.0, Assumed),
-            (MeanWritePages, 2.0, Derived),
-            (LargeWriteShare, 0.454686, Derived),
-            (FootprintBytes, 819200000.0, Assumed),
-            (MeanInterarrivalUs, 10000.0, Assumed),
-        ],
-    },
-    Target {
-        name: "pa/tDTR",
-        checks: &[
-            (Requests, 160539.0, Published),
-            (WriteShare, 0.324108, Published),
-            (ReadBytes, 2117570000.0, Derived),
-            (WriteBytes, 1015430000.0, Derived),
-            (MeanWritePages, 4.76453, Derived),
-            (LargeWriteShare, 0.829162, Derived),
-            (FootprintBytes, 328784000.0, Assumed),
-            (MeanInterarrivalUs, 20000.0, Assumed),
-        ],
-    },
-    Target {
-        name: "pa/tExch",
-        checks: &[
-            (Requests, 660727.0, Published),
-            (WriteShare, 0.760853, Published),
-            (ReadBytes, 2342450000.0, Derived),
-            (WriteBytes, 7452550000.0, Derived),
-            (MeanWritePages, 3.61928, Derived),
-            (LargeWriteShare, 0.738148, Derived),
-            (FootprintBytes, 811901000.0, Assumed),
-            (MeanInterarrivalUs, 10000.0, Assumed),
-        ],
-    },
-    Target {
-        name: "pa/tMSFS",
-        checks: &[
-            (Requests, 994058.0, Published),
-            (WriteShare, 0.351574, Published),
-            (ReadBytes, 6647010000.0, Derived),
-            (WriteBytes, 3603990000.0, Derived),
-            (MeanWritePages, 2.51765, Derived),
-            (LargeWriteShare, 0.577865, Derived),
-            (FootprintBytes, 1221500000.0, Assumed),
-            (MeanInterarrivalUs, 5000.0, Assumed),
-        ],
-    },
-    Target {
-        name: "pa/tBS",
-        checks: &[
-            (Requests, 1000000.0, Assumed),
-            (WriteShare, 0.6, Assumed),
-            (ReadBytes, 6553600000.0, Assumed),
-            (WriteBytes, 7372800000.0, Assumed),
-            (MeanWritePages, 3.0, Derived),
-            (LargeWriteShare, 0.660831, Derived),
-            (FootprintBytes, 1638400000.0, Assumed),
-            (MeanInterarrivalUs, 10000.0, Assumed),
-        ],
-    },
-    Target {
-        name: "pgc/SYN",
-        checks: &[
-            (WriteShare, 0.8, Assumed),
-            (MeanSize, 16384.0, Assumed),
-            (ReadBytes, 3276800000.0, Derived),
-            (WriteBytes, 13107200000.0, Derived),
-            (FootprintBytes, 1638400000.0, Assumed),
-            (MeanInterarrivalUs, 5000.0, Assumed),
-        ],
-    },
-    Target {
-        name: "pgc/IOzone",
-        checks: &[
-            (WriteShare, 0.5, Assumed),
-            (MeanSize, 65536.0, Assumed),
-            (ReadBytes, 32768000000.0, Derived),
-            (WriteBytes, 32768000000.0, Derived),
-            (FootprintBytes, 1638400000.0, Assumed),
-            (MeanInterarrivalUs, 5000.0, Assumed),
-        ],
-    },
-    Target {
-        name: "pgc/Postmark",
-        checks: &[
-            (WriteShare, 0.713749, Published),
-            (MeanSize, 4373.6, Published),
-            (ReadBytes, 1251950000.0, Derived),
-            (WriteBytes, 3121650000.0, Derived),
-            (FootprintBytes, 1638400000.0, Assumed),
-            (MeanInterarrivalUs, 5000.0, Assumed),
-        ],
-    },
-    Target {
-        name: "pgc/Financial1",
-        checks: &[
-            (WriteShare, 0.768, Published),
-            (MeanSize, 8704.0, Published),
-            (ReadBytes, 2019330000.0, Derived),
-            (WriteBytes, 6684670000.0, Derived),
-            (FootprintBytes, 1181580000.0, Published),
-            (MeanInterarrivalUs, 8000.0, Assumed),
-        ],
-    },
-    Target {
-        name: "pgc/Financial2",
-        checks: &[
-            (WriteShare, 0.177, Published),
-            (MeanSize, 3420.2, Assumed),
-            (ReadBytes, 2814790000.0, Derived),
-            (WriteBytes, 605368000.0, Derived),
-            (FootprintBytes, 1638400000.0, Assumed),
-            (MeanInterarrivalUs, 5000.0, Assumed),
-        ],
-    },
-    Target {
-        name: "pgc/MSNFS",
-        checks: &[
-            (WriteShare, 0.351574, Published),
-            (MeanSize, 10312.3, Published),
-            (ReadBytes, 6686750000.0, Derived),
-            (WriteBytes, 3625530000.0, Derived),
-            (FootprintBytes, 1228800000.0, Assumed),
-            (MeanInterarrivalUs, 5000.0, Assumed),
-        ],
-    },
-    Target {
-        name: "pgc/Systor17",
-        checks: &[
-            (WriteShare, 0.279313, Published),
-            (MeanSize, 19629.3, Published),
-            (ReadBytes, 14146600000.0, Derived),
-            (WriteBytes, 5482710000.0, Derived),
-            (FootprintBytes, 1638400000.0, Assumed),
-            (MeanInterarrivalUs, 5000.0, Assumed),
-        ],
-    },
-    Target {
-        name: "dvp/Financial1",
-        checks: &[
-            (Requests, 1000000.0, Published),
-            (WriteShare, 0.768, Published),
-            (ReadShare, 0.232, Published),
-            (MeanInterarrivalUs, 8000.0, Assumed),
-            (ReadBytes, 2019330000.0, Derived),
-            (WriteBytes, 6684670000.0, Derived),
-            (FootprintBytes, 1181580000.0, Published),
-        ],
-    },
-    Target {
-        name: "dvp/MSR",
-        checks: &[
-            (Requests, 1000000.0, Assumed),
-            (WriteShare, 0.7, Assumed),
-            (ReadShare, 0.3, Assumed),
-            (MeanInterarrivalUs, 100000.0, Assumed),
-            (ReadBytes, 3686400000.0, Assumed),
-            (WriteBytes, 8601600000.0, Assumed),
-            (FootprintBytes, 1228800000.0, Assumed),
-        ],
-    },
-    Target {
-        name: "dvp/Distilled",
-        checks: &[
-            (Requests, 1000000.0, Assumed),
-            (WriteShare, 0.5, Assumed),
-            (ReadShare, 0.5, Assumed),
-            (MeanInterarrivalUs, 5000.0, Assumed),
-            (ReadBytes, 4096000000.0, Assumed),
-            (WriteBytes, 4096000000.0, Assumed),
-            (FootprintBytes, 1228800000.0, Assumed),
-        ],
-    },
-    Target {
-        name: "dvp/MillSSD",
-        checks: &[
-            (Requests, 1000000.0, Assumed),
-            (WriteShare, 0.6, Assumed),
-            (ReadShare, 0.4, Assumed),
-            (MeanInterarrivalUs, 2000.0, Assumed),
-            (ReadBytes, 6553600000.0, Assumed),
-            (WriteBytes, 9830400000.0, Assumed),
-            (FootprintBytes, 1228800000.0, Assumed),
-        ],
-    },
-    Target {
-        name: "dvp/pcmark05_xp_startup",
-        checks: &[
-            (Requests, 200000.0, Assumed),
-            (WriteShare, 0.1, Published),
-            (ReadShare, 0.9, Published),
-            (MeanInterarrivalUs, 1000.0, Assumed),
-            (ReadBytes, 4423680000.0, Assumed),
-            (WriteBytes, 163840000.0, Assumed),
-            (FootprintBytes, 409600000.0, Assumed),
-        ],
-    },
-    Target {
-        name: "dvp/pcmark05_app_loading",
-        checks: &[
-            (Requests, 200000.0, Assumed),
-            (WriteShare, 0.17, Published),
-            (ReadShare, 0.83, Published),
-            (MeanInterarrivalUs, 1000.0, Assumed),
-            (ReadBytes, 5439490000.0, Assumed),
-            (WriteBytes, 278528000.0, Assumed),
-            (FootprintBytes, 409600000.0, Assumed),
-        ],
-    },
-    Target {
-        name: "dvp/pcmark05_general_usage",
-        checks: &[
-            (Requests, 200000.0, Assumed),
-            (WriteShare, 0.4, Assumed),
-            (ReadShare, 0.6, Assumed),
-            (MeanInterarrivalUs, 1000.0, Assumed),
-            (ReadBytes, 1966080000.0, Assumed),
-            (WriteBytes, 1310720000.0, Assumed),
-            (FootprintBytes, 327680000.0, Assumed),
-        ],
-    },
-    Target {
-        name: "dvp/pcmark05_virus_scan",
-        checks: &[
-            (Requests, 200000.0, Assumed),
-            (WriteShare, 0.05, Assumed),
-            (ReadShare, 0.95, Assumed),
-            (MeanInterarrivalUs, 1000.0, Assumed),
-            (ReadBytes, 12451800000.0, Assumed),
-            (WriteBytes, 81920000.0, Assumed),
-            (FootprintBytes, 983040000.0, Assumed),
-        ],
-    },
-    Target {
-        name: "dvp/pcmark05_file_write",
-        checks: &[
-            (Requests, 200000.0, Assumed),
-            (WriteShare, 0.95, Assumed),
-            (ReadShare, 0.05, Assumed),
-            (MeanInterarrivalUs, 1000.0, Assumed),
-            (ReadBytes, 81920000.0, Assumed),
-            (WriteBytes, 12451800000.0, Assumed),
-            (FootprintBytes, 1228800000.0, Assumed),
-        ],
-    },
-];
+/// The papers' rows, one per built-in, in the order of the papers' tables.
+fn targets() -> Vec<Target> {
+    vec![
+        // ---- SPD (Gao et al., TPDS 2020) Table 2: every row generated whole
+        // hm_0: W/R 67.9 %, FP 1.35, R_V/W_V 6.9/15.2 GB, R_S/W_S 11.2/11.6 KB
+        Target {
+            name: "spd/hm_0",
+            scale: None,
+            checks: vec![
+                (WriteShare, 0.679, Table),
+                (FootprintBytes, gib(1.35), Table),
+                (ReadBytes, gib(6.9), Table),
+                (WriteBytes, gib(15.2), Table),
+                (MeanReadSize, kib(11.2), Table),
+                (MeanWriteSize, kib(11.6), Table),
+                (
+                    Requests,
+                    gib(6.9) / kib(11.2) + gib(15.2) / kib(11.6),
+                    Derived,
+                ),
+                (MeanInterarrivalMs, 143.9, Other),
+            ],
+        },
+        // prn_0: W/R 93.7 %, FP 2.93, R_V/W_V 3.0/20.5 GB, R_S/W_S 24.8/11.6 KB
+        Target {
+            name: "spd/prn_0",
+            scale: None,
+            checks: vec![
+                (WriteShare, 0.937, Table),
+                (FootprintBytes, gib(2.93), Table),
+                (ReadBytes, gib(3.0), Table),
+                (WriteBytes, gib(20.5), Table),
+                (MeanReadSize, kib(24.8), Table),
+                (MeanWriteSize, kib(11.6), Table),
+                (
+                    Requests,
+                    gib(3.0) / kib(24.8) + gib(20.5) / kib(11.6),
+                    Derived,
+                ),
+                (MeanInterarrivalMs, 118.2, Other),
+            ],
+        },
+        // prn_1: W/R 32.1 %, FP 5.16, R_V/W_V 31.4/10.9 GB, R_S/W_S 24.2/11.4 KB
+        Target {
+            name: "spd/prn_1",
+            scale: None,
+            checks: vec![
+                (WriteShare, 0.321, Table),
+                (FootprintBytes, gib(5.16), Table),
+                (ReadBytes, gib(31.4), Table),
+                (WriteBytes, gib(10.9), Table),
+                (MeanReadSize, kib(24.2), Table),
+                (MeanWriteSize, kib(11.4), Contradicted),
+                (MeanWriteSize, gib(10.9) / (2_003_754.0 * 0.321), Derived),
+                (
+                    Requests,
+                    kib(24.2).recip() * gib(31.4) / (1.0 - 0.321),
+                    Derived,
+                ),
+                (MeanInterarrivalMs, 54.98, Other),
+            ],
+        },
+        // rsrch_0: W/R 90.7 %, FP 0.31, R_V/W_V 1.8/14.6 GB, R_S/W_S 15.0/12.6 KB
+        Target {
+            name: "spd/rsrch_0",
+            scale: None,
+            checks: vec![
+                (WriteShare, 0.907, Table),
+                (FootprintBytes, gib(0.31), Table),
+                (ReadBytes, gib(1.8), Table),
+                (WriteBytes, gib(14.6), Table),
+                (MeanReadSize, kib(15.0), Table),
+                (MeanWriteSize, kib(12.6), Table),
+                (
+                    Requests,
+                    gib(1.8) / kib(15.0) + gib(14.6) / kib(12.6),
+                    Derived,
+                ),
+                (MeanInterarrivalMs, 421.9, Other),
+            ],
+        },
+        // stg_0: W/R 76.9 %, FP 0.28, R_V/W_V 7.4/9.3 GB, R_S/W_S 33.6/12.6 KB
+        Target {
+            name: "spd/stg_0",
+            scale: None,
+            checks: vec![
+                (WriteShare, 0.769, Table),
+                (FootprintBytes, gib(0.28), Table),
+                (ReadBytes, gib(7.4), Table),
+                (WriteBytes, gib(9.3), Table),
+                (MeanReadSize, kib(33.6), Table),
+                (MeanWriteSize, kib(12.6), Table),
+                (
+                    Requests,
+                    gib(7.4) / kib(33.6) + gib(9.3) / kib(12.6),
+                    Derived,
+                ),
+                (MeanInterarrivalMs, 297.8, Other),
+            ],
+        },
+        // proj_0: W/R 82.9 %, FP 1.58, R_V/W_V 7.2/56.5 GB, R_S/W_S 21.9/35.7 KB
+        Target {
+            name: "spd/proj_0",
+            scale: None,
+            checks: vec![
+                (WriteShare, 0.8290000000000001, Table),
+                (FootprintBytes, gib(1.58), Table),
+                (ReadBytes, gib(7.2), Table),
+                (WriteBytes, gib(56.5), Table),
+                (MeanReadSize, kib(21.9), Table),
+                (MeanWriteSize, kib(35.7), Table),
+                (
+                    Requests,
+                    gib(7.2) / kib(21.9) + gib(56.5) / kib(35.7),
+                    Derived,
+                ),
+                (MeanInterarrivalMs, 159.9, Other),
+            ],
+        },
+        // proj_3: W/R 4.89 %, FP 1.86, R_V/W_V 21.6/2.8 GB, R_S/W_S 11.9/29.9 KB
+        Target {
+            name: "spd/proj_3",
+            scale: None,
+            checks: vec![
+                (WriteShare, 0.0489, Table),
+                (FootprintBytes, gib(1.86), Table),
+                (ReadBytes, gib(21.6), Table),
+                (WriteBytes, gib(2.8), Table),
+                (MeanReadSize, kib(11.9), Table),
+                (MeanWriteSize, kib(29.9), Table),
+                (
+                    Requests,
+                    gib(21.6) / kib(11.9) + gib(2.8) / kib(29.9),
+                    Derived,
+                ),
+                (MeanInterarrivalMs, 268.8, Other),
+            ],
+        },
+        // src2_0: W/R 88.6 %, FP 0.52, R_V/W_V 1.9/13.6 GB, R_S/W_S 12.2/11.0 KB
+        Target {
+            name: "spd/src2_0",
+            scale: None,
+            checks: vec![
+                (WriteShare, 0.8859999999999999, Table),
+                (FootprintBytes, gib(0.52), Table),
+                (ReadBytes, gib(1.9), Table),
+                (WriteBytes, gib(13.6), Table),
+                (MeanReadSize, kib(12.2), Table),
+                (MeanWriteSize, kib(11.0), Table),
+                (
+                    Requests,
+                    gib(1.9) / kib(12.2) + gib(13.6) / kib(11.0),
+                    Derived,
+                ),
+                (MeanInterarrivalMs, 448.6, Other),
+            ],
+        },
+        // ts_0: W/R 82.6 %, FP 0.57, R_V/W_V 4.9/15.9 GB, R_S/W_S 17.5/11.8 KB
+        Target {
+            name: "spd/ts_0",
+            scale: None,
+            checks: vec![
+                (WriteShare, 0.826, Table),
+                (FootprintBytes, gib(0.57), Table),
+                (ReadBytes, gib(4.9), Table),
+                (WriteBytes, gib(15.9), Table),
+                (MeanReadSize, kib(17.5), Table),
+                (MeanWriteSize, kib(11.8), Table),
+                (
+                    Requests,
+                    gib(4.9) / kib(17.5) + gib(15.9) / kib(11.8),
+                    Derived,
+                ),
+                (MeanInterarrivalMs, 388.0, Other),
+            ],
+        },
+        // prxy_0: W/R 97.06 %, FP 0.17, R_V/W_V 0.27/5.8 GB, R_S/W_S 9.6/6.2 KB
+        Target {
+            name: "spd/prxy_0",
+            scale: None,
+            checks: vec![
+                (WriteShare, 0.9706, Table),
+                (FootprintBytes, gib(0.17), Table),
+                (ReadBytes, gib(0.27), Table),
+                (WriteBytes, gib(5.8), Table),
+                (MeanReadSize, kib(9.6), Table),
+                (MeanWriteSize, kib(6.2), Table),
+                (
+                    Requests,
+                    gib(0.27) / kib(9.6) + gib(5.8) / kib(6.2),
+                    Derived,
+                ),
+                (MeanInterarrivalMs, 47.95, Other),
+            ],
+        },
+        // wdev_0: W/R 79.9 %, FP 0.34, R_V/W_V 3.2/9.2 GB, R_S/W_S 16.5/12.1 KB
+        Target {
+            name: "spd/wdev_0",
+            scale: None,
+            checks: vec![
+                (WriteShare, 0.799, Table),
+                (FootprintBytes, gib(0.34), Table),
+                (ReadBytes, gib(3.2), Table),
+                (WriteBytes, gib(9.2), Table),
+                (MeanReadSize, kib(16.5), Table),
+                (MeanWriteSize, kib(12.1), Table),
+                (
+                    Requests,
+                    gib(3.2) / kib(16.5) + gib(9.2) / kib(12.1),
+                    Derived,
+                ),
+                (MeanInterarrivalMs, 529.0, Other),
+            ],
+        },
+        // ---- PA-SSD (Zhang et al., TPDS 2020) Table 2; rows above 2.5 M requests scaled to 1 M
+        // tFin: 5,334,987 requests, 77 % writes, R/W 2.7/14.6 GB, 0.5 pages, 6 % large
+        Target {
+            name: "pa/tFin",
+            scale: Some((1_000_000, 5_334_987)),
+            checks: vec![
+                (Requests, 5_334_987.0, TableScaled),
+                (WriteShare, 0.77, Table),
+                (ReadBytes, gib(2.7), TableScaled),
+                (WriteBytes, gib(14.6), TableScaled),
+                (MeanWritePages8k, 0.5, Table),
+                (LargeWriteShare8k, 0.06, Table),
+                (FootprintBytes, 288_500.0 * 4096.0, Other),
+                (MeanInterarrivalMs, 8.19, Other),
+            ],
+        },
+        // tRA: 2,214,073 requests, 90 % writes, R/W 2.3/15.6 GB, 1.0 pages, 12 % large
+        Target {
+            name: "pa/tRA",
+            scale: None,
+            checks: vec![
+                (Requests, 2_214_073.0, Table),
+                (WriteShare, 0.9, Table),
+                (ReadBytes, gib(2.3), Table),
+                (WriteBytes, gib(15.6), Table),
+                (MeanWritePages8k, 1.0, Table),
+                (LargeWriteShare8k, 0.12, Table),
+                (FootprintBytes, 110_704.0 * 4096.0, Other),
+                (MeanInterarrivalMs, 20.0, Other),
+            ],
+        },
+        // tDAP: 1,086,729 requests, 44 % writes, R/W 36.2/44.1 GB, 12.1 pages, 32 % large
+        Target {
+            name: "pa/tDAP",
+            scale: None,
+            checks: vec![
+                (Requests, 1_086_729.0, Table),
+                (WriteShare, 0.44, Table),
+                (ReadBytes, gib(36.2), Table),
+                (WriteBytes, gib(44.1), Table),
+                (MeanWritePages8k, 12.1, Table),
+                (LargeWriteShare8k, 0.32, Table),
+                (FootprintBytes, 543_364.0 * 4096.0, Other),
+                (MeanInterarrivalMs, 10.0, Other),
+            ],
+        },
+        // tRBESS: 5,250,996 requests, 82 % writes, R/W 97.0/47.9 GB, 1.5 pages, 30 % large
+        Target {
+            name: "pa/tRBESS",
+            scale: Some((1_000_000, 5_250_996)),
+            checks: vec![
+                (Requests, 5_250_996.0, TableScaled),
+                (WriteShare, 0.82, Table),
+                (ReadBytes, gib(97.0), TableScaled),
+                (WriteBytes, gib(47.9), TableScaled),
+                (MeanWritePages8k, 1.5, Table),
+                (LargeWriteShare8k, 0.3, Table),
+                (FootprintBytes, 200_000.0 * 4096.0, Other),
+                (MeanInterarrivalMs, 10.0, Other),
+            ],
+        },
+        // tDTR: 18,195,701 requests, 32 % writes, R/W 252.1/176.1 GB, 3.9 pages, 53 % large
+        Target {
+            name: "pa/tDTR",
+            scale: Some((1_000_000, 18_195_701)),
+            checks: vec![
+                (Requests, 18_195_701.0, TableScaled),
+                (WriteShare, 0.32, Table),
+                (ReadBytes, gib(252.1), TableScaled),
+                (WriteBytes, gib(176.1), TableScaled),
+                (MeanWritePages8k, 3.9, Table),
+                (LargeWriteShare8k, 0.53, Table),
+                (FootprintBytes, 500_000.0 * 4096.0, Other),
+                (MeanInterarrivalMs, 20.0, Other),
+            ],
+        },
+        // tExch: 7,450,837 requests, 46 % writes, R/W 37.4/41.3 GB, 1.6 pages, 17 % large
+        Target {
+            name: "pa/tExch",
+            scale: Some((1_000_000, 7_450_837)),
+            checks: vec![
+                (Requests, 7_450_837.0, TableScaled),
+                (WriteShare, 0.46, Table),
+                (ReadBytes, gib(37.4), TableScaled),
+                (WriteBytes, gib(41.3), TableScaled),
+                (MeanWritePages8k, 1.6, Table),
+                (LargeWriteShare8k, 0.17, Table),
+                (FootprintBytes, 300_000.0 * 4096.0, Other),
+                (MeanInterarrivalMs, 10.0, Other),
+            ],
+        },
+        // tMSFS: 29,345,085 requests, 33 % writes, R/W 200.9/102.3 GB, 1.4 pages, 10 % large
+        Target {
+            name: "pa/tMSFS",
+            scale: Some((1_000_000, 29_345_085)),
+            checks: vec![
+                (Requests, 29_345_085.0, TableScaled),
+                (WriteShare, 0.33, Table),
+                (ReadBytes, gib(200.9), TableScaled),
+                (WriteBytes, gib(102.3), TableScaled),
+                (MeanWritePages8k, 1.4, Table),
+                (LargeWriteShare8k, 0.1, Table),
+                (FootprintBytes, 300_000.0 * 4096.0, Other),
+                (MeanInterarrivalMs, 5.0, Other),
+            ],
+        },
+        // tBS: 11,873,555 requests, 49 % writes, R/W 149.8/166.2 GB, 3.7 pages, 67 % large
+        Target {
+            name: "pa/tBS",
+            scale: Some((1_000_000, 11_873_555)),
+            checks: vec![
+                (Requests, 11_873_555.0, TableScaled),
+                (WriteShare, 0.49, Table),
+                (ReadBytes, gib(149.8), TableScaled),
+                (WriteBytes, gib(166.2), TableScaled),
+                (MeanWritePages8k, 3.7, Table),
+                (LargeWriteShare8k, 0.67, Table),
+                (FootprintBytes, 400_000.0 * 4096.0, Other),
+                (MeanInterarrivalMs, 10.0, Other),
+            ],
+        },
+        // ---- parallel GC (Zhu et al., IEEE Access 2020) Table 2 (and "100 % random writes")
+        // SYN: 100 % writes, 6 KB, 100 % random writes
+        Target {
+            name: "pgc/SYN",
+            scale: None,
+            checks: vec![
+                (WriteShare, 1.0, Table),
+                (MeanSize, kib(6.0), Table),
+                (SequentialWriteShare, 0.0, Table),
+                (Requests, 1_000_000.0, Other),
+                (FootprintBytes, 400_000.0 * 4096.0, Other),
+                (MeanInterarrivalMs, 5.0, Other),
+            ],
+        },
+        // IOzone: 100 % writes, 360 KB, 100 % random writes
+        Target {
+            name: "pgc/IOzone",
+            scale: None,
+            checks: vec![
+                (WriteShare, 1.0, Table),
+                (MeanSize, kib(360.0), Table),
+                (SequentialWriteShare, 0.0, Table),
+                (Requests, 100_000.0, Other),
+                (FootprintBytes, 1_048_576.0 * 4096.0, Other),
+                (MeanInterarrivalMs, 5.0, Other),
+            ],
+        },
+        // Postmark: 16.8 % writes, 222 KB
+        Target {
+            name: "pgc/Postmark",
+            scale: None,
+            checks: vec![
+                (WriteShare, 0.168, Table),
+                (MeanSize, kib(222.0), Table),
+                (Requests, 100_000.0, Other),
+                (FootprintBytes, 1_048_576.0 * 4096.0, Other),
+                (MeanInterarrivalMs, 5.0, Other),
+            ],
+        },
+        // Financial1: 78.3 % writes, 5.2 KB
+        Target {
+            name: "pgc/Financial1",
+            scale: None,
+            checks: vec![
+                (WriteShare, 0.7829999999999999, Table),
+                (MeanSize, kib(5.2), Table),
+                (Requests, 1_000_000.0, Other),
+                (FootprintBytes, 288_500.0 * 4096.0, Other),
+                (MeanInterarrivalMs, 8.19, Other),
+            ],
+        },
+        // Financial2: 18.6 % writes, 4.8 KB
+        Target {
+            name: "pgc/Financial2",
+            scale: None,
+            checks: vec![
+                (WriteShare, 0.18600000000000003, Table),
+                (MeanSize, kib(4.8), Table),
+                (Requests, 1_000_000.0, Other),
+                (FootprintBytes, 400_000.0 * 4096.0, Other),
+                (MeanInterarrivalMs, 5.0, Other),
+            ],
+        },
+        // MSNFS: 23.6 % writes, 8.7 KB
+        Target {
+            name: "pgc/MSNFS",
+            scale: None,
+            checks: vec![
+                (WriteShare, 0.23600000000000002, Table),
+                (MeanSize, kib(8.7), Table),
+                (Requests, 1_000_000.0, Other),
+                (FootprintBytes, 300_000.0 * 4096.0, Other),
+                (MeanInterarrivalMs, 5.0, Other),
+            ],
+        },
+        // Systor17: 19.1 % writes, 40 KB
+        Target {
+            name: "pgc/Systor17",
+            scale: None,
+            checks: vec![
+                (WriteShare, 0.191, Table),
+                (MeanSize, kib(40.0), Table),
+                (Requests, 1_000_000.0, Other),
+                (FootprintBytes, 400_000.0 * 4096.0, Other),
+                (MeanInterarrivalMs, 5.0, Other),
+            ],
+        },
+        // ---- DVPFTL (Luo et al., IEEE Access 2018) Table 2 and §IV-B2 (PCMark05)
+        // Financial1: 5,334,987 requests, R 1,235,633 (22 %) W 4,099,354 (78 %), 8.19 ms
+        Target {
+            name: "dvp/Financial1",
+            scale: Some((1_000_000, 5_334_987)),
+            checks: vec![
+                (Requests, 5_334_987.0, TableScaled),
+                (Reads, 1_235_633.0, TableScaled),
+                (Writes, 4_099_354.0, TableScaled),
+                (WriteShare, 0.78, Table),
+                (ReadShare, 0.22, Contradicted),
+                (MeanInterarrivalMs, 8.19, Table),
+                (FootprintBytes, 288_500.0 * 4096.0, Other),
+            ],
+        },
+        // MSR: 1,048,577 requests, R 47,380 (4.5 %) W 1,005,197 (95.5 %), N/A
+        Target {
+            name: "dvp/MSR",
+            scale: None,
+            checks: vec![
+                (Requests, 1_048_577.0, Table),
+                (Reads, 47_380.0, Table),
+                (Writes, 1_005_197.0, Table),
+                (WriteShare, 0.955, Table),
+                (ReadShare, 0.045, Table),
+                (MeanInterarrivalMs, 100.0, Other),
+                (FootprintBytes, 314_573.0 * 4096.0, Other),
+            ],
+        },
+        // Distilled: 3,142,935 requests, R 1,633,429 (52 %) W 1,509,506 (48 %), 32 ms
+        Target {
+            name: "dvp/Distilled",
+            scale: Some((1_000_000, 3_142_935)),
+            checks: vec![
+                (Requests, 3_142_935.0, TableScaled),
+                (Reads, 1_633_429.0, TableScaled),
+                (Writes, 1_509_506.0, TableScaled),
+                (WriteShare, 0.48, Table),
+                (ReadShare, 0.52, Table),
+                (MeanInterarrivalMs, 32.0, Table),
+                (FootprintBytes, 300_000.0 * 4096.0, Other),
+            ],
+        },
+        // MillSSD: 3,581,731 requests, R 53,726 (1.5 %) W 3,528,005 (98.5 %), 809.27 ms
+        Target {
+            name: "dvp/MillSSD",
+            scale: Some((1_000_000, 3_581_731)),
+            checks: vec![
+                (Requests, 3_581_731.0, TableScaled),
+                (Reads, 53_726.0, TableScaled),
+                (Writes, 3_528_005.0, TableScaled),
+                (WriteShare, 0.985, Table),
+                (ReadShare, 0.015, Table),
+                (MeanInterarrivalMs, 809.27, Table),
+                (FootprintBytes, 300_000.0 * 4096.0, Other),
+            ],
+        },
+        // PCMark05 xp_startup: 90 % reads
+        Target {
+            name: "dvp/pcmark05_xp_startup",
+            scale: None,
+            checks: vec![
+                (ReadShare, 0.9, Table),
+                (WriteShare, 0.09999999999999998, Table),
+                (Requests, 200_000.0, Other),
+                (FootprintBytes, 100_000.0 * 4096.0, Other),
+                (MeanInterarrivalMs, 1.0, Other),
+            ],
+        },
+        // PCMark05 app_loading: 83 % reads
+        Target {
+            name: "dvp/pcmark05_app_loading",
+            scale: None,
+            checks: vec![
+                (ReadShare, 0.83, Table),
+                (WriteShare, 0.17000000000000004, Table),
+                (Requests, 200_000.0, Other),
+                (FootprintBytes, 100_000.0 * 4096.0, Other),
+                (MeanInterarrivalMs, 1.0, Other),
+            ],
+        },
+        // PCMark05 general_usage: 60 % reads
+        Target {
+            name: "dvp/pcmark05_general_usage",
+            scale: None,
+            checks: vec![
+                (ReadShare, 0.6, Table),
+                (WriteShare, 0.4, Table),
+                (Requests, 200_000.0, Other),
+                (FootprintBytes, 80_000.0 * 4096.0, Other),
+                (MeanInterarrivalMs, 1.0, Other),
+            ],
+        },
+        // PCMark05 virus_scan: 99.5 % reads, 600 MB scanned
+        Target {
+            name: "dvp/pcmark05_virus_scan",
+            scale: None,
+            checks: vec![
+                (ReadShare, 0.995, Table),
+                (ReadBytes, mib(600.0), Table),
+                (Requests, 9_648.0, Other),
+                (FootprintBytes, 145_920.0 * 4096.0, Other),
+                (MeanInterarrivalMs, 1.0, Other),
+            ],
+        },
+        // PCMark05 file_write: 0 % reads, 680 MB written
+        Target {
+            name: "dvp/pcmark05_file_write",
+            scale: None,
+            checks: vec![
+                (WriteShare, 1.0, Table),
+                (WriteBytes, mib(680.0), Table),
+                (Requests, 10_880.0, Other),
+                (FootprintBytes, 165_376.0 * 4096.0, Other),
+                (MeanInterarrivalMs, 1.0, Other),
+            ],
+        },
+    ]
+}
 
-fn value(s: &TraceStats, col: Col) -> f64 {
+/// What a profile generated: `TraceStats` (4 KiB pages) and the PA-SSD
+/// columns.
+struct Measured {
+    stats: TraceStats,
+    large_writes_8k: u64,
+}
+
+fn value(m: &Measured, col: Col) -> f64 {
+    let s = &m.stats;
     let opt = |v: Option<f64>| v.unwrap_or(f64::NAN);
     match col {
         Requests => s.requests as f64,
+        Reads => s.read_requests as f64,
+        Writes => s.write_requests as f64,
         WriteShare => opt(s.write_share),
         ReadShare => opt(s.read_share),
         ReadBytes => s.read_bytes as f64,
@@ -521,9 +667,10 @@ fn value(s: &TraceStats, col: Col) -> f64 {
         MeanWriteSize => opt(s.mean_write_size_bytes),
         MeanSize => (s.read_bytes + s.write_bytes) as f64 / s.requests as f64,
         FootprintBytes => s.footprint_bytes as f64,
-        MeanWritePages => opt(s.mean_write_size_pages),
-        LargeWriteShare => opt(s.large_write_share),
-        MeanInterarrivalUs => opt(s.mean_interarrival_us),
+        MeanWritePages8k => opt(s.mean_write_size_bytes) / 8192.0,
+        LargeWriteShare8k => m.large_writes_8k as f64 / s.write_requests as f64,
+        SequentialWriteShare => opt(s.sequential_write_share),
+        MeanInterarrivalMs => opt(s.mean_interarrival_us) / 1000.0,
     }
 }
 
@@ -538,56 +685,82 @@ fn fold(h: &mut u64, r: &IoRecord) {
 
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 
-/// Statistics (4 KiB pages) and digest of everything `p` generates.
-fn stats_and_digest(p: &Profile) -> (TraceStats, u64) {
+/// Everything `p` generates, measured, and the digest of its first
+/// [`PREFIX`] requests.
+fn measure(p: &Profile) -> (Measured, u64) {
     let mut acc = StatsAccumulator::new(4096).unwrap();
     let mut h = FNV_OFFSET;
-    for r in Generator::try_new(p).unwrap() {
+    let mut large = 0;
+    for (i, r) in Generator::try_new(p).unwrap().enumerate() {
         let r = r.unwrap();
-        fold(&mut h, &r);
+        if i < PREFIX {
+            fold(&mut h, &r);
+        }
+        if r.op == Op::Write && (r.offset + r.size - 1) / 8192 > r.offset / 8192 {
+            large += 1;
+        }
         acc.add(&r).unwrap();
     }
-    (acc.finish(), h)
+    let m = Measured {
+        stats: acc.finish(),
+        large_writes_8k: large,
+    };
+    (m, h)
 }
 
-fn digest(p: &Profile) -> u64 {
+fn prefix_digest(p: &Profile) -> u64 {
     let mut h = FNV_OFFSET;
-    for r in Generator::try_new(p).unwrap() {
+    for r in Generator::try_new(p).unwrap().take(PREFIX) {
         fold(&mut h, &r.unwrap());
     }
     h
 }
 
-fn target(name: &str) -> &'static Target {
-    TARGETS
-        .iter()
-        .find(|t| t.name == name)
-        .unwrap_or_else(|| panic!("no target row for built-in `{name}`"))
-}
-
-/// Generate every built-in whose name starts with `prefix`, twice, and check
-/// determinism and the target rows; report every deviation at once.
-fn check_paper(prefix: &str) {
-    let names: Vec<_> = builtin::names()
-        .into_iter()
-        .filter(|n| n.starts_with(prefix))
-        .collect();
-    assert!(!names.is_empty(), "no built-ins named {prefix}*");
+/// Generate every built-in named in `names`, check determinism and its
+/// row; report every deviation at once (and the contradicted cells).
+fn check(names: &[&str]) {
+    let all = targets();
     let mut failures = Vec::new();
-    for name in names {
+    for &name in names {
+        let t = all
+            .iter()
+            .find(|t| t.name == name)
+            .unwrap_or_else(|| panic!("no row for built-in `{name}`"));
         let p = builtin::get(name).unwrap();
-        let (s, first) = stats_and_digest(&p);
-        let second = digest(&builtin::get(name).unwrap());
-        if first != second {
+        let (m, first) = measure(&p);
+        if first != prefix_digest(&builtin::get(name).unwrap()) {
             failures.push(format!("{name}: two generations differ"));
         }
-        assert_eq!(s.requests, p.requests, "{name}: request count");
-        for &(col, want, kind) in target(name).checks {
-            let got = value(&s, col);
+        assert_eq!(m.stats.requests, p.requests, "{name}: request count");
+        if let Some((generated, whole)) = t.scale {
+            assert_eq!(generated, p.requests, "{name}: the scale's request count");
+            assert!(generated < whole, "{name}: a scale shrinks");
+        }
+        let factor = t.scale.map_or(1.0, |(g, w)| g as f64 / w as f64);
+        for &(col, table, src) in &t.checks {
+            let want = if src == TableScaled {
+                table * factor
+            } else {
+                table
+            };
+            let got = value(&m, col);
+            if let SequentialWriteShare = col {
+                if got.is_nan() || got > 0.001 {
+                    failures.push(format!("{name}: {col:?} is {got:.6}; random writes want 0"));
+                }
+                continue;
+            }
             let dev = (got / want - 1.0).abs();
+            if src == Contradicted {
+                eprintln!(
+                    "{name}: {col:?} is {got:.6} against the contradicted cell {want:.6} ({:+.1} %)",
+                    (got / want - 1.0) * 100.0
+                );
+                continue;
+            }
             if dev.is_nan() || dev > TOLERANCE {
                 failures.push(format!(
-                    "{name}: {col:?} is {got:.6} against {want:.6} ({kind:?}), off by {:.1} %",
+                    "{name}: {col:?} is {got:.6} against {want:.6} ({src:?}), off by {:.1} %",
                     dev * 100.0
                 ));
             }
@@ -596,10 +769,18 @@ fn check_paper(prefix: &str) {
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));
 }
 
+fn named(prefix: &str) -> Vec<&'static str> {
+    builtin::names()
+        .into_iter()
+        .filter(|n| n.starts_with(prefix))
+        .collect()
+}
+
 #[test]
 fn names_are_unique_prefixed_and_described() {
     let names = builtin::names();
-    assert_eq!(names.len(), TARGETS.len(), "one target row per built-in");
+    let all = targets();
+    assert_eq!(names.len(), all.len(), "one row per built-in");
     let mut seen = std::collections::HashSet::new();
     for name in &names {
         assert!(
@@ -616,19 +797,27 @@ fn names_are_unique_prefixed_and_described() {
             !about.is_empty() && !about.contains('\n'),
             "{name}: describe"
         );
+        // the listing names the paper's table (or section) as the source
+        let paper = [
+            "SPD Table 2",
+            "PA-SSD Table 2",
+            "Parallel GC Table 2",
+            "DVPFTL",
+        ];
         assert!(
-            builtin::toml(name).unwrap().contains("Target row"),
-            "{name}: TOML header"
+            paper.iter().any(|p| about.starts_with(p)),
+            "{name}: {about}"
         );
-        target(name);
+        let toml = builtin::toml(name).unwrap();
+        assert!(toml.contains("# Paper row"), "{name}: TOML header");
+        assert!(!toml.contains("could not be"), "{name}: stale header");
+        assert!(all.iter().any(|t| t.name == *name), "{name}: no row");
     }
-    // the paper tables' workloads, by prefix
     let count = |p: &str| names.iter().filter(|n| n.starts_with(p)).count();
     assert_eq!(count("spd/"), 11);
     assert_eq!(count("pa/"), 8);
     assert_eq!(count("pgc/"), 7);
     assert_eq!(count("dvp/"), 9);
-    // Financial1 appears in three papers, once under each prefix
     for n in ["pa/tFin", "pgc/Financial1", "dvp/Financial1"] {
         assert!(names.contains(&n), "{n}");
     }
@@ -659,22 +848,31 @@ fn every_builtin_parses_validates_and_round_trips() {
     }
 }
 
+// The SPD rows are generated whole (17.5 M requests): two tests, so that
+// the two cores share them.
 #[test]
-fn spd_profiles_match_their_rows() {
-    check_paper("spd/");
+fn spd_rows_hm_to_proj_0() {
+    let names = named("spd/");
+    check(&names[..6]);
 }
 
 #[test]
-fn pa_ssd_profiles_match_their_rows() {
-    check_paper("pa/");
+fn spd_rows_proj_3_to_wdev_0() {
+    let names = named("spd/");
+    check(&names[6..]);
 }
 
 #[test]
-fn parallel_gc_profiles_match_their_rows() {
-    check_paper("pgc/");
+fn pa_ssd_rows() {
+    check(&named("pa/"));
 }
 
 #[test]
-fn dvpftl_profiles_match_their_rows() {
-    check_paper("dvp/");
+fn parallel_gc_rows() {
+    check(&named("pgc/"));
+}
+
+#[test]
+fn dvpftl_rows() {
+    check(&named("dvp/"));
 }

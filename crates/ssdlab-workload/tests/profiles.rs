@@ -233,6 +233,7 @@ fn lognormal_mean_is_the_requested_mean_exactly() {
             mean: want,
             sigma,
             max,
+            min: None,
         };
         assert!((ln.expected_mean(4096, 1 << 40) / exact - 1.0).abs() < 1e-12);
         assert!((dist.mean(4096) / want - 1.0).abs() < 1e-6);
@@ -272,6 +273,7 @@ fn lognormal_sizes_follow_the_rounded_distribution() {
         mean: want,
         sigma,
         max: None,
+        min: None,
     }
     .location(4096, 1 << 40);
     let recs = generate(&p);
@@ -308,6 +310,7 @@ fn lognormal_documented_shift_of_the_plain_location() {
         mean: 12288.0,
         sigma: 1.0,
         max: None,
+        min: None,
     };
     let loc = ln.location(4096, 1 << 40);
     assert!(loc < 12288f64.ln() - 0.5);
@@ -768,8 +771,64 @@ fn toml_errors_name_the_new_fields() {
         ("max = 1048576", "max = 34359738368", "footprint_bytes"),
         (
             "max = 1048576",
-            "max = 1048576, min = 1",
+            "max = 1048576, min = 0",
             "write_size.lognormal.min",
+        ),
+        (
+            "max = 1048576",
+            "max = 1048576, min = 2000000",
+            "write_size.lognormal.min",
+        ),
+        (
+            "max = 1048576",
+            "max = 1048576, min = 16384",
+            "write_size.lognormal.mean",
+        ),
+        (
+            "max = 1048576",
+            "max = 1048576, mini = 1",
+            "write_size.lognormal.mini",
+        ),
+        // mixture
+        (
+            "{ empirical = [[4096, 55], [8192, 15], [16384, 10], [65536, 20]] }",
+            "{ mixture = [] }",
+            "read_size.mixture",
+        ),
+        (
+            "{ empirical = [[4096, 55], [8192, 15], [16384, 10], [65536, 20]] }",
+            "{ mixture = [{ fixed = [4096] }] }",
+            "read_size.mixture[1]",
+        ),
+        (
+            "{ empirical = [[4096, 55], [8192, 15], [16384, 10], [65536, 20]] }",
+            "{ mixture = [{ weight = 1, fixed = [4096] }, { weight = -1, fixed = [8192] }] }",
+            "read_size.mixture[2].weight",
+        ),
+        (
+            "{ empirical = [[4096, 55], [8192, 15], [16384, 10], [65536, 20]] }",
+            "{ mixture = [{ weight = 1, fixed = [4096] }, { weight = 1, lognormal = { mean = 4096, sigma = 1 } }] }",
+            "read_size.mixture[2].lognormal.mean",
+        ),
+        (
+            "{ empirical = [[4096, 55], [8192, 15], [16384, 10], [65536, 20]] }",
+            "{ mixture = [{ weight = 1, mixture = [{ weight = 1, fixed = [4096] }] }] }",
+            "read_size.mixture[1].mixture",
+        ),
+        (
+            "{ empirical = [[4096, 55], [8192, 15], [16384, 10], [65536, 20]] }",
+            "{ mixture = [{ weight = 0, fixed = [4096] }] }",
+            "read_size.mixture",
+        ),
+        (
+            "{ empirical = [[4096, 55], [8192, 15], [16384, 10], [65536, 20]] }",
+            "{ weight = 2, fixed = [4096] }",
+            "read_size.weight",
+        ),
+        (
+            "{ empirical = [[4096, 55], [8192, 15], [16384, 10], [65536, 20]] }",
+            "{ mixture = [{ weight = 1, fixed = [4096], wieght = 2 }] }",
+            "read_size.mixture.wieght",
         ),
         // sequential
         ("share = 0.4", "share = 0", "write_address.sequential.share"),
@@ -903,4 +962,94 @@ fn rust_values_toml_cannot_express_are_refused() {
         Err(Error::Config { field, .. }) => assert_eq!(field, "duration_s"),
         other => panic!("{other:?}"),
     }
+}
+
+// ---------------------------------------------------------------------------
+// mixtures and lognormal `min`
+
+/// A mixture as the PA-SSD look-alikes use it: 90 % small requests (at most
+/// one 8 KiB page) from a histogram and 10 % large ones from a lognormal of
+/// at least two pages.
+const MIXTURE: &str = r#"
+name = "mix"
+seed = 3
+requests = 200000
+read_share = 0
+footprint_bytes = 17179869184
+page_bytes = 8192
+write_size = { mixture = [{ weight = 0.9, empirical = [[512, 1], [4096, 2], [8192, 1]] }, { weight = 0.1, lognormal = { mean = 65536, sigma = 1.0, min = 16384, max = 1048576 } }] }
+address = { kind = "uniform" }
+arrival = { kind = "poisson", iops = 1000 }
+"#;
+
+#[test]
+fn a_mixture_draws_its_components_in_proportion_and_keeps_their_means() {
+    let p = Profile::from_toml(MIXTURE, "mix.toml").unwrap();
+    // exact mean: 0.9 × (512 + 2·4096 + 8192)/4 + 0.1 × 65536
+    let small = (512.0 + 2.0 * 4096.0 + 8192.0) / 4.0;
+    let want = 0.9 * small + 0.1 * 65536.0;
+    let exact = p.mean_size(Op::Write);
+    assert!((exact / want - 1.0).abs() < 1e-9, "{exact} vs {want}");
+    let recs = generate(&p);
+    let large: Vec<f64> = recs
+        .iter()
+        .filter(|r| r.size > 8192)
+        .map(|r| r.size as f64)
+        .collect();
+    // every large draw comes from the lognormal, which never goes below min
+    assert!(recs.iter().all(|r| r.size <= 8192 || r.size >= 16384));
+    let share = large.len() as f64 / recs.len() as f64;
+    assert!((share - 0.1).abs() < 0.004, "large share {share}");
+    let (m_large, _, _) = mean(large.into_iter());
+    assert!((m_large / 65536.0 - 1.0).abs() < 0.03, "{m_large}");
+    let (m, _, _) = mean(recs.iter().map(|r| r.size as f64));
+    assert!((m / exact - 1.0).abs() < 0.02, "{m} vs {exact}");
+    // deterministic, and the TOML round trip keeps the mixture
+    assert_eq!(digest(&recs), digest(&generate(&p)));
+    let back = Profile::from_toml(&p.to_toml().unwrap(), "back.toml").unwrap();
+    assert_eq!(back, p);
+}
+
+#[test]
+fn a_lognormal_with_min_never_goes_below_it_and_keeps_its_mean() {
+    for (mean_b, sigma, min) in [
+        (40_000.0, 1.0, 16384u64),
+        (20_000.0, 2.0, 12288),
+        (9000.0, 0.5, 8192),
+    ] {
+        let p = Profile {
+            read_share: 0.0,
+            read_size: None,
+            write_size: Some(SizeDist {
+                lognormal: Some(LogNormal {
+                    mean: mean_b,
+                    sigma,
+                    max: Some(1 << 20),
+                    min: Some(min),
+                }),
+                ..SizeDist::default()
+            }),
+            requests: 100_000,
+            ..base()
+        };
+        let exact = p.mean_size(Op::Write);
+        assert!((exact / mean_b - 1.0).abs() < 1e-9, "{mean_b}: {exact}");
+        let recs = generate(&p);
+        assert!(recs.iter().all(|r| r.size >= min && r.size <= 1 << 20));
+        let (m, _, _) = mean(recs.iter().map(|r| r.size as f64));
+        assert!((m / mean_b - 1.0).abs() < 0.02, "{mean_b}: {m}");
+    }
+}
+
+#[test]
+fn validation_errors_give_the_line_of_their_key() {
+    let text = MIXTURE.replace("weight = 0.1,", "weight = -0.1,");
+    let (field, msg) = config_error(&text.replace("mix.toml", "p.toml"));
+    assert_eq!(field, "write_size.mixture[2].weight");
+    // the profile starts with an empty line: write_size is on line 8
+    assert!(msg.ends_with("(line 8)"), "{msg}");
+    let text = MIXTURE.replace("read_share = 0", "read_share = 2");
+    let (field, msg) = config_error(&text);
+    assert_eq!(field, "read_share");
+    assert!(msg.ends_with("(line 5)"), "{msg}");
 }

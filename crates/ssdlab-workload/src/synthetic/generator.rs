@@ -48,7 +48,7 @@ impl Compiled {
             d.as_ref()
                 .map(|d| {
                     d.compile(p.page_bytes, p.footprint_bytes, true)
-                        .map_err(|(sub, msg)| Error::config(origin, sub_field(field, sub), msg))
+                        .map_err(|(sub, msg)| Error::config(origin, sub_field(field, &sub), msg))
                 })
                 .transpose()
         };

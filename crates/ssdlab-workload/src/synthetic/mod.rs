@@ -59,8 +59,11 @@
 //! | `arrival` | arrival process ([arrivals](#arrivals), required) |
 //!
 //! Unknown keys are errors. Every error is an [`Error::Config`] naming the
-//! dotted field it is about (`write_size.lognormal.sigma`,
-//! `write_address.sequential.share`, `arrival.on_ms`, ...).
+//! origin (the file), the dotted field it is about
+//! (`write_size.lognormal.sigma`, `write_size.mixture[2].weight`,
+//! `write_address.sequential.share`, `arrival.on_ms`, ...) and the line: for
+//! a TOML error the line and column of the offending text, for a value
+//! found invalid after parsing the line of the field's top-level key.
 //!
 //! ## Request sizes
 //!
@@ -75,18 +78,23 @@
 //!   `page_bytes` in either form;
 //! - `uniform = [min, max]`: uniform over the multiples of `page_bytes` in
 //!   \[min, max\] (there must be at least one);
-//! - `lognormal = { mean = bytes, sigma = s, max = bytes }` (`max` optional):
-//!   a lognormal size of the given mean and log-spread, rounded up to whole
-//!   pages and clamped to \[`page_bytes`, `max`\] (described next).
+//! - `lognormal = { mean = bytes, sigma = s, max = bytes, min = bytes }`
+//!   (`max` and `min` optional): a lognormal size of the given mean and
+//!   log-spread, rounded up to whole pages and clamped to \[`min`, `max`\]
+//!   (described next);
+//! - `mixture = [{ weight = w, ... }, ...]`: a weighted mixture of the
+//!   distributions above ([mixtures](#mixtures)).
 //!
 //! ### Lognormal sizes
 //!
 //! A draw is `Y = exp(μ + sigma·Z)` bytes with Z standard normal; the size is
-//! `ceil(Y / page_bytes)` pages, at least 1 page and at most `K = max /
-//! page_bytes` pages (`max` rounded down to a page; without `max` the
-//! footprint takes its place). `sigma` is the standard deviation of ln Y and
-//! must be in \[0.01, 4\]; `mean` must lie strictly between `page_bytes` and
-//! `K · page_bytes`.
+//! `ceil(Y / page_bytes)` pages, at least `J = ceil(min / page_bytes)` pages
+//! (1 without `min`) and at most `K = max / page_bytes` pages (`max` rounded
+//! down to a page; without `max` the footprint takes its place). `sigma` is
+//! the standard deviation of ln Y and must be in \[0.01, 4\]; `min` must be
+//! positive and below `K` pages; `mean` must lie strictly between `J ·
+//! page_bytes` and `K · page_bytes`. `min` serves a mixture's large-request
+//! component, which must not produce small requests.
 //!
 //! **`mean` is the mean of the sizes actually generated**, after rounding and
 //! clamping. For a plain lognormal `μ = ln(mean) − sigma²/2` would do, but
@@ -104,7 +112,10 @@
 //! ```
 //!
 //! (Q the standard normal upper tail), which rises continuously from `p` to
-//! `K·p` as μ grows; μ is found by bisection to about 1e−12. The sum is
+//! `K·p` as μ grows; μ is found by bisection to about 1e−12. With `min`,
+//! the sum starts at k = J and the leading 1 becomes J: `E[size] = p · (J +
+//! Σ_{k=J}^{K−1} Q(...))`, computed as the difference of two sums of the
+//! form above. The sum is
 //! evaluated term by term for k ≤ max(64, 10/sigma) and by the
 //! Euler–Maclaurin formula, with the integral in closed form, beyond — in
 //! O(1) time whatever K, to about 1e−11, with this module's own
@@ -117,6 +128,32 @@
 //! `mean` is within a page or so of `page_bytes` (or of the largest size),
 //! most sizes are one page (or the largest) and the spread is smaller than
 //! `sigma` suggests.
+//!
+//! ### Mixtures
+//!
+//! `mixture = [c₁, c₂, ...]` lists components, each a size table of its own
+//! (`fixed`, `empirical`, `uniform` or `lognormal`, not another mixture)
+//! with a `weight` (finite, ≥ 0; the weights need not sum to 1 but must have
+//! a positive sum). A draw picks component i with probability `weight_i / Σ
+//! weight` (one uniform) and then draws that component's size. So the mean
+//! is the weighted mean of the components' means, and the share of sizes in
+//! any range is the weighted share — which lets a profile meet a mean size
+//! and, say, a share of requests larger than one page at once:
+//!
+//! ```toml
+//! page_bytes = 8192
+//! # ... the other top-level keys, then (a table section comes last):
+//! # 94 % small writes (at most one 8 KiB page), 6 % large ones of 2 pages or more
+//! [write_size]
+//! mixture = [
+//!     { weight = 0.94, empirical = [[512, 3], [4096, 5], [8192, 2]] },
+//!     { weight = 0.06, lognormal = { mean = 49152, sigma = 1.0, min = 16384, max = 1048576 } },
+//! ]
+//! ```
+//!
+//! `weight` is refused outside a mixture's component, and a component
+//! without one is an error naming it: `write_size.mixture[2].weight`
+//! (components count from 1). A component of weight 0 is never drawn.
 //!
 //! ## Addresses
 //!
@@ -200,7 +237,8 @@
 //!    draw one uniform (none if there is one size); `uniform` draws one
 //!    integer; `lognormal` draws normal deviates by Marsaglia's polar method
 //!    (pairs of uniforms until one falls inside the unit disc; one deviate is
-//!    used per size);
+//!    used per size); `mixture` draws one uniform to pick the component,
+//!    then that component's draws;
 //! 3. the start, from that direction's address model: with `sequential`, one
 //!    uniform decides stream or not, then an integer picks the stream, then
 //!    (for a running stream, when `run_requests` is set) one uniform decides
@@ -221,7 +259,7 @@
 //!    arrives after one gap) and rounded down to whole nanoseconds.
 //!
 //! A profile without the newer features (`empirical`, `lognormal`,
-//! `sequential`, `read_address` / `write_address`, `on-off`, `duration_s`)
+//! `mixture`, `sequential`, `read_address` / `write_address`, `on-off`, `duration_s`)
 //! draws exactly as it always has, so its stream is unchanged.
 //!
 //! The stream is the same on every platform: random numbers come from the
@@ -460,7 +498,7 @@ impl Profile {
                 Some(d) => {
                     let s = d
                         .compile(self.page_bytes, self.footprint_bytes, false)
-                        .map_err(|(sub, msg)| Error::config(origin, sub_field(field, sub), msg))?;
+                        .map_err(|(sub, msg)| Error::config(origin, sub_field(field, &sub), msg))?;
                     let largest = s.max();
                     if needed && largest > self.footprint_bytes {
                         return err(

@@ -10,7 +10,7 @@ use super::{MAX_FOOTPRINT_BYTES, MAX_LOGNORMAL_SIGMA, MIN_LOGNORMAL_SIGMA};
 use crate::error::{Error, Result};
 
 /// A request-size distribution: exactly one of `fixed` (with optional
-/// `weights`), `empirical`, `uniform` or `lognormal`; see
+/// `weights`), `empirical`, `uniform`, `lognormal` or `mixture`; see
 /// [request sizes](super#request-sizes).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -32,6 +32,15 @@ pub struct SizeDist {
     /// Lognormal sizes of a given mean, rounded up to whole pages.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lognormal: Option<LogNormal>,
+    /// A weighted mixture of distributions: each component is a `SizeDist`
+    /// of its own (not a mixture) with its `weight`; see
+    /// [mixtures](super#mixtures).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mixture: Option<Vec<SizeDist>>,
+    /// The relative weight (finite, ≥ 0) of this distribution as a component
+    /// of a `mixture`; only there, and required there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight: Option<f64>,
 }
 
 /// Lognormal request sizes: see [lognormal sizes](super#lognormal-sizes).
@@ -48,6 +57,10 @@ pub struct LogNormal {
     /// the footprint when left out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max: Option<u64>,
+    /// Smallest size in bytes (rounded up to a page); one page when left
+    /// out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<u64>,
 }
 
 impl LogNormal {
@@ -60,16 +73,25 @@ impl LogNormal {
             .unwrap_or(0)
     }
 
+    /// Smallest size in pages: `min` rounded up to whole pages, at least 1.
+    fn min_pages(&self, page_bytes: u64) -> u64 {
+        match (self.min, page_bytes) {
+            (Some(m), p) if p > 0 => m.div_ceil(p).max(1),
+            _ => 1,
+        }
+    }
+
     /// μ, the mean of ln(size in bytes) before rounding, solved so that the
     /// generated sizes have mean `mean`; `cap_bytes` stands for `max` when
     /// it is not given (a profile uses its footprint). NaN if the parameters
     /// are invalid.
     pub fn location(&self, page_bytes: u64, cap_bytes: u64) -> f64 {
         let k_max = self.max_pages(page_bytes, cap_bytes);
-        if !self.feasible(page_bytes, k_max) {
+        let k_min = self.min_pages(page_bytes);
+        if !self.feasible(page_bytes, k_min, k_max) {
             return f64::NAN;
         }
-        solve_location(self.mean / page_bytes as f64, self.sigma, k_max)
+        solve_location(self.mean / page_bytes as f64, self.sigma, k_min, k_max)
             + dmath::ln(page_bytes as f64)
     }
 
@@ -80,19 +102,21 @@ impl LogNormal {
         if mu.is_nan() {
             return f64::NAN;
         }
-        rounded_lognormal_mean(
-            mu,
+        let p = page_bytes as f64;
+        p * clamped_mean_pages(
+            mu - dmath::ln(p),
             self.sigma,
-            page_bytes,
-            self.max_pages(page_bytes, cap_bytes) * page_bytes,
+            self.min_pages(page_bytes),
+            self.max_pages(page_bytes, cap_bytes),
         )
     }
 
-    fn feasible(&self, page_bytes: u64, k_max: u64) -> bool {
+    fn feasible(&self, page_bytes: u64, k_min: u64, k_max: u64) -> bool {
         page_bytes > 0
             && k_max >= 1
+            && k_min < k_max
             && (MIN_LOGNORMAL_SIGMA..=MAX_LOGNORMAL_SIGMA).contains(&self.sigma)
-            && self.mean > page_bytes as f64
+            && self.mean > (k_min as f64) * page_bytes as f64
             && self.mean < (k_max as f64) * page_bytes as f64
     }
 }
@@ -160,7 +184,12 @@ impl SizeDist {
     /// log-spread `sigma`, at most `max` bytes (the footprint if None).
     pub fn lognormal(mean: f64, sigma: f64, max: Option<u64>) -> SizeDist {
         SizeDist {
-            lognormal: Some(LogNormal { mean, sigma, max }),
+            lognormal: Some(LogNormal {
+                mean,
+                sigma,
+                max,
+                min: None,
+            }),
             ..SizeDist::default()
         }
     }
@@ -172,7 +201,7 @@ impl SizeDist {
     pub fn validate(&self, origin: &str, field: &str, page_bytes: u64) -> Result<()> {
         self.compile(page_bytes, MAX_FOOTPRINT_BYTES, false)
             .map(|_| ())
-            .map_err(|(sub, msg)| Error::config(origin, sub_field(field, sub), msg))
+            .map_err(|(sub, msg)| Error::config(origin, sub_field(field, &sub), msg))
     }
 
     /// Mean request size in bytes (for a valid distribution; NaN otherwise),
@@ -204,12 +233,29 @@ impl SizeDist {
         page_bytes: u64,
         cap_bytes: u64,
         solve: bool,
-    ) -> std::result::Result<SizeSampler, (&'static str, String)> {
+    ) -> std::result::Result<SizeSampler, (String, String)> {
+        if self.weight.is_some() {
+            return Err((
+                "weight".into(),
+                "only a component of a `mixture` has a `weight`".into(),
+            ));
+        }
+        self.compile_any(page_bytes, cap_bytes, solve)
+    }
+
+    /// [`compile`](Self::compile) without the check on `weight`.
+    fn compile_any(
+        &self,
+        page_bytes: u64,
+        cap_bytes: u64,
+        solve: bool,
+    ) -> std::result::Result<SizeSampler, (String, String)> {
         let given: Vec<&str> = [
             ("fixed", self.fixed.is_some()),
             ("uniform", self.uniform.is_some()),
             ("empirical", self.empirical.is_some()),
             ("lognormal", self.lognormal.is_some()),
+            ("mixture", self.mixture.is_some()),
         ]
         .iter()
         .filter(|(_, g)| *g)
@@ -217,71 +263,139 @@ impl SizeDist {
         .collect();
         if given.len() > 1 {
             return Err((
-                "",
+                String::new(),
                 format!(
-                    "give only one of `fixed`, `empirical`, `uniform` and `lognormal` (found `{}`)",
+                    "give only one of `fixed`, `empirical`, `uniform`, `lognormal` and `mixture` (found `{}`)",
                     given.join("` and `")
                 ),
             ));
         }
         if given.is_empty() {
             return Err((
-                "",
+                String::new(),
                 "give `fixed = [bytes, ...]` (optionally with `weights`), `empirical = [[bytes, weight], ...]`, \
-                 `uniform = [min, max]` or `lognormal = { mean = bytes, sigma = s }`"
+                 `uniform = [min, max]`, `lognormal = { mean = bytes, sigma = s }` or \
+                 `mixture = [{ weight = w, ... }, ...]`"
                     .into(),
             ));
         }
         if self.weights.is_some() && self.fixed.is_none() {
             return Err((
-                "weights",
+                "weights".into(),
                 format!("`weights` go with `fixed` sizes, not `{}`", given[0]),
             ));
         }
+        let own = |(sub, msg): (&'static str, String)| (sub.to_string(), msg);
         if let Some(sizes) = &self.fixed {
-            return fixed_sampler(sizes, self.weights.as_deref(), "fixed", "weights");
+            return fixed_sampler(sizes, self.weights.as_deref(), "fixed", "weights").map_err(own);
         }
         if let Some(pairs) = &self.empirical {
             let sizes: Vec<u64> = pairs.iter().map(|p| p.0).collect();
             let weights: Vec<f64> = pairs.iter().map(|p| p.1).collect();
-            return fixed_sampler(&sizes, Some(&weights), "empirical", "empirical");
+            return fixed_sampler(&sizes, Some(&weights), "empirical", "empirical").map_err(own);
         }
         if let Some(ln) = &self.lognormal {
-            return lognormal_sampler(ln, page_bytes, cap_bytes, solve);
+            return lognormal_sampler(ln, page_bytes, cap_bytes, solve).map_err(own);
+        }
+        if let Some(parts) = &self.mixture {
+            return mixture_sampler(parts, page_bytes, cap_bytes, solve);
         }
         let Some([min, max]) = self.uniform else {
             unreachable!("one distribution is given")
         };
-        if min == 0 {
-            return Err((
-                "uniform",
-                "the minimum size is 0; sizes must be positive".into(),
-            ));
-        }
-        if min > max {
-            return Err(("uniform", format!("min {min} is larger than max {max}")));
-        }
-        if page_bytes == 0 {
-            return Err(("uniform", "page_bytes is 0".into()));
-        }
-        let lo = min.div_ceil(page_bytes);
-        let hi = max / page_bytes;
-        if lo > hi {
-            return Err((
-                "uniform",
-                format!("[{min}, {max}] contains no multiple of page_bytes ({page_bytes})"),
-            ));
-        }
-        match hi.checked_mul(page_bytes) {
-            Some(v) if v <= MAX_FOOTPRINT_BYTES => {}
-            _ => return Err(("uniform", format!("max {max} is larger than 2^63 bytes"))),
-        }
-        Ok(SizeSampler::Pages {
-            lo,
-            span: hi - lo + 1,
-            page_bytes,
-        })
+        uniform_sampler(min, max, page_bytes).map_err(own)
     }
+}
+
+/// The sampler of `uniform = [min, max]`.
+fn uniform_sampler(
+    min: u64,
+    max: u64,
+    page_bytes: u64,
+) -> std::result::Result<SizeSampler, (&'static str, String)> {
+    if min == 0 {
+        return Err((
+            "uniform",
+            "the minimum size is 0; sizes must be positive".into(),
+        ));
+    }
+    if min > max {
+        return Err(("uniform", format!("min {min} is larger than max {max}")));
+    }
+    if page_bytes == 0 {
+        return Err(("uniform", "page_bytes is 0".into()));
+    }
+    let lo = min.div_ceil(page_bytes);
+    let hi = max / page_bytes;
+    if lo > hi {
+        return Err((
+            "uniform",
+            format!("[{min}, {max}] contains no multiple of page_bytes ({page_bytes})"),
+        ));
+    }
+    match hi.checked_mul(page_bytes) {
+        Some(v) if v <= MAX_FOOTPRINT_BYTES => {}
+        _ => return Err(("uniform", format!("max {max} is larger than 2^63 bytes"))),
+    }
+    Ok(SizeSampler::Pages {
+        lo,
+        span: hi - lo + 1,
+        page_bytes,
+    })
+}
+
+/// The sampler of a `mixture`: every component compiled (errors name it
+/// `mixture[i]`, counting from 1), with its weight.
+fn mixture_sampler(
+    parts: &[SizeDist],
+    page_bytes: u64,
+    cap_bytes: u64,
+    solve: bool,
+) -> std::result::Result<SizeSampler, (String, String)> {
+    if parts.is_empty() {
+        return Err(("mixture".into(), "the list of components is empty".into()));
+    }
+    let mut samplers = Vec::with_capacity(parts.len());
+    let mut cumulative = Vec::with_capacity(parts.len());
+    let mut total = 0.0;
+    for (i, part) in parts.iter().enumerate() {
+        let at = format!("mixture[{}]", i + 1);
+        let Some(w) = part.weight else {
+            return Err((
+                at,
+                "a component needs a `weight` (a finite number >= 0)".into(),
+            ));
+        };
+        if !(w.is_finite() && w >= 0.0) {
+            return Err((
+                format!("{at}.weight"),
+                format!("{w} is not a finite number >= 0"),
+            ));
+        }
+        if part.mixture.is_some() {
+            return Err((
+                format!("{at}.mixture"),
+                "a component cannot itself be a mixture".into(),
+            ));
+        }
+        let s = part
+            .compile_any(page_bytes, cap_bytes, solve)
+            .map_err(|(sub, msg)| (sub_field(&at, &sub), msg))?;
+        total += w;
+        samplers.push(s);
+        cumulative.push(total);
+    }
+    if !(total > 0.0 && total.is_finite()) {
+        return Err((
+            "mixture".into(),
+            "the components' weights must have a positive, finite sum".into(),
+        ));
+    }
+    Ok(SizeSampler::Mixture {
+        parts: samplers,
+        cumulative,
+        total,
+    })
 }
 
 /// `field.sub`, or `field` when `sub` is empty.
@@ -386,28 +500,51 @@ fn lognormal_sampler(
     }
     let k_max = ln.max_pages(page_bytes, cap_bytes);
     let top = k_max.saturating_mul(page_bytes);
-    if !ln.feasible(page_bytes, k_max) {
+    let k_min = ln.min_pages(page_bytes);
+    if let Some(m) = ln.min {
+        if m == 0 {
+            return Err(("lognormal.min", "is 0; sizes must be positive".into()));
+        }
+        if k_min >= k_max {
+            return Err((
+                "lognormal.min",
+                format!(
+                    "{m} in whole pages ({} bytes) is not below the largest size ({top} bytes)",
+                    k_min.saturating_mul(page_bytes)
+                ),
+            ));
+        }
+    }
+    if !ln.feasible(page_bytes, k_min, k_max) {
         let what = if ln.max.is_some() {
             "`max` in whole pages"
         } else {
             "the footprint in whole pages"
         };
+        let bottom = match ln.min {
+            Some(_) => format!(
+                "the smallest size ({} bytes, `min` in whole pages)",
+                k_min * page_bytes
+            ),
+            None => format!("page_bytes ({page_bytes})"),
+        };
         return Err((
             "lognormal.mean",
             format!(
-                "{} is not strictly between page_bytes ({page_bytes}) and the largest size ({top} bytes, {what})",
+                "{} is not strictly between {bottom} and the largest size ({top} bytes, {what})",
                 ln.mean
             ),
         ));
     }
     let loc = if solve {
-        solve_location(ln.mean / page_bytes as f64, ln.sigma, k_max)
+        solve_location(ln.mean / page_bytes as f64, ln.sigma, k_min, k_max)
     } else {
         f64::NAN
     };
     Ok(SizeSampler::LogNormal {
         loc,
         sigma: ln.sigma,
+        k_min,
         k_max,
         page_bytes,
     })
@@ -423,13 +560,21 @@ pub(super) enum SizeSampler {
     },
     /// `(lo + uniform(span)) * page_bytes`.
     Pages { lo: u64, span: u64, page_bytes: u64 },
-    /// `clamp(ceil(exp(loc + sigma Z)), 1, k_max) * page_bytes` (`loc` in
-    /// ln pages).
+    /// `clamp(ceil(exp(loc + sigma Z)), k_min, k_max) * page_bytes` (`loc`
+    /// in ln pages).
     LogNormal {
         loc: f64,
         sigma: f64,
+        k_min: u64,
         k_max: u64,
         page_bytes: u64,
+    },
+    /// One of `parts`, picked with probability proportional to its weight
+    /// (`cumulative` holds the running sums of the weights).
+    Mixture {
+        parts: Vec<SizeSampler>,
+        cumulative: Vec<f64>,
+        total: f64,
     },
 }
 
@@ -457,17 +602,27 @@ impl SizeSampler {
             SizeSampler::LogNormal {
                 loc,
                 sigma,
+                k_min,
                 k_max,
                 page_bytes,
             } => {
                 let y = dmath::exp(loc + sigma * std_normal(rng));
                 // y >= k_max (or NaN, which cannot happen) gives the largest
                 let pages = if y < *k_max as f64 {
-                    (y.ceil() as u64).clamp(1, *k_max)
+                    (y.ceil() as u64).clamp(*k_min, *k_max)
                 } else {
                     *k_max
                 };
                 pages * page_bytes
+            }
+            SizeSampler::Mixture {
+                parts,
+                cumulative,
+                total,
+            } => {
+                let x = unit(rng) * total;
+                let i = cumulative.partition_point(|&c| c <= x);
+                parts[i.min(parts.len() - 1)].sample(rng)
             }
         }
     }
@@ -495,9 +650,25 @@ impl SizeSampler {
             SizeSampler::LogNormal {
                 loc,
                 sigma,
+                k_min,
                 k_max,
                 page_bytes,
-            } => *page_bytes as f64 * rounded_mean_pages(*loc, *sigma, *k_max),
+            } => *page_bytes as f64 * clamped_mean_pages(*loc, *sigma, *k_min, *k_max),
+            SizeSampler::Mixture {
+                parts,
+                cumulative,
+                total,
+            } => {
+                let mut prev = 0.0;
+                let mut sum = 0.0;
+                for (p, c) in parts.iter().zip(cumulative) {
+                    if c > &prev {
+                        sum += p.mean() * (c - prev);
+                    }
+                    prev = *c;
+                }
+                sum / total
+            }
         }
     }
 
@@ -512,6 +683,20 @@ impl SizeSampler {
             SizeSampler::LogNormal {
                 k_max, page_bytes, ..
             } => k_max.saturating_mul(*page_bytes),
+            // a component of weight 0 is never drawn
+            SizeSampler::Mixture {
+                parts, cumulative, ..
+            } => {
+                let mut prev = 0.0;
+                let mut largest = 0;
+                for (p, c) in parts.iter().zip(cumulative) {
+                    if *c > prev {
+                        largest = largest.max(p.max());
+                    }
+                    prev = *c;
+                }
+                largest
+            }
         }
     }
 }
@@ -579,11 +764,25 @@ fn rounded_mean_pages(loc: f64, sigma: f64, k_max: u64) -> f64 {
     sum
 }
 
+/// E[clamp(ceil(Y), k_min, k_max)] for Y = exp(loc + sigma·Z) (in pages),
+/// 1 ≤ k_min ≤ k_max: `k_min + Σ_{k=k_min}^{k_max−1} P(Y > k)`, which is
+/// `k_min + f(k_max) − f(k_min)` with `f = rounded_mean_pages` (exactly
+/// `f(k_max)` when k_min is 1).
+fn clamped_mean_pages(loc: f64, sigma: f64, k_min: u64, k_max: u64) -> f64 {
+    if k_min <= 1 {
+        return rounded_mean_pages(loc, sigma, k_max);
+    }
+    if k_min >= k_max {
+        return k_max as f64;
+    }
+    k_min as f64 + (rounded_mean_pages(loc, sigma, k_max) - rounded_mean_pages(loc, sigma, k_min))
+}
+
 /// The location (in ln pages) whose rounded, clamped lognormal has mean
-/// `target` pages, 1 < target < k_max: bisection on the increasing function
-/// `rounded_mean_pages(·, sigma, k_max)`.
-fn solve_location(target: f64, sigma: f64, k_max: u64) -> f64 {
-    let f = |loc: f64| rounded_mean_pages(loc, sigma, k_max) - target;
+/// `target` pages, k_min < target < k_max: bisection on the increasing
+/// function `clamped_mean_pages(·, sigma, k_min, k_max)`.
+fn solve_location(target: f64, sigma: f64, k_min: u64, k_max: u64) -> f64 {
+    let f = |loc: f64| clamped_mean_pages(loc, sigma, k_min, k_max) - target;
     // beyond these the mean is 1 or k_max to the last bit
     let floor = -60.0 * sigma - 60.0;
     let ceiling = dmath::ln(k_max as f64) + 60.0 * sigma + 60.0;
@@ -650,6 +849,90 @@ mod tests {
     }
 
     #[test]
+    fn clamped_mean_matches_brute_force_and_solves() {
+        for (loc, sigma, k_min, k_max) in [
+            (1.0, 1.0, 2u64, 128u64),
+            (3f64.ln(), 2.0, 4, 100_000),
+            (0.0, 0.5, 3, 3),
+            (50f64.ln(), 0.01, 2, 1000),
+            (500f64.ln(), 1.5, 100, 1_000_000),
+        ] {
+            let brute = k_min.min(k_max) as f64
+                + (k_min..k_max)
+                    .map(|k| dmath::normal_sf((dmath::ln(k as f64) - loc) / sigma))
+                    .sum::<f64>();
+            let got = clamped_mean_pages(loc, sigma, k_min, k_max);
+            assert!(
+                ((got - brute) / brute).abs() < 1e-10,
+                "{loc} {sigma} {k_min} {k_max}: {got} vs {brute}"
+            );
+        }
+        // k_min 1 is the unclamped-below mean, bit for bit
+        assert_eq!(
+            clamped_mean_pages(0.7, 1.1, 1, 256).to_bits(),
+            rounded_mean_pages(0.7, 1.1, 256).to_bits()
+        );
+        for (target, sigma, k_min, k_max) in [
+            (3.0, 1.0, 2u64, 256u64),
+            (40.0, 1.0, 2, 128),
+            (2.0001, 0.3, 2, 1 << 20),
+        ] {
+            let loc = solve_location(target, sigma, k_min, k_max);
+            let got = clamped_mean_pages(loc, sigma, k_min, k_max);
+            assert!(((got - target) / target).abs() < 1e-9, "{target}: {got}");
+        }
+    }
+
+    #[test]
+    fn mixture_errors_name_the_component() {
+        let part = |w: Option<f64>, d: SizeDist| SizeDist { weight: w, ..d };
+        let mix = |parts: Vec<SizeDist>| SizeDist {
+            mixture: Some(parts),
+            ..SizeDist::default()
+        };
+        let cases = [
+            (mix(vec![]), "mixture"),
+            (
+                mix(vec![part(None, SizeDist::constant(4096))]),
+                "mixture[1]",
+            ),
+            (
+                mix(vec![
+                    part(Some(1.0), SizeDist::constant(4096)),
+                    part(Some(f64::NAN), SizeDist::constant(4096)),
+                ]),
+                "mixture[2].weight",
+            ),
+            (
+                mix(vec![
+                    part(Some(1.0), SizeDist::constant(4096)),
+                    part(Some(1.0), SizeDist::uniform(100, 200)),
+                ]),
+                "mixture[2].uniform",
+            ),
+            (
+                mix(vec![part(
+                    Some(1.0),
+                    mix(vec![part(Some(1.0), SizeDist::constant(1))]),
+                )]),
+                "mixture[1].mixture",
+            ),
+            (part(Some(1.0), SizeDist::constant(4096)), "weight"),
+        ];
+        for (d, field) in cases {
+            let (sub, msg) = d.compile(4096, 1 << 40, true).unwrap_err();
+            assert_eq!(sub, field, "{msg}");
+        }
+        // weight-0 components are never drawn and do not count for the maximum
+        let d = mix(vec![
+            part(Some(1.0), SizeDist::constant(4096)),
+            part(Some(0.0), SizeDist::constant(1 << 30)),
+        ]);
+        assert_eq!(d.max_bytes(4096), 4096);
+        assert_eq!(d.mean(4096), 4096.0);
+    }
+
+    #[test]
     fn solved_location_hits_the_target() {
         for (target, sigma, k_max) in [
             (3.0, 1.0, 1u64 << 40),
@@ -659,7 +942,7 @@ mod tests {
             (200.0, 4.0, 256),
             (1e9, 0.3, 1 << 51),
         ] {
-            let loc = solve_location(target, sigma, k_max);
+            let loc = solve_location(target, sigma, 1, k_max);
             let got = rounded_mean_pages(loc, sigma, k_max);
             assert!(
                 ((got - target) / target).abs() < 1e-9,

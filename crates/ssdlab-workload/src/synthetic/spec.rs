@@ -346,7 +346,9 @@ impl Profile {
     /// it in errors, which are [`Error::Config`] naming the field.
     pub fn from_toml(text: &str, origin: &str) -> Result<Profile> {
         let profile: Profile = toml::from_str(text).map_err(|e| toml_error(text, origin, &e))?;
-        profile.validate(origin)?;
+        profile
+            .validate(origin)
+            .map_err(|e| with_key_line(text, e))?;
         Ok(profile)
     }
 
@@ -430,6 +432,35 @@ fn toml_error(text: &str, origin: &str, e: &toml::de::Error) -> Error {
         None => String::new(),
     };
     Error::config(origin, field, format!("{msg}{at}"))
+}
+
+/// A validation error about `field` with the line of `field`'s top-level key
+/// in `text` (where `key = ...` or `[key]` is written) added to its message.
+fn with_key_line(text: &str, e: Error) -> Error {
+    let Error::Config { origin, field, msg } = e else {
+        return e;
+    };
+    let key = field
+        .split(['.', '['])
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    let mut section: Option<&str> = None;
+    let found = text.lines().enumerate().find_map(|(i, line)| {
+        if let Some(name) = section_name(line) {
+            section = Some(name);
+            return (name == key).then_some(i + 1);
+        }
+        let l = line.trim_start();
+        let rest = l.strip_prefix(key.as_str())?;
+        (section.is_none() && !key.is_empty() && rest.trim_start().starts_with('='))
+            .then_some(i + 1)
+    });
+    let msg = match found {
+        Some(line) => format!("{msg} (line {line})"),
+        None => msg,
+    };
+    Error::Config { origin, field, msg }
 }
 
 fn backticked_after<'a>(msg: &'a str, prefix: &str) -> Option<&'a str> {
