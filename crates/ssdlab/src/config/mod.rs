@@ -381,6 +381,15 @@ pub struct Gc {
     /// are scheduled between the GC's commands by `sched.policy`.
     #[serde(default)]
     pub hold_die: bool,
+    /// The parallel-GC paper's destination mapping (Alg. 3), for the
+    /// copyback odd/even rule: a copyback of an odd (even) page goes to the
+    /// lowest free odd (even) page of the destination block, so blocks are
+    /// programmed out of index order and no copyback breaks the rule. A move
+    /// whose parity has no free page left in the active block goes through
+    /// the controller (`gc.copyback_fallbacks`). Needs
+    /// `flash.copyback_odd_even`.
+    #[serde(default)]
+    pub parity_destinations: bool,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]

@@ -48,6 +48,7 @@ impl Config {
                 join_align: false,
                 combine_host_writes: false,
                 hold_die: false,
+                parity_destinations: false,
             },
             buffer: Buffer {
                 capacity: BufferCapacity::None,

@@ -280,8 +280,20 @@ impl Simulator {
                         .read_time(self.ftl.map.page_of(self.txns[t].src));
                     tr = tr.max(r);
                     tr_sum += r;
+                    let src = self.txns[t].src;
                     let dst = self.commit_copyback(t, now);
                     dsts[i] = dst;
+                    let m = &self.ftl.map;
+                    if self.cfg.check.enabled
+                        && self.cfg.flash.copyback_odd_even
+                        && m.page_of(src) % 2 != m.page_of(dst) % 2
+                    {
+                        self.error.get_or_insert(Error::Consistency(format!(
+                            "a copyback at {now} ns broke the odd/even rule: page {} to page {}",
+                            m.page_of(src),
+                            m.page_of(dst)
+                        )));
+                    }
                     tp = tp.max(self.flash.timing.program_time(self.ftl.map.page_of(dst)));
                 }
                 self.check_multiplane(kind, &dsts[..n], now);

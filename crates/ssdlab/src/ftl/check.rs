@@ -20,9 +20,13 @@ impl Ftl {
                 if lpn == INVALID {
                     continue;
                 }
-                if page >= wp {
+                let programmed = match &self.parity {
+                    None => page < wp,
+                    Some(n) => page < n[gb][page % 2] as usize,
+                };
+                if !programmed {
                     return Err(format!(
-                        "block {gb} page {page}: valid data above the write pointer {wp}"
+                        "block {gb} page {page}: valid data on a page not programmed yet (write pointer {wp})"
                     ));
                 }
                 if self.l2p[lpn as usize] != ppn as u32 {

@@ -85,7 +85,15 @@ pub struct Ftl {
     l2p: Vec<Ppn>,
     p2l: Vec<Lpn>,
     valid: Vec<u16>,
+    /// Pages programmed per block; in index order (`parity` off) also the
+    /// next page to program.
     wp: Vec<u16>,
+    /// `gc.parity_destinations`: per block, the lowest free page of each
+    /// parity (even, odd). A copyback of an odd (even) page takes the
+    /// lowest free odd (even) page, any other write the lowest free page,
+    /// so a block may be programmed out of index order; the free pages of
+    /// each parity stay a suffix of that parity's pages.
+    parity: Option<Vec<[u16; 2]>>,
     state: Vec<BlockState>,
     pins: Vec<u16>,
     erase_count: Vec<u32>,
@@ -187,6 +195,7 @@ impl Ftl {
             p2l: crate::mem::page_map(phys, INVALID),
             valid: vec![0; nblocks],
             wp: vec![0; nblocks],
+            parity: cfg.gc.parity_destinations.then(|| vec![[0, 1]; nblocks]),
             state: vec![BlockState::Free; nblocks],
             pins: vec![0; nblocks],
             erase_count: vec![0; nblocks],
@@ -400,7 +409,7 @@ impl Ftl {
         let gc = matches!(w, Writer::Gc { .. });
         let a = self.active[self.stream(plane, w)];
         if a != INVALID && (self.wp[a as usize] as u32) < self.ppb {
-            return Some((a % self.bpp, self.wp[a as usize] as u32));
+            return Some((a % self.bpp, self.next_page(a, None)));
         }
         if self.groups {
             if let Some(&g) = self.reserved[self.stream(plane, w)].front() {
@@ -425,6 +434,48 @@ impl Ftl {
         } else {
             None
         }
+    }
+
+    /// The page of block `a` (which has a free page) the next write takes:
+    /// with `parity`, the lowest free page of that parity (`ppb` or more if
+    /// it has none), else the lowest free page.
+    #[inline]
+    fn next_page(&self, a: u32, parity: Option<u32>) -> u32 {
+        match (&self.parity, parity) {
+            (None, _) => self.wp[a as usize] as u32,
+            (Some(n), Some(p)) => n[a as usize][p as usize] as u32,
+            (Some(n), None) => {
+                let [e, o] = n[a as usize];
+                e.min(o) as u32
+            }
+        }
+    }
+
+    /// With `gc.parity_destinations`, where a copyback of a page of parity
+    /// `parity` in `plane` would go: the lowest free page of that parity of
+    /// the active block, or the first of a new block; None when the active
+    /// block still has free pages but none of that parity (the move then
+    /// goes through the controller), or no block is free.
+    pub fn peek_write_parity(&self, plane: PlaneId, w: Writer, parity: u32) -> Option<(u32, u32)> {
+        let a = self.active[self.stream(plane, w)];
+        if a != INVALID && (self.wp[a as usize] as u32) < self.ppb {
+            let page = self.next_page(a, Some(parity));
+            return (page < self.ppb).then_some((a % self.bpp, page));
+        }
+        self.peek_write(plane, w).map(|(b, _)| (b, parity))
+    }
+
+    /// Block `gb`'s first `n` pages are programmed (preconditioning).
+    pub(crate) fn set_written(&mut self, gb: u32, n: u16) {
+        self.wp[gb as usize] = n;
+        if let Some(p) = &mut self.parity {
+            p[gb as usize] = [n + n % 2, n + 1 - n % 2];
+        }
+    }
+
+    /// Is `gc.parity_destinations` on?
+    pub fn parity_destinations(&self) -> bool {
+        self.parity.is_some()
     }
 
     /// Index of the free list a plane allocates from.
@@ -499,11 +550,14 @@ impl Ftl {
         } else {
             self.l2p[lpn as usize]
         };
-        self.write_replacing(plane, lpn, old, version, w, now)
+        self.write_replacing(plane, lpn, old, version, w, now, None)
     }
 
     /// [`write`](Self::write) when the LPN's current page `old` is known
     /// (INVALID: none), sparing a random read of the forward map.
+    /// `parity`: the page must be the lowest free page of that parity (the
+    /// caller checked there is one).
+    #[allow(clippy::too_many_arguments)]
     fn write_replacing(
         &mut self,
         plane: PlaneId,
@@ -512,6 +566,7 @@ impl Ftl {
         version: u32,
         w: Writer,
         now: Time,
+        parity: Option<u32>,
     ) -> Option<Ppn> {
         self.peek_write(plane, w)?;
         let p = plane.index();
@@ -520,7 +575,10 @@ impl Ftl {
         if a == INVALID || self.wp[a as usize] as u32 >= self.ppb {
             a = self.open_block(plane, s);
         }
-        let page = self.wp[a as usize] as u32;
+        let page = self.next_page(a, parity);
+        if let Some(n) = &mut self.parity {
+            n[a as usize][(page % 2) as usize] += 2;
+        }
         self.wp[a as usize] += 1;
         let ppn = a * self.ppb + page;
         if lpn != INVALID {
@@ -535,7 +593,7 @@ impl Ftl {
                 v.page[ppn as usize] = version;
             }
         }
-        if page + 1 == self.ppb {
+        if self.wp[a as usize] as u32 == self.ppb {
             self.state[a as usize] = BlockState::Closed;
             self.active[s] = INVALID;
             self.close(a, now);
@@ -588,7 +646,25 @@ impl Ftl {
         let lpn = self.p2l[src as usize];
         assert_ne!(lpn, INVALID);
         let version = self.versions.as_ref().map_or(0, |v| v.page[src as usize]);
-        self.write_replacing(plane, lpn, src, version, w, now)
+        self.write_replacing(plane, lpn, src, version, w, now, None)
+    }
+
+    /// [`relocate_as`](Self::relocate_as) by a copyback under
+    /// `gc.parity_destinations`: to the lowest free page of the source's
+    /// parity. None if the active block has no free page of that parity.
+    pub fn relocate_parity(
+        &mut self,
+        src: Ppn,
+        plane: PlaneId,
+        w: Writer,
+        now: Time,
+    ) -> Option<Ppn> {
+        let parity = self.map.page_of(src) % 2;
+        self.peek_write_parity(plane, w, parity)?;
+        let lpn = self.p2l[src as usize];
+        assert_ne!(lpn, INVALID);
+        let version = self.versions.as_ref().map_or(0, |v| v.page[src as usize]);
+        self.write_replacing(plane, lpn, src, version, w, now, Some(parity))
     }
 
     /// Choose a GC victim in `plane`; it leaves the victim index. Group
@@ -642,6 +718,9 @@ impl Ftl {
         );
         assert_eq!(self.state[gb as usize], BlockState::Victim);
         self.wp[gb as usize] = 0;
+        if let Some(n) = &mut self.parity {
+            n[gb as usize] = [0, 1];
+        }
         self.erase_count[gb as usize] += 1;
         self.state[gb as usize] = BlockState::Free;
         if self.groups {
@@ -703,4 +782,30 @@ fn prefetch<T>(p: &T) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = p;
+}
+
+/// What parity destinations (`gc.parity_destinations`) require: copybacks
+/// under the odd/even rule, into per-plane blocks written page by page.
+pub(crate) fn parity_requirements(c: &Config) -> crate::scheme::Requirement {
+    use crate::config::Migration;
+    if !c.gc.parity_destinations {
+        return Ok(());
+    }
+    let why = if !c.flash.copyback_odd_even {
+        "flash.copyback_odd_even (without the odd/even rule any free page will do)"
+    } else if c.gc.migration != Migration::Copyback {
+        "gc.migration = \"copyback\" (the mapping chooses copyback destinations)"
+    } else if c.ftl.block_groups == BlockGroups::Die {
+        "per-plane blocks (aligned block groups keep the planes' pages in step)"
+    } else if c.ftl.mapping == Mapping::Fast {
+        "page or DFTL mapping (FAST's blocks are programmed at their offsets)"
+    } else if c.gc.join_align {
+        "gc.join_align off (ParaGC aligns write points page by page)"
+    } else {
+        return Ok(());
+    };
+    Err((
+        "gc.parity_destinations",
+        format!("maps copybacks to free pages of their own parity: needs {why}"),
+    ))
 }

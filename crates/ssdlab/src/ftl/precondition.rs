@@ -252,11 +252,11 @@ impl Ftl {
                         let s = self.stream(plane, Writer::GC);
                         self.opened[s] += 1;
                         if g < full {
-                            self.wp[gb as usize] = self.ppb as u16;
+                            self.set_written(gb, self.ppb as u16);
                             self.state[gb as usize] = BlockState::Closed;
                             self.close(gb, 0);
                         } else {
-                            self.wp[gb as usize] = rest;
+                            self.set_written(gb, rest);
                             self.state[gb as usize] = BlockState::Active;
                             self.active[s] = gb;
                         }
@@ -271,11 +271,11 @@ impl Ftl {
             for _ in 0..full + (rest > 0) as u32 {
                 let gb = self.free[plane.index()].pop_front().expect("fresh plane");
                 if (gb % self.bpp) < full {
-                    self.wp[gb as usize] = self.ppb as u16;
+                    self.set_written(gb, self.ppb as u16);
                     self.state[gb as usize] = BlockState::Closed;
                     self.victims.insert(gb, self.valid[gb as usize] as u32, 0);
                 } else {
-                    self.wp[gb as usize] = rest;
+                    self.set_written(gb, rest);
                     self.state[gb as usize] = BlockState::Active;
                     let s = self.stream(plane, Writer::GC);
                     self.active[s] = gb;

@@ -395,12 +395,22 @@ impl Simulator {
                 continue;
             }
             if tx.kind == CmdKind::Copyback && self.gc.odd_even {
-                if let Some((_, dst_page)) = self.ftl.peek_write(plane, self.writer(t)) {
-                    if dst_page % 2 != self.ftl.map.page_of(tx.src) % 2 {
-                        self.txns[t].kind = CmdKind::Read;
-                        self.gc.jobs[u].reading += 1;
-                        self.metrics.gc.copyback_fallbacks += 1;
+                let w = self.writer(t);
+                let parity = self.ftl.map.page_of(tx.src) % 2;
+                // In index order the next page must have the source's
+                // parity; with parity destinations the active block must
+                // still have a free page of that parity.
+                let fall_back = match self.ftl.peek_write(plane, w) {
+                    None => false,
+                    Some(_) if self.ftl.parity_destinations() => {
+                        self.ftl.peek_write_parity(plane, w, parity).is_none()
                     }
+                    Some((_, dst_page)) => dst_page % 2 != parity,
+                };
+                if fall_back {
+                    self.txns[t].kind = CmdKind::Read;
+                    self.gc.jobs[u].reading += 1;
+                    self.metrics.gc.copyback_fallbacks += 1;
                 }
             }
             return;

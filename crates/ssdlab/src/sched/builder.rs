@@ -63,7 +63,16 @@ impl Simulator {
             return None;
         }
         let tx = &self.txns[t];
-        let peek = || self.ftl.peek_write(plane, self.writer(t));
+        // A copyback with parity destinations takes the lowest free page of
+        // its source's parity; any other write the lowest free page.
+        let peek = || {
+            if tx.kind == CmdKind::Copyback && self.ftl.parity_destinations() {
+                let parity = self.ftl.map.page_of(tx.src) % 2;
+                self.ftl.peek_write_parity(plane, self.writer(t), parity)
+            } else {
+                self.ftl.peek_write(plane, self.writer(t))
+            }
+        };
         let dst = |peeked: Option<(u32, u32)>| match tx.kind {
             CmdKind::Program if tx.dst != INVALID => {
                 let m = &self.ftl.map;
@@ -215,30 +224,45 @@ impl Simulator {
     ) -> usize {
         let k = self.flash.registers_per_plane as usize;
         let ppb = self.ftl.pages_per_block();
+        let parity_dst = self.ftl.parity_destinations();
         let mut total = n;
         for i in 0..n {
             let first = members[i];
             let (plane, w) = (self.txns[first].plane, self.writer(first));
-            let Some((_, page)) = self.ftl.peek_write(plane, w) else {
-                continue;
-            };
-            let mut in_plane = 1;
-            while in_plane < k && total < MAX_PLANES_PER_DIE && page + (in_plane as u32) < ppb {
+            // Pages this command already takes in the plane: in all, and
+            // of each parity.
+            let mut taken = [0u32; 2];
+            taken[(self.ftl.map.page_of(self.txns[first].src) % 2) as usize] += 1;
+            while ((taken[0] + taken[1]) as usize) < k && total < MAX_PLANES_PER_DIE {
                 let Some(t) = self.sched.queues.head(plane, class) else {
                     break;
                 };
-                let dst_page = page + in_plane as u32;
-                if self.txns[t].kind != CmdKind::Copyback
-                    || self.writer(t) != w
-                    || (self.cfg.flash.copyback_odd_even
-                        && self.ftl.map.page_of(self.txns[t].src) % 2 != dst_page % 2)
+                if self.txns[t].kind != CmdKind::Copyback || self.writer(t) != w {
+                    break;
+                }
+                let parity = self.ftl.map.page_of(self.txns[t].src) % 2;
+                // The page it would take: the next of its parity after those
+                // taken, or the next page after all taken.
+                let dst_page = if parity_dst {
+                    self.ftl
+                        .peek_write_parity(plane, w, parity)
+                        .map(|(_, p)| p + 2 * taken[parity as usize])
+                } else {
+                    self.ftl
+                        .peek_write(plane, w)
+                        .map(|(_, p)| p + taken[0] + taken[1])
+                };
+                let Some(dst_page) = dst_page.filter(|&p| p < ppb) else {
+                    break;
+                };
+                if (self.cfg.flash.copyback_odd_even && parity != dst_page % 2)
                     || self.ready(plane, class, t).is_none()
                 {
                     break;
                 }
                 members[total] = self.sched.queues.pop(plane, class).expect("head exists");
                 total += 1;
-                in_plane += 1;
+                taken[parity as usize] += 1;
             }
         }
         total

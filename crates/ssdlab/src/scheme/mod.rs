@@ -25,6 +25,7 @@ const REQUIREMENTS: &[fn(&Config) -> Requirement] = &[
     crate::gc::paragc::requirements,
     crate::ftl::alloc::requirements,
     crate::flash::executor::requirements,
+    crate::ftl::parity_requirements,
 ];
 
 /// Check that the configuration's policies compose: the first violated
