@@ -303,7 +303,45 @@ pub fn parallel_gc_checks() -> Result<Vec<Check>> {
             ));
         }
     }
+    // IPPBE (gc.blocks_per_gc = 2): the two blocks with the fewest valid
+    // pages (3 and 5), their 8 pages moved, both erased in one tBERS.
+    let mut c = one_die(1);
+    c.geometry.blocks_per_plane = 8;
+    c.geometry.pages_per_block = 32;
+    c.ftl.overprovisioning = 0.5;
+    c.gc.blocks_per_gc = 2;
+    let t = crate::flash::FlashTiming::new(&c);
+    let (tr, tp, te, x) = (t.read_ns[0], t.program_ns[0], t.erase_ns, t.xfer_ns);
+    let r = run(&c, &victims_with(3, 5), "none")?;
+    out.push(Check::within(
+        "IPPBE: one GC erases two blocks and moves their 3 + 5 valid pages",
+        (r.gc.count * 10_000 + r.gc.erases * 100 + r.flash.copybacks) as f64,
+        (10_000 + 200 + 8) as f64,
+        "GCs x 10^4 + erases x 100 + pages",
+        0.0,
+    ));
+    out.push(Check::exact_ns(
+        "IPPBE: GC = 8 x (tR + tPROG) + one tBERS (+ trigger)",
+        r.gc.time_us.mean,
+        x + tp + 8 * (tr + tp) + te,
+    ));
     Ok(out)
+}
+
+/// As [`victim_with`], with blocks 0 and 1 keeping `n0` and `n1` valid pages.
+pub fn victims_with(n0: u64, n1: u64) -> Source {
+    let mut lpns: Vec<u64> = (0..64).collect(); // blocks 0 and 1
+    lpns.extend(n0..32);
+    lpns.extend(32 + n1..64);
+    lpns.extend(64..128);
+    let more = 193 - lpns.len();
+    lpns.extend((64..128).step_by(2).take(more));
+    let recs = lpns
+        .iter()
+        .enumerate()
+        .map(|(i, &l)| rec(i as u64 * 1_000_000_000, Op::Write, l))
+        .collect();
+    records(&format!("victims-with-{n0}-{n1}"), recs)
 }
 
 /// Single-page writes one second apart on one plane of 8 blocks of 32 pages

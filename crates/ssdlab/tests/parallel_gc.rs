@@ -135,12 +135,13 @@ fn parity_destinations_keep_every_copyback_under_the_odd_even_rule() {
 }
 
 #[test]
-fn parity_destinations_stay_consistent_through_gc() {
+fn parity_destinations_and_ippbe_stay_consistent_through_gc() {
     // A random-write churn through many GCs, checker on (it verifies every
-    // copyback's parity and the out-of-order blocks' maps).
+    // copyback's parity and the out-of-order blocks' maps), with and without
+    // IPPBE's two-block GCs.
     use ssdlab::config::{BufferCapacity, GcThreshold};
     use ssdlab::workload::synthetic::{Address, Arrival, Profile, SizeDist};
-    for k in [1, 4] {
+    for (k, blocks) in [(1, 1), (4, 1), (1, 2), (4, 2)] {
         let mut c = one_die(2);
         c.geometry.blocks_per_plane = 64;
         c.geometry.pages_per_block = 32;
@@ -149,6 +150,7 @@ fn parity_destinations_stay_consistent_through_gc() {
         c.flash.copyback_odd_even = true;
         c.flash.plane_registers = k;
         c.gc.parity_destinations = true;
+        c.gc.blocks_per_gc = blocks;
         c.check.enabled = true;
         c.check.interval_requests = 2_000;
         let logical = c.logical_pages() * 4096;
@@ -174,8 +176,14 @@ fn parity_destinations_stay_consistent_through_gc() {
         )
         .unwrap()
         .run(&mut |_| {})
-        .unwrap_or_else(|e| panic!("k = {k}: {e}"));
+        .unwrap_or_else(|e| panic!("k = {k}, blocks {blocks}: {e}"));
         assert!(r.gc.count > 50, "k = {k}: {} GCs", r.gc.count);
+        if blocks == 2 {
+            assert!(
+                r.gc.erases > r.gc.count * 3 / 2,
+                "IPPBE erases two blocks per GC"
+            );
+        }
         // Fallbacks only when an active block has run out of one parity.
         assert!(
             (r.gc.copyback_fallbacks as f64) < 0.05 * r.gc.pages_migrated as f64,

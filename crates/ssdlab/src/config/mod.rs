@@ -390,6 +390,17 @@ pub struct Gc {
     /// `flash.copyback_odd_even`.
     #[serde(default)]
     pub parity_destinations: bool,
+    /// Victim blocks a per-plane GC takes at once (1, default; 2: IPPBE,
+    /// Garrett et al., ISLPED'18, as the parallel-GC paper compares it: the
+    /// two blocks of the plane with the fewest valid pages, their valid
+    /// pages moved one block after the other, then both erased by one
+    /// multi-block erase command in one tBERS).
+    #[serde(default = "one_block")]
+    pub blocks_per_gc: u32,
+}
+
+fn one_block() -> u32 {
+    1
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]

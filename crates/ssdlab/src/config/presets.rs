@@ -49,6 +49,7 @@ impl Config {
                 combine_host_writes: false,
                 hold_die: false,
                 parity_destinations: false,
+                blocks_per_gc: 1,
             },
             buffer: Buffer {
                 capacity: BufferCapacity::None,

@@ -40,6 +40,10 @@ use paragc::ParaGc;
 #[derive(Clone, Copy)]
 pub(crate) struct GcJob {
     pub(crate) victim: u32,
+    /// IPPBE (`gc.blocks_per_gc = 2`): a second victim block of the plane,
+    /// collected with the first and erased with it in one multi-block
+    /// erase; INVALID otherwise.
+    pub(crate) second: u32,
     /// Next page of the victim to look at.
     pub(crate) cursor: u32,
     /// Migrations queued or executing (group mode: read, staged or being
@@ -83,6 +87,8 @@ pub(crate) struct Gc {
     pub(crate) clock: Vec<(u32, Time, Time)>,
     /// `gc.hold_die`: host commands of a die wait while it collects.
     pub(crate) hold_die: bool,
+    /// `gc.blocks_per_gc`: victims per per-plane GC (2: IPPBE).
+    pub(crate) blocks_per_gc: u32,
     pub(crate) reclaimer: Reclaimer,
 }
 
@@ -94,6 +100,7 @@ impl Gc {
             jobs: vec![
                 GcJob {
                     victim: INVALID,
+                    second: INVALID,
                     cursor: 0,
                     pending: 0,
                     reading: 0,
@@ -116,6 +123,7 @@ impl Gc {
             odd_even: cfg.flash.copyback_odd_even,
             clock: vec![(0, 0, 0); cfg.total_dies() as usize],
             hold_die: cfg.gc.hold_die,
+            blocks_per_gc: cfg.gc.blocks_per_gc,
             reclaimer: crate::scheme::compose::reclaimer(cfg),
         }
     }
@@ -178,6 +186,31 @@ impl Simulator {
         self.ftl.pages_per_block() * if self.gc.per_die { self.ppd } else { 1 }
     }
 
+    /// Pages unit `u`'s GC walks: its victim's, and its second victim's
+    /// (IPPBE).
+    #[inline]
+    pub(crate) fn job_pages(&self, u: usize) -> u32 {
+        self.victim_pages()
+            * if self.gc.jobs[u].second == INVALID {
+                1
+            } else {
+                2
+            }
+    }
+
+    /// Physical page `cursor` of unit `u`'s victims (per-plane GC): the
+    /// victim's pages, then the second victim's.
+    #[inline]
+    pub(crate) fn victim_page(&self, u: usize, cursor: u32) -> Ppn {
+        let g = &self.gc.jobs[u];
+        let ppb = self.ftl.pages_per_block();
+        if cursor < ppb {
+            g.victim * ppb + cursor
+        } else {
+            g.second * ppb + cursor - ppb
+        }
+    }
+
     /// `plane` was written (or the drive is new): start a GC in its unit if
     /// it needs one and is not collecting.
     pub(crate) fn gc_trigger(&mut self, plane: PlaneId) {
@@ -232,8 +265,17 @@ impl Simulator {
         } else {
             self.gc.jobs[u].fruitless = 0;
         }
+        // IPPBE: a second victim of the plane, erased with the first.
+        let second = if self.gc.blocks_per_gc > 1 && !self.gc.per_die {
+            self.ftl
+                .pick_victim(plane, now, &mut self.rng)
+                .unwrap_or(INVALID)
+        } else {
+            INVALID
+        };
         let g = &mut self.gc.jobs[u];
         g.victim = victim;
+        g.second = second;
         g.cursor = 0;
         g.pending = 0;
         g.reading = 0;
@@ -292,19 +334,25 @@ impl Simulator {
     /// go as one multi-plane erase).
     pub(crate) fn try_erase(&mut self, u: usize) {
         let g = self.gc.jobs[u];
-        if g.victim == INVALID || g.cursor < self.victim_pages() || g.pending > 0 || g.erase_queued
-        {
+        if g.victim == INVALID || g.cursor < self.job_pages(u) || g.pending > 0 || g.erase_queued {
             return;
         }
-        let blocks: Vec<BlockId> = if self.gc.per_die {
+        let mut blocks: Vec<BlockId> = if self.gc.per_die {
             self.ftl.group_blocks(g.victim).collect()
         } else {
             vec![BlockId(g.victim)]
         };
-        if blocks.iter().any(|&b| self.ftl.pins(b) > 0) {
+        let mut pinned = blocks.iter().any(|&b| self.ftl.pins(b) > 0);
+        if g.second != INVALID {
+            pinned |= self.ftl.pins(BlockId(g.second)) > 0;
+        }
+        if pinned {
             return;
         }
         self.gc.jobs[u].erase_queued = true;
+        // IPPBE's second victim is erased by the first one's erase command
+        // (one multi-block erase, one tBERS): no command of its own.
+        blocks.truncate(if self.gc.per_die { blocks.len() } else { 1 });
         self.gc.jobs[u].erases_left = blocks.len() as u32;
         let ppb = self.ftl.pages_per_block();
         for b in blocks {
@@ -320,6 +368,11 @@ impl Simulator {
         let u = tx.unit as usize;
         self.ftl.erase(self.ftl.map.gblock_of(tx.src));
         self.metrics.gc.erases += 1;
+        let second = std::mem::replace(&mut self.gc.jobs[u].second, INVALID);
+        if second != INVALID {
+            self.ftl.erase(BlockId(second));
+            self.metrics.gc.erases += 1;
+        }
         self.gc.jobs[u].erases_left = self.gc.jobs[u].erases_left.saturating_sub(1);
         if self.gc.jobs[u].erases_left > 0 {
             return;
@@ -436,7 +489,8 @@ impl Simulator {
         } else {
             gb.0
         };
-        if self.gc.jobs[u].victim == v {
+        let g = &self.gc.jobs[u];
+        if g.victim == v || (g.second == v && g.victim != INVALID) {
             self.try_erase(u);
         }
     }

@@ -28,7 +28,6 @@ impl Simulator {
         cache: Option<fn(&mut Simulator, TxnId)>,
     ) -> bool {
         let plane = PlaneId(u as u32);
-        let ppb = self.ftl.pages_per_block();
         let kind = self.gc.move_kind;
         let by_reads = cache.is_some() && kind == CmdKind::Read;
         let window = self.gc.window;
@@ -36,10 +35,10 @@ impl Simulator {
         loop {
             let g = &self.gc.jobs[u];
             let busy = if by_reads { g.reading } else { g.pending };
-            if busy >= window || g.cursor >= ppb {
+            if busy >= window || g.cursor >= self.job_pages(u) {
                 break;
             }
-            let ppn = g.victim * ppb + g.cursor;
+            let ppn = self.victim_page(u, g.cursor);
             self.gc.jobs[u].cursor += 1;
             let Some(lpn) = self.ftl.owner(ppn) else {
                 continue;
@@ -77,4 +76,33 @@ impl Simulator {
         self.gc.jobs[u].reading -= 1;
         p
     }
+}
+
+/// What IPPBE (`gc.blocks_per_gc = 2`) requires: per-plane GC of single
+/// blocks (not aligned groups, ParaGC's joined GCs or FAST's merges).
+pub(crate) fn requirements(c: &crate::config::Config) -> crate::scheme::Requirement {
+    use crate::config::{BlockGroups, Mapping};
+    let n = c.gc.blocks_per_gc;
+    if n == 1 {
+        return Ok(());
+    }
+    if n != 2 {
+        return Err((
+            "gc.blocks_per_gc",
+            format!("{n}: 1 (one victim per GC) or 2 (IPPBE's two-block erase)"),
+        ));
+    }
+    let why = if c.ftl.block_groups == BlockGroups::Die {
+        "per-plane GC (block_groups = \"plane\")"
+    } else if c.gc.join_percent != 0.0 {
+        "gc.join_percent = 0 (ParaGC's joined GCs take one victim per plane)"
+    } else if c.ftl.mapping == Mapping::Fast {
+        "page or DFTL mapping (FAST reclaims by merges)"
+    } else {
+        return Ok(());
+    };
+    Err((
+        "gc.blocks_per_gc",
+        format!("2 (IPPBE) collects two blocks of a plane at once: needs {why}"),
+    ))
 }

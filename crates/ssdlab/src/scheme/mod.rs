@@ -26,6 +26,7 @@ const REQUIREMENTS: &[fn(&Config) -> Requirement] = &[
     crate::ftl::alloc::requirements,
     crate::flash::executor::requirements,
     crate::ftl::parity_requirements,
+    crate::gc::plane::requirements,
 ];
 
 /// Check that the configuration's policies compose: the first violated
