@@ -237,6 +237,19 @@ fn policy_cases() -> Vec<Case> {
     v.push(one("victim-d-choices", &["gc.victim=d-choices"]));
     v.push(one("victim-cost-benefit", &["gc.victim=cost-benefit"]));
     v.push(one("sched-fcfs", &["sched.policy=fcfs"]));
+    v.push(one("sched-gc-first", &["sched.policy=gc-first"]));
+    v.push(one("gc-hold-die", &["gc.hold_die=true"]));
+    v.push(one("plane-registers-2", &["flash.plane_registers=2"]));
+    v.push(one("plane-registers-4", &["flash.plane_registers=4"]));
+    v.push(one(
+        "parity-destinations",
+        &[
+            "flash.copyback_odd_even=true",
+            "gc.parity_destinations=true",
+            "flash.plane_registers=2",
+        ],
+    ));
+    v.push(one("ippbe", &["gc.blocks_per_gc=2"]));
     v.push(one("migration-controller", &["gc.migration=controller"]));
     v.push(one("moves-in-flight-4", &["gc.moves_in_flight=4"]));
     v.push(one(

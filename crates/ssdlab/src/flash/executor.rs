@@ -271,6 +271,17 @@ impl Simulator {
                     plane_read[i] = plane_read[i].max(self.flash.timing.read_time(m.page_of(s)));
                 }
                 let tr_planes: Time = plane_read.iter().sum();
+                // Worker i: the i-th copyback of its plane in this command.
+                let mut taken = [0usize; MAX_PLANES_PER_DIE];
+                for &t in members {
+                    let i = (self.txns[t].plane.0 - first.0) as usize;
+                    let w = &mut self.metrics.gc.pairs_per_worker;
+                    if w.len() <= taken[i] {
+                        w.resize(taken[i] + 1, 0);
+                    }
+                    w[taken[i]] += 1;
+                    taken[i] += 1;
+                }
                 let (mut tr, mut tr_sum, mut tp) = (0, 0, 0);
                 let mut dsts = [INVALID; MAX_PLANES_PER_DIE];
                 for (i, &t) in members.iter().enumerate() {

@@ -273,6 +273,18 @@ impl Simulator {
         } else {
             INVALID
         };
+        let pages = self.victim_pages() as u64;
+        let second_valid = if second == INVALID {
+            None
+        } else {
+            Some(self.ftl.valid_count(BlockId(second)) as u64)
+        };
+        let m = &mut self.metrics.gc;
+        for v in std::iter::once(valid as u64).chain(second_valid) {
+            m.victims += 1;
+            m.victim_valid += v;
+            m.victim_pages += pages;
+        }
         let g = &mut self.gc.jobs[u];
         g.victim = victim;
         g.second = second;
@@ -350,6 +362,7 @@ impl Simulator {
             return;
         }
         self.gc.jobs[u].erase_queued = true;
+        self.metrics.gc.migration_ns += (self.engine.now() - g.start) as u128;
         // IPPBE's second victim is erased by the first one's erase command
         // (one multi-block erase, one tBERS): no command of its own.
         blocks.truncate(if self.gc.per_die { blocks.len() } else { 1 });

@@ -113,8 +113,19 @@ pub struct GcTotals {
     pub full_merges: u64,
     pub switch_merges: u64,
     pub erases: u64,
+    /// Victims chosen (blocks, or groups), the valid pages they held when
+    /// chosen, and their pages (the parallel-GC paper's Tables 3 and 5).
+    pub victims: u64,
+    pub victim_valid: u64,
+    pub victim_pages: u64,
+    /// Copybacks each register of a plane ran (worker i: the i-th copyback
+    /// of its plane in a command; one worker with one register per plane).
+    pub pairs_per_worker: Vec<u64>,
     /// Sum over GC invocations of (erase completion − trigger).
     pub duration_ns: u128,
+    /// Of that, the migration phase: from the trigger to the last move's
+    /// end (the victim's erase queued). Per-plane and die-group GCs.
+    pub migration_ns: u128,
     pub read_ns: u128,
     pub write_ns: u128,
     pub transfer_ns: u128,

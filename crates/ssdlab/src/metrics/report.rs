@@ -68,6 +68,11 @@ impl Metrics {
             simulated_ns: span as u64,
             iops: requests as f64 / sim_s,
             bandwidth_mb_s: (self.read_bytes + self.write_bytes) as f64 / 1e6 / sim_s,
+            mean_latency_us: if requests == 0 {
+                0.0
+            } else {
+                (self.lat_sum[0] + self.lat_sum[1]) as f64 / requests as f64 / 1e3
+            },
             read: op_report(
                 &self.read_lat,
                 self.lat_sum[0],
@@ -130,6 +135,16 @@ impl Metrics {
                 full_merges: gc.full_merges,
                 switch_merges: gc.switch_merges,
                 erases: gc.erases,
+                victim_valid_pages: VictimValid {
+                    victims: gc.victims,
+                    mean: ratio(gc.victim_valid, gc.victims),
+                    share: ratio(gc.victim_valid, gc.victim_pages),
+                },
+                pairs_per_worker: {
+                    let mut w = gc.pairs_per_worker.clone();
+                    w.resize(ctx.plane_registers.max(w.len()), 0);
+                    w
+                },
                 time_us: GcTime {
                     total: us(gc.duration_ns),
                     mean: us(gc.duration_ns) / gcn,
@@ -141,6 +156,11 @@ impl Metrics {
                     mean_write: us(gc.write_ns) / gcn,
                     mean_transfer: us(gc.transfer_ns) / gcn,
                     mean_erase: us(gc.erase_ns) / gcn,
+                    migration_phase: us(gc.migration_ns),
+                    erase_phase: us(gc.duration_ns - gc.migration_ns.min(gc.duration_ns)),
+                    mean_migration_phase: us(gc.migration_ns) / gcn,
+                    mean_erase_phase: us(gc.duration_ns - gc.migration_ns.min(gc.duration_ns))
+                        / gcn,
                 },
             },
             write_amplification: if host_programs == 0 {
@@ -265,6 +285,8 @@ pub struct ReportContext<'a> {
     pub erase_counts: &'a [u32],
     pub precondition: PreconditionReport,
     pub events: u64,
+    /// `flash.plane_registers` (the workers of `gc.pairs_per_worker`).
+    pub plane_registers: usize,
 }
 
 /// One interval of the time series.
@@ -297,6 +319,9 @@ pub struct Report {
     pub bandwidth_mb_s: f64,
     pub read: OpReport,
     pub write: OpReport,
+    /// Reads and writes together: the parallel-GC paper's "average
+    /// latency".
+    pub mean_latency_us: f64,
     pub flash: FlashReport,
     pub gc: GcReport,
     pub write_amplification: f64,
@@ -426,7 +451,20 @@ pub struct GcReport {
     pub full_merges: u64,
     pub switch_merges: u64,
     pub erases: u64,
+    /// Valid pages of a victim when it was chosen: mean, and as a share of
+    /// its pages (the parallel-GC paper's Tables 3 and 5).
+    pub victim_valid_pages: VictimValid,
+    /// Copybacks each of a plane's registers ran (`flash.plane_registers`
+    /// entries; the parallel-GC paper's workers).
+    pub pairs_per_worker: Vec<u64>,
     pub time_us: GcTime,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct VictimValid {
+    pub victims: u64,
+    pub mean: f64,
+    pub share: f64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -444,6 +482,14 @@ pub struct GcTime {
     pub mean_write: f64,
     pub mean_transfer: f64,
     pub mean_erase: f64,
+    /// GC wall time split: from the trigger to the end of the last page
+    /// move (migration), and from there to the end of the erase (erase,
+    /// including waits for reads and the queue), totals and means per GC.
+    /// Per-plane and die-group GCs (FAST's merges count as erase).
+    pub migration_phase: f64,
+    pub erase_phase: f64,
+    pub mean_migration_phase: f64,
+    pub mean_erase_phase: f64,
 }
 
 /// Discards replayed as trims. They are not in `requests`, `iops` or the

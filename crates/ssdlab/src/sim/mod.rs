@@ -273,6 +273,7 @@ impl Simulator {
             erase_counts: self.ftl.erase_counts(),
             precondition: self.precondition.clone(),
             events: self.engine.fired(),
+            plane_registers: self.cfg.flash.plane_registers as usize,
         };
         self.metrics.report(ctx)
     }
