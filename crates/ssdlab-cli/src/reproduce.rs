@@ -63,7 +63,15 @@ fn reproduce_hdi(a: HdiReproArgs) -> Result<ExitCode> {
     println!("DVPFTL §IV-A hot-data identification, reference WDAC; workloads are built-in look-alikes (docs/workloads.md)\n");
     println!(
         "{:<16} {:>9} {:>9} {:>9} {:>9} {:>9} {:>14} {:>9} {:>13}",
-        "workload", "writes", "MIHF", "MBF", "DL-MBF_s", "DL-MBF_c", "s vs MBF", "paper", "c vs MBF"
+        "workload",
+        "writes",
+        "MIHF",
+        "MBF",
+        "DL-MBF_s",
+        "DL-MBF_c",
+        "s vs MBF",
+        "paper",
+        "c vs MBF"
     );
     let mut c_vs_mbf = vec![];
     let mut memory = None;

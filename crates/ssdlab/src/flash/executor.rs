@@ -26,6 +26,10 @@ pub(crate) struct Executor {
     pub(crate) registers: Vec<u8>,
     /// `flash.plane_registers`.
     pub(crate) registers_per_plane: u32,
+    /// Per die: registers its command holds until it ends, per plane of the
+    /// die (its transactions may finish, and their slots be reused, before
+    /// it ends). Apart from `Die`, which every event copies.
+    held: Vec<[u8; MAX_PLANES_PER_DIE]>,
     pub(crate) ppd: u32,
 }
 
@@ -37,7 +41,6 @@ impl Executor {
             dies: vec![
                 Die {
                     busy: false,
-                    held: [0; MAX_PLANES_PER_DIE],
                     n: 0,
                     finished: 0,
                     txns: [TxnId::NONE; MAX_PLANES_PER_DIE],
@@ -47,6 +50,7 @@ impl Executor {
             channel_free: vec![0; cfg.geometry.channels as usize],
             registers: vec![cfg.flash.plane_registers as u8; cfg.total_planes() as usize],
             registers_per_plane: cfg.flash.plane_registers,
+            held: vec![[0; MAX_PLANES_PER_DIE]; cfg.total_dies() as usize],
             ppd: cfg.geometry.planes_per_die,
         }
     }
@@ -55,9 +59,6 @@ impl Executor {
 #[derive(Clone, Copy)]
 pub(crate) struct Die {
     pub(crate) busy: bool,
-    /// Registers the command holds until it ends, per plane of the die (its
-    /// transactions may finish, and their slots be reused, before it ends).
-    pub(crate) held: [u8; MAX_PLANES_PER_DIE],
     pub(crate) n: u8,
     /// Transactions of the command already finished (reads finish one by
     /// one as their data leaves).
@@ -69,22 +70,22 @@ impl Executor {
     /// A command on `die` takes a register on the plane of each of its pages.
     fn take_registers(&mut self, die: DieId, planes: impl Iterator<Item = PlaneId>) {
         let first = die.first_plane(self.ppd);
-        let mut held = [0u8; MAX_PLANES_PER_DIE];
+        let held = &mut self.held[die.index()];
         for p in planes {
             let r = &mut self.registers[p.index()];
             assert!(*r > 0, "plane {p} has no free register");
             *r -= 1;
             held[(p.0 - first.0) as usize] += 1;
         }
-        self.dies[die.index()].held = held;
     }
 
     /// The command on `die` ended: its registers are free again.
     fn release_registers(&mut self, die: DieId) {
-        let first = die.first_plane(self.ppd);
-        let held = std::mem::take(&mut self.dies[die.index()].held);
-        for (i, &h) in held[..self.ppd as usize].iter().enumerate() {
-            self.registers[first.index() + i] += h;
+        let first = die.first_plane(self.ppd).index();
+        let ppd = self.ppd as usize;
+        let held = &mut self.held[die.index()][..ppd];
+        for (r, h) in self.registers[first..first + ppd].iter_mut().zip(held) {
+            *r += std::mem::take(h);
         }
     }
 }
@@ -95,10 +96,16 @@ impl Simulator {
     /// built from where the pages would go; this checks they went there).
     /// Only the first page of each plane counts: further pages of a plane
     /// went through its other registers (multi-register planes).
+    #[inline]
     pub(crate) fn check_multiplane(&mut self, kind: CmdKind, dsts: &[Ppn], now: Time) {
-        if !self.cfg.check.enabled || dsts.len() < 2 {
-            return;
+        if self.cfg.check.enabled && dsts.len() >= 2 {
+            self.check_multiplane_now(kind, dsts, now);
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn check_multiplane_now(&mut self, kind: CmdKind, dsts: &[Ppn], now: Time) {
         let m = &self.ftl.map;
         let (b0, p0) = (m.block_of(dsts[0]), m.page_of(dsts[0]));
         let first_of_plane = |i: usize| {
@@ -270,16 +277,12 @@ impl Simulator {
                     }
                     plane_read[i] = plane_read[i].max(self.flash.timing.read_time(m.page_of(s)));
                 }
-                let tr_planes: Time = plane_read.iter().sum();
+                let tr_planes: Time = plane_read[..self.ppd as usize].iter().sum();
                 // Worker i: the i-th copyback of its plane in this command.
-                let mut taken = [0usize; MAX_PLANES_PER_DIE];
+                let mut taken = [0u8; MAX_PLANES_PER_DIE];
                 for &t in members {
                     let i = (self.txns[t].plane.0 - first.0) as usize;
-                    let w = &mut self.metrics.gc.pairs_per_worker;
-                    if w.len() <= taken[i] {
-                        w.resize(taken[i] + 1, 0);
-                    }
-                    w[taken[i]] += 1;
+                    self.metrics.gc.pairs_per_worker[taken[i] as usize] += 1;
                     taken[i] += 1;
                 }
                 let (mut tr, mut tr_sum, mut tp) = (0, 0, 0);

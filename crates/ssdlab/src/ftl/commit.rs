@@ -90,12 +90,10 @@ impl Simulator {
     pub(crate) fn commit_copyback(&mut self, t: TxnId, now: Time) -> Ppn {
         let tx = self.txns[t];
         let w = self.writer(t);
-        let dst = if self.ftl.parity_destinations() {
-            self.ftl.relocate_parity(tx.src, tx.plane, w, now)
-        } else {
-            self.ftl.relocate_as(tx.src, tx.plane, w, now)
-        }
-        .expect("ready() checked that the plane has a free page");
+        let dst = self
+            .ftl
+            .relocate_copyback(tx.src, tx.plane, w, now)
+            .expect("ready() checked that the plane has a free page");
         self.metrics.gc.pages_migrated += 1;
         self.metrics.gc.hot_moves += (w == Writer::Gc { hot: true }) as u64;
         self.map_moved(tx.lpn);

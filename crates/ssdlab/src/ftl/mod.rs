@@ -575,10 +575,10 @@ impl Ftl {
         if a == INVALID || self.wp[a as usize] as u32 >= self.ppb {
             a = self.open_block(plane, s);
         }
-        let page = self.next_page(a, parity);
-        if let Some(n) = &mut self.parity {
-            n[a as usize][(page % 2) as usize] += 2;
-        }
+        let page = match &mut self.parity {
+            None => self.wp[a as usize] as u32,
+            Some(n) => take_page(&mut n[a as usize], parity),
+        };
         self.wp[a as usize] += 1;
         let ppn = a * self.ppb + page;
         if lpn != INVALID {
@@ -642,6 +642,7 @@ impl Ftl {
 
     /// [`relocate`](Self::relocate) into `w`'s write stream (a Die-Write
     /// mixing GC moves and host pages writes all of them to one stream).
+    #[inline]
     pub fn relocate_as(&mut self, src: Ppn, plane: PlaneId, w: Writer, now: Time) -> Option<Ppn> {
         let lpn = self.p2l[src as usize];
         assert_ne!(lpn, INVALID);
@@ -649,16 +650,25 @@ impl Ftl {
         self.write_replacing(plane, lpn, src, version, w, now, None)
     }
 
-    /// [`relocate_as`](Self::relocate_as) by a copyback under
-    /// `gc.parity_destinations`: to the lowest free page of the source's
-    /// parity. None if the active block has no free page of that parity.
-    pub fn relocate_parity(
+    /// [`relocate_as`](Self::relocate_as) by a copyback: with
+    /// `gc.parity_destinations` to the lowest free page of the source's
+    /// parity (None if the active block has no free page of that parity).
+    #[inline]
+    pub fn relocate_copyback(
         &mut self,
         src: Ppn,
         plane: PlaneId,
         w: Writer,
         now: Time,
     ) -> Option<Ppn> {
+        if self.parity.is_none() {
+            return self.relocate_as(src, plane, w, now);
+        }
+        self.relocate_parity(src, plane, w, now)
+    }
+
+    #[inline(never)]
+    fn relocate_parity(&mut self, src: Ppn, plane: PlaneId, w: Writer, now: Time) -> Option<Ppn> {
         let parity = self.map.page_of(src) % 2;
         self.peek_write_parity(plane, w, parity)?;
         let lpn = self.p2l[src as usize];
@@ -808,4 +818,17 @@ pub(crate) fn parity_requirements(c: &Config) -> crate::scheme::Requirement {
         "gc.parity_destinations",
         format!("maps copybacks to free pages of their own parity: needs {why}"),
     ))
+}
+
+/// Take the next page of a block under `gc.parity_destinations` (`next`: its
+/// lowest free page of each parity): of that parity, or the lowest.
+#[inline(never)]
+fn take_page(next: &mut [u16; 2], parity: Option<u32>) -> u32 {
+    let p = match parity {
+        Some(p) => p as usize,
+        None => (next[1] < next[0]) as usize,
+    };
+    let page = next[p] as u32;
+    next[p] += 2;
+    page
 }

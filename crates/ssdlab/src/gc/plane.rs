@@ -32,10 +32,11 @@ impl Simulator {
         let by_reads = cache.is_some() && kind == CmdKind::Read;
         let window = self.gc.window;
         let mut cached = false;
+        let pages = self.job_pages(u);
         loop {
             let g = &self.gc.jobs[u];
             let busy = if by_reads { g.reading } else { g.pending };
-            if busy >= window || g.cursor >= self.job_pages(u) {
+            if busy >= window || g.cursor >= pages {
                 break;
             }
             let ppn = self.victim_page(u, g.cursor);

@@ -140,11 +140,7 @@ impl Metrics {
                     mean: ratio(gc.victim_valid, gc.victims),
                     share: ratio(gc.victim_valid, gc.victim_pages),
                 },
-                pairs_per_worker: {
-                    let mut w = gc.pairs_per_worker.clone();
-                    w.resize(ctx.plane_registers.max(w.len()), 0);
-                    w
-                },
+                pairs_per_worker: gc.pairs_per_worker[..ctx.plane_registers].to_vec(),
                 time_us: GcTime {
                     total: us(gc.duration_ns),
                     mean: us(gc.duration_ns) / gcn,

@@ -59,16 +59,18 @@ impl Simulator {
     /// an erase — looked up once here for both the check and the command's
     /// address ([`cmd_addr`](Self::cmd_addr)).
     pub(crate) fn ready(&self, plane: PlaneId, class: Class, t: TxnId) -> Option<(u32, u32)> {
-        if class != Class::Gc && self.gc.holds_die(self.ftl.map.die_of_plane(plane)) {
+        if self.gc.hold_die
+            && class != Class::Gc
+            && self.gc.holds_die(self.ftl.map.die_of_plane(plane))
+        {
             return None;
         }
         let tx = &self.txns[t];
         // A copyback with parity destinations takes the lowest free page of
         // its source's parity; any other write the lowest free page.
         let peek = || {
-            if tx.kind == CmdKind::Copyback && self.ftl.parity_destinations() {
-                let parity = self.ftl.map.page_of(tx.src) % 2;
-                self.ftl.peek_write_parity(plane, self.writer(t), parity)
+            if self.ftl.parity_destinations() && tx.kind == CmdKind::Copyback {
+                self.peek_parity(plane, t)
             } else {
                 self.ftl.peek_write(plane, self.writer(t))
             }
@@ -206,6 +208,13 @@ impl Simulator {
             n = self.fill_registers(class, &mut members, n);
         }
         self.execute(die, kind, &members[..n], None);
+    }
+
+    /// Where copyback `t` would go under `gc.parity_destinations`.
+    #[inline(never)]
+    fn peek_parity(&self, plane: PlaneId, t: TxnId) -> Option<(u32, u32)> {
+        let parity = self.ftl.map.page_of(self.txns[t].src) % 2;
+        self.ftl.peek_write_parity(plane, self.writer(t), parity)
     }
 
     /// Multi-register planes (`flash.plane_registers` = k): every plane of a
