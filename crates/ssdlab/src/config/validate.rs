@@ -180,12 +180,12 @@ impl Config {
             return err("gc.moves_in_flight", "must be at least 1".into());
         }
         let k = self.flash.plane_registers;
-        let most = crate::sim::MAX_PLANES_PER_DIE as u32 / g.planes_per_die.max(1);
+        let most = (crate::sim::MAX_PLANES_PER_DIE as u32 / g.planes_per_die.max(1)).min(8);
         if k == 0 || k > most {
             return err(
                 "flash.plane_registers",
                 format!(
-                    "{k} is outside 1..={most} (a command holds at most {} pages: planes per die × registers)",
+                    "{k} is outside 1..={most} (at most 8 per plane, and a command holds at most {} pages: planes per die × registers)",
                     crate::sim::MAX_PLANES_PER_DIE
                 ),
             );

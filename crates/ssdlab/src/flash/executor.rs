@@ -27,9 +27,10 @@ pub(crate) struct Executor {
     /// `flash.plane_registers`.
     pub(crate) registers_per_plane: u32,
     /// Per die: registers its command holds until it ends, per plane of the
-    /// die (its transactions may finish, and their slots be reused, before
-    /// it ends). Apart from `Die`, which every event copies.
-    held: Vec<[u8; MAX_PLANES_PER_DIE]>,
+    /// die, 4 bits per plane (at most 8 registers per plane; its transactions
+    /// may finish, and their slots be reused, before it ends). Apart from
+    /// `Die`, which every event copies.
+    held: Vec<u64>,
     pub(crate) ppd: u32,
 }
 
@@ -50,7 +51,7 @@ impl Executor {
             channel_free: vec![0; cfg.geometry.channels as usize],
             registers: vec![cfg.flash.plane_registers as u8; cfg.total_planes() as usize],
             registers_per_plane: cfg.flash.plane_registers,
-            held: vec![[0; MAX_PLANES_PER_DIE]; cfg.total_dies() as usize],
+            held: vec![0; cfg.total_dies() as usize],
             ppd: cfg.geometry.planes_per_die,
         }
     }
@@ -70,22 +71,24 @@ impl Executor {
     /// A command on `die` takes a register on the plane of each of its pages.
     fn take_registers(&mut self, die: DieId, planes: impl Iterator<Item = PlaneId>) {
         let first = die.first_plane(self.ppd);
-        let held = &mut self.held[die.index()];
+        let mut held = 0u64;
         for p in planes {
             let r = &mut self.registers[p.index()];
             assert!(*r > 0, "plane {p} has no free register");
             *r -= 1;
-            held[(p.0 - first.0) as usize] += 1;
+            held += 1 << (4 * (p.0 - first.0));
         }
+        self.held[die.index()] = held;
     }
 
     /// The command on `die` ended: its registers are free again.
     fn release_registers(&mut self, die: DieId) {
         let first = die.first_plane(self.ppd).index();
-        let ppd = self.ppd as usize;
-        let held = &mut self.held[die.index()][..ppd];
-        for (r, h) in self.registers[first..first + ppd].iter_mut().zip(held) {
-            *r += std::mem::take(h);
+        let mut held = std::mem::take(&mut self.held[die.index()]);
+        while held != 0 {
+            let i = held.trailing_zeros() / 4;
+            self.registers[first + i as usize] += ((held >> (4 * i)) & 0xf) as u8;
+            held &= !(0xf << (4 * i));
         }
     }
 }
@@ -254,37 +257,24 @@ impl Simulator {
                 // Aligned sources are read in one multi-plane read; joined
                 // GCs' unaligned ones one after another (into each plane's
                 // register), then one multi-plane program.
-                // Pages of one plane go through its registers at once
-                // (multi-register planes): a plane reads for as long as
-                // its longest read, and only the first page of each plane
-                // takes part in the multi-plane read.
-                let m = &self.ftl.map;
-                let first = die.first_plane(self.ppd);
-                let s0 = self.txns[members[0]].src;
-                let mut plane_read = [0 as Time; MAX_PLANES_PER_DIE];
-                let (mut one_read, mut seen) = (true, 0u32);
-                for &t in members {
-                    let s = self.txns[t].src;
-                    let i = (self.txns[t].plane.0 - first.0) as usize;
-                    if seen & (1 << i) == 0 {
-                        seen |= 1 << i;
-                        one_read &= self.flash.rules.aligned(
+                let (one_read, tr_planes) = if self.flash.registers_per_plane == 1 {
+                    self.metrics.gc.pairs_per_worker[0] += n as u64;
+                    let m = &self.ftl.map;
+                    let s0 = self.txns[members[0]].src;
+                    let one_read = members.iter().all(|&t| {
+                        let s = self.txns[t].src;
+                        self.flash.rules.aligned(
                             m.block_of(s0),
                             m.page_of(s0),
                             m.block_of(s),
                             m.page_of(s),
-                        );
-                    }
-                    plane_read[i] = plane_read[i].max(self.flash.timing.read_time(m.page_of(s)));
-                }
-                let tr_planes: Time = plane_read[..self.ppd as usize].iter().sum();
-                // Worker i: the i-th copyback of its plane in this command.
-                let mut taken = [0u8; MAX_PLANES_PER_DIE];
-                for &t in members {
-                    let i = (self.txns[t].plane.0 - first.0) as usize;
-                    self.metrics.gc.pairs_per_worker[taken[i] as usize] += 1;
-                    taken[i] += 1;
-                }
+                        )
+                    });
+                    (one_read, None)
+                } else {
+                    let (one_read, tr_planes) = self.register_reads(die, members);
+                    (one_read, Some(tr_planes))
+                };
                 let (mut tr, mut tr_sum, mut tp) = (0, 0, 0);
                 let mut dsts = [INVALID; MAX_PLANES_PER_DIE];
                 for (i, &t) in members.iter().enumerate() {
@@ -311,7 +301,11 @@ impl Simulator {
                     tp = tp.max(self.flash.timing.program_time(self.ftl.map.page_of(dst)));
                 }
                 self.check_multiplane(kind, &dsts[..n], now);
-                let read = if one_read { tr } else { tr_planes };
+                let read = if one_read {
+                    tr
+                } else {
+                    tr_planes.unwrap_or(tr_sum)
+                };
                 self.metrics.gc.read_ns += if one_read {
                     tr as u128 * n as u128
                 } else {
@@ -322,6 +316,37 @@ impl Simulator {
                     .schedule(t0 + read + tp, EventKind::DieDone, die.0);
             }
         }
+    }
+
+    /// A copyback command on multi-register planes: whether its planes'
+    /// first pages make one multi-plane read, and the read time when they do
+    /// not (the planes one after another, each for as long as its longest
+    /// read: a plane's pages go through its registers at once). Counts each
+    /// copyback for its worker (the i-th copyback of its plane).
+    fn register_reads(&mut self, die: DieId, members: &[TxnId]) -> (bool, Time) {
+        let m = &self.ftl.map;
+        let first = die.first_plane(self.ppd);
+        let s0 = self.txns[members[0]].src;
+        let mut plane_read = [0 as Time; MAX_PLANES_PER_DIE];
+        let mut taken = [0u8; MAX_PLANES_PER_DIE];
+        let (mut one_read, mut seen) = (true, 0u32);
+        for &t in members {
+            let s = self.txns[t].src;
+            let i = (self.txns[t].plane.0 - first.0) as usize;
+            if seen & (1 << i) == 0 {
+                seen |= 1 << i;
+                one_read &= self.flash.rules.aligned(
+                    m.block_of(s0),
+                    m.page_of(s0),
+                    m.block_of(s),
+                    m.page_of(s),
+                );
+            }
+            plane_read[i] = plane_read[i].max(self.flash.timing.read_time(m.page_of(s)));
+            self.metrics.gc.pairs_per_worker[taken[i] as usize] += 1;
+            taken[i] += 1;
+        }
+        (one_read, plane_read[..self.ppd as usize].iter().sum())
     }
 
     pub(crate) fn on_read_array_done(&mut self, die: DieId) {
