@@ -492,8 +492,8 @@ fn sweep_schemes_can_come_from_the_registry() {
 }
 
 /// Golden result: `reproduce spd --quick`'s results.csv is byte-identical to
-/// the checked-in digest. About 7 minutes on 2 cores (release build), so it
-/// is not part of the default test run:
+/// the checked-in digest. About 1.5 minutes on 2 cores (release build; the
+/// 1/8-scale quick run), so it is not part of the default test run:
 ///
 /// ```sh
 /// cargo test --release -p ssdlab-cli --test reproduce_spd_cli -- --ignored golden
@@ -501,7 +501,7 @@ fn sweep_schemes_can_come_from_the_registry() {
 ///
 /// A model change that moves it updates the digest in the same commit.
 #[test]
-#[ignore = "about 7 minutes: run with --ignored (see the comment)"]
+#[ignore = "about 1.5 minutes in release: run with --ignored (see the comment)"]
 fn golden_reproduce_spd_quick_results_csv() {
     use sha2::{Digest, Sha256};
     let dir = tempfile::tempdir().unwrap();
