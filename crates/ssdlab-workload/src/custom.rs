@@ -73,6 +73,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use serde::de::{self, Deserializer, Visitor};
+
+use crate::toml_keys::{backticked_after, join_key, key_path, table_at};
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -658,10 +660,10 @@ fn toml_error(text: &str, skip: usize, origin: &str, strip: &str, e: &toml::de::
         .find_map(|p| backticked_after(&msg, p));
     let key = match (&span, named) {
         (Some(s), Some(field)) if msg.starts_with("missing field") => {
-            join(&table_at(text, s.start), field)
+            join_key(&table_at(text, s.start), field)
         }
-        (Some(s), Some(_)) => key_at(text, s.start),
-        (Some(s), None) => key_at(text, s.start),
+        (Some(s), Some(_)) => key_path(text, s.start),
+        (Some(s), None) => key_path(text, s.start),
         (None, Some(field)) => field.to_string(),
         (None, None) => String::new(),
     };
@@ -673,135 +675,6 @@ fn toml_error(text: &str, skip: usize, origin: &str, strip: &str, e: &toml::de::
     };
     let at = span.map_or(String::new(), |s| position(text, skip, s.start));
     Error::config(origin, key, format!("{msg}{at}"))
-}
-
-fn backticked_after<'a>(msg: &'a str, prefix: &str) -> Option<&'a str> {
-    let rest = &msg[msg.find(prefix)? + prefix.len()..];
-    Some(&rest[..rest.find('`')?])
-}
-
-fn join(table: &str, key: &str) -> String {
-    if table.is_empty() {
-        key.to_string()
-    } else {
-        format!("{table}.{key}")
-    }
-}
-
-fn is_key_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || c == '_' || c == '-'
-}
-
-/// The `[section]` header of a line, if it is one.
-fn section(line: &str) -> Option<&str> {
-    let l = line.trim();
-    let l = l.strip_prefix('[')?;
-    let l = l.split('#').next().unwrap_or("");
-    Some(
-        l.trim()
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .trim(),
-    )
-}
-
-/// What the line holding `pos` says up to `pos`: the section in force, the
-/// inline tables open (by key) and the key whose value `pos` is in.
-fn scan(text: &str, pos: usize) -> (String, Vec<&str>, Option<&str>) {
-    let pos = pos.min(text.len());
-    let start = text[..pos].rfind('\n').map_or(0, |i| i + 1);
-    let end = text[pos..].find('\n').map_or(text.len(), |i| pos + i);
-    let sect = text[..end]
-        .lines()
-        .rev()
-        .find_map(section)
-        .unwrap_or("")
-        .to_string();
-    if section(&text[start..end]).is_some() {
-        return (sect, Vec::new(), None);
-    }
-    let line = &text[start..pos];
-    let mut open = Vec::new();
-    let mut current = None;
-    let mut token: Option<usize> = None;
-    let mut last = None;
-    let mut quote_char: Option<char> = None;
-    for (i, c) in line.char_indices() {
-        if let Some(q) = quote_char {
-            if c == q {
-                quote_char = None;
-            }
-            continue;
-        }
-        if is_key_char(c) {
-            token.get_or_insert(i);
-            continue;
-        }
-        if let Some(s) = token.take() {
-            last = Some(&line[s..i]);
-        }
-        match c {
-            '"' | '\'' => quote_char = Some(c),
-            '=' => current = last,
-            '{' => {
-                if let Some(k) = current.take() {
-                    open.push(k);
-                }
-            }
-            '}' => {
-                open.pop();
-                current = None;
-            }
-            ',' if !open.is_empty() => current = None,
-            '#' => break,
-            _ => {}
-        }
-    }
-    (sect, open, current)
-}
-
-/// The dotted key whose key or value holds byte `pos`.
-fn key_at(text: &str, pos: usize) -> String {
-    let (sect, mut keys, current) = scan(text, pos);
-    match current {
-        Some(k) => keys.push(k),
-        None => {
-            let rest = &text[pos.min(text.len())..];
-            let end = rest.find(|c: char| !is_key_char(c)).unwrap_or(rest.len());
-            if end > 0 {
-                keys.push(&rest[..end]);
-            }
-        }
-    }
-    let mut parts: Vec<&str> = Vec::new();
-    if !sect.is_empty() {
-        parts.push(&sect);
-    }
-    parts.extend(keys);
-    parts.join(".")
-}
-
-/// The dotted table that a span starting at `pos` is (a `[section]` header
-/// or an inline table's `{`).
-fn table_at(text: &str, pos: usize) -> String {
-    let pos = pos.min(text.len());
-    let inside = if text[pos..].starts_with('{') {
-        pos + 1
-    } else {
-        pos
-    };
-    let (sect, mut keys, current) = scan(text, inside);
-    if text[pos..].starts_with('{') {
-        if let Some(k) = current {
-            keys.push(k);
-        }
-    }
-    let mut parts: Vec<&str> = Vec::new();
-    if !sect.is_empty() {
-        parts.push(&sect);
-    }
-    parts.extend(keys);
-    parts.join(".")
 }
 
 // ----- reading records -----
@@ -1232,9 +1105,9 @@ mod tests {
     #[test]
     fn keys_are_found() {
         let text = "name = \"x\"\n[time]\ncolumn = 1\nunit = \"msec\"\n";
-        assert_eq!(key_at(text, text.find("\"msec").unwrap()), "time.unit");
+        assert_eq!(key_path(text, text.find("\"msec").unwrap()), "time.unit");
         let text = "op = { column = 2, read = [\"R\"], wirte = [\"W\"] }\n";
-        assert_eq!(key_at(text, text.find("wirte").unwrap()), "op.wirte");
+        assert_eq!(key_path(text, text.find("wirte").unwrap()), "op.wirte");
         assert_eq!(table_at(text, text.find('{').unwrap()), "op");
     }
 }

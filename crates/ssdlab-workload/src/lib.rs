@@ -82,6 +82,7 @@ pub mod stats;
 pub mod synthetic;
 pub mod systor;
 pub mod tencent;
+mod toml_keys;
 pub mod writer;
 
 /// Direction of an I/O.

@@ -2,6 +2,9 @@
 //! and [`Arrival`] and their conversions, parsing and writing, and the
 //! translation of TOML errors into [`Error::Config`] naming the field.
 
+use crate::toml_keys::{
+    backticked_after, is_key_char, join_key, key_path, section_name, table_path,
+};
 use std::path::Path;
 
 use serde::{Deserialize, Deserializer, Serialize};
@@ -461,122 +464,6 @@ fn with_key_line(text: &str, e: Error) -> Error {
         None => msg,
     };
     Error::Config { origin, field, msg }
-}
-
-fn backticked_after<'a>(msg: &'a str, prefix: &str) -> Option<&'a str> {
-    let rest = &msg[msg.find(prefix)? + prefix.len()..];
-    Some(&rest[..rest.find('`')?])
-}
-
-fn join_key(table: &str, key: &str) -> String {
-    if table.is_empty() {
-        key.to_string()
-    } else {
-        format!("{table}.{key}")
-    }
-}
-
-/// The `[section]` in force at byte `pos` and the inline tables open there,
-/// as a dotted path (no key of its own).
-fn table_path(text: &str, pos: usize) -> String {
-    let (section, keys, _) = scan_keys(text, pos);
-    let mut parts: Vec<&str> = section.into_iter().collect();
-    parts.extend(keys);
-    parts.join(".")
-}
-
-/// The dotted key whose key or value contains byte `pos`.
-fn key_path(text: &str, pos: usize) -> String {
-    let (section, mut keys, current) = scan_keys(text, pos);
-    let pos = pos.min(text.len());
-    let line_start = text[..pos].rfind('\n').map_or(0, |i| i + 1);
-    let on_header = text[line_start..]
-        .lines()
-        .next()
-        .and_then(section_name)
-        .is_some();
-    match current {
-        Some(k) => keys.push(k),
-        None if on_header => {}
-        None => {
-            // `pos` is on a key itself
-            let rest = &text[pos.min(text.len())..];
-            let end = rest.find(|c: char| !is_key_char(c)).unwrap_or(rest.len());
-            if end > 0 {
-                keys.push(&rest[..end]);
-            }
-        }
-    }
-    let mut parts: Vec<&str> = section.into_iter().collect();
-    parts.extend(keys);
-    parts.join(".")
-}
-
-/// `x.y` for a `[x.y]` or `[[x.y]]` header line.
-fn section_name(line: &str) -> Option<&str> {
-    let l = line.trim();
-    if !l.starts_with('[') {
-        return None;
-    }
-    let l = l.split('#').next().unwrap_or("").trim();
-    Some(l.trim_start_matches('[').trim_end_matches(']').trim())
-}
-
-fn is_key_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.'
-}
-
-/// Scan the line holding `pos` up to `pos`: the section header in force, the
-/// keys of the inline tables open at `pos`, and the key whose value `pos` is
-/// in, if any.
-fn scan_keys(text: &str, pos: usize) -> (Option<&str>, Vec<&str>, Option<&str>) {
-    let pos = pos.min(text.len());
-    let start = text[..pos].rfind('\n').map_or(0, |i| i + 1);
-    let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
-    // the section in force: the header at or above this line (an error in
-    // a table that serde buffers, such as a tagged enum, points at its header)
-    let section = text[..end].lines().rev().find_map(section_name);
-    if section_name(&text[start..end]).is_some() {
-        return (section, Vec::new(), None);
-    }
-    let line = &text[start..pos];
-    let mut open: Vec<&str> = Vec::new();
-    let mut current: Option<&str> = None;
-    let mut token_start: Option<usize> = None;
-    let mut last_token: Option<&str> = None;
-    let mut in_string: Option<char> = None;
-    for (i, c) in line.char_indices() {
-        if let Some(q) = in_string {
-            if c == q {
-                in_string = None;
-            }
-            continue;
-        }
-        if is_key_char(c) {
-            token_start.get_or_insert(i);
-            continue;
-        }
-        if let Some(s) = token_start.take() {
-            last_token = Some(&line[s..i]);
-        }
-        match c {
-            '"' | '\'' => in_string = Some(c),
-            '=' => current = last_token,
-            '{' => {
-                if let Some(k) = current.take() {
-                    open.push(k);
-                }
-            }
-            '}' => {
-                open.pop();
-                current = None;
-            }
-            ',' if !open.is_empty() => current = None,
-            '#' => break,
-            _ => {}
-        }
-    }
-    (section, open, current)
 }
 
 #[cfg(test)]

@@ -1,0 +1,135 @@
+//! Where in a TOML text an error is: the dotted key or table at a byte
+//! offset, for errors that name file, line and key (profile files and trace
+//! format specs). The `toml` crate gives a byte span; serde's messages name a
+//! field without its table.
+
+pub(crate) fn backticked_after<'a>(msg: &'a str, prefix: &str) -> Option<&'a str> {
+    let rest = &msg[msg.find(prefix)? + prefix.len()..];
+    Some(&rest[..rest.find('`')?])
+}
+
+pub(crate) fn join_key(table: &str, key: &str) -> String {
+    if table.is_empty() {
+        key.to_string()
+    } else {
+        format!("{table}.{key}")
+    }
+}
+
+/// The `[section]` in force at byte `pos` and the inline tables open there,
+/// as a dotted path (no key of its own).
+pub(crate) fn table_path(text: &str, pos: usize) -> String {
+    let (section, keys, _) = scan_keys(text, pos);
+    let mut parts: Vec<&str> = section.into_iter().collect();
+    parts.extend(keys);
+    parts.join(".")
+}
+
+/// The dotted key whose key or value contains byte `pos`.
+pub(crate) fn key_path(text: &str, pos: usize) -> String {
+    let (section, mut keys, current) = scan_keys(text, pos);
+    let pos = pos.min(text.len());
+    let line_start = text[..pos].rfind('\n').map_or(0, |i| i + 1);
+    let on_header = text[line_start..]
+        .lines()
+        .next()
+        .and_then(section_name)
+        .is_some();
+    match current {
+        Some(k) => keys.push(k),
+        None if on_header => {}
+        None => {
+            // `pos` is on a key itself
+            let rest = &text[pos.min(text.len())..];
+            let end = rest.find(|c: char| !is_key_char(c)).unwrap_or(rest.len());
+            if end > 0 {
+                keys.push(&rest[..end]);
+            }
+        }
+    }
+    let mut parts: Vec<&str> = section.into_iter().collect();
+    parts.extend(keys);
+    parts.join(".")
+}
+
+/// `x.y` for a `[x.y]` or `[[x.y]]` header line.
+pub(crate) fn section_name(line: &str) -> Option<&str> {
+    let l = line.trim();
+    if !l.starts_with('[') {
+        return None;
+    }
+    let l = l.split('#').next().unwrap_or("").trim();
+    Some(l.trim_start_matches('[').trim_end_matches(']').trim())
+}
+
+pub(crate) fn is_key_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.'
+}
+
+/// Scan the line holding `pos` up to `pos`: the section header in force, the
+/// keys of the inline tables open at `pos`, and the key whose value `pos` is
+/// in, if any.
+pub(crate) fn scan_keys(text: &str, pos: usize) -> (Option<&str>, Vec<&str>, Option<&str>) {
+    let pos = pos.min(text.len());
+    let start = text[..pos].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+    // the section in force: the header at or above this line (an error in
+    // a table that serde buffers, such as a tagged enum, points at its header)
+    let section = text[..end].lines().rev().find_map(section_name);
+    if section_name(&text[start..end]).is_some() {
+        return (section, Vec::new(), None);
+    }
+    let line = &text[start..pos];
+    let mut open: Vec<&str> = Vec::new();
+    let mut current: Option<&str> = None;
+    let mut token_start: Option<usize> = None;
+    let mut last_token: Option<&str> = None;
+    let mut in_string: Option<char> = None;
+    for (i, c) in line.char_indices() {
+        if let Some(q) = in_string {
+            if c == q {
+                in_string = None;
+            }
+            continue;
+        }
+        if is_key_char(c) {
+            token_start.get_or_insert(i);
+            continue;
+        }
+        if let Some(s) = token_start.take() {
+            last_token = Some(&line[s..i]);
+        }
+        match c {
+            '"' | '\'' => in_string = Some(c),
+            '=' => current = last_token,
+            '{' => {
+                if let Some(k) = current.take() {
+                    open.push(k);
+                }
+            }
+            '}' => {
+                open.pop();
+                current = None;
+            }
+            ',' if !open.is_empty() => current = None,
+            '#' => break,
+            _ => {}
+        }
+    }
+    (section, open, current)
+}
+
+/// The dotted table that a span starting at `pos` is about: a `[section]`
+/// header, or an inline table's `{`.
+pub(crate) fn table_at(text: &str, pos: usize) -> String {
+    let pos = pos.min(text.len());
+    if text[pos..].starts_with('{') {
+        // the key whose value the `{` opens, inside its table
+        let (section, mut keys, current) = scan_keys(text, pos + 1);
+        keys.extend(current);
+        let mut parts: Vec<&str> = section.into_iter().collect();
+        parts.extend(keys);
+        return parts.join(".");
+    }
+    table_path(text, pos)
+}
