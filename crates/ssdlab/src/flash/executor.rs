@@ -422,10 +422,10 @@ pub(crate) fn requirements(c: &Config) -> crate::scheme::Requirement {
     if c.flash.plane_registers <= 1 {
         return Ok(());
     }
-    let why = if c.gc.migration != Migration::Copyback {
+    let why = if c.ftl.block_groups == BlockGroups::Die {
+        "per-plane GC (block_groups = \"die\", SPD's Die-GC, moves pages through the controller as Die-Writes)"
+    } else if c.gc.migration != Migration::Copyback {
         "gc.migration = \"copyback\" (controller-path moves do not use the planes' extra registers)"
-    } else if c.ftl.block_groups == BlockGroups::Die {
-        "per-plane GC (block_groups = \"die\" moves pages through the controller as Die-Writes)"
     } else if c.ftl.mapping == Mapping::Fast {
         "page or DFTL mapping (FAST's merges program pages at their offsets, not by copyback)"
     } else {
