@@ -193,3 +193,28 @@ fn parity_destinations_and_ippbe_stay_consistent_through_gc() {
         );
     }
 }
+
+#[test]
+fn registers_compose_with_per_plane_schemes_and_refuse_die_gc() {
+    use ssdlab::scheme;
+    let base = drive(2);
+    for name in ["baseline-d", "baseline-p", "paragc"] {
+        let c = scheme::by_name(name).unwrap().apply(&base).unwrap();
+        let r = run(&c, &with_read(9));
+        assert_eq!(r.gc.pages_migrated, 9, "{name}");
+    }
+    // SPD's Die-GC moves pages through the controller: a config error that
+    // names the key and why.
+    let mut c = Config::preset("small").unwrap();
+    c.flash.plane_registers = 2;
+    let e = scheme::by_name("spd")
+        .unwrap()
+        .apply(&c)
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("flash.plane_registers") && e.contains("Die-GC"),
+        "{e}"
+    );
+}
