@@ -29,6 +29,21 @@ pub struct PreconditionReport {
     /// trace-sequence: passes applied, and the last pass's write amplification.
     pub sequence_passes: u32,
     pub sequence_write_amplification: f64,
+    /// trace-writes: passes of the workload's writes replayed, and the mean
+    /// valid pages per victim of the last pass's untimed GCs (absent
+    /// without trace-writes).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub write_passes: u32,
+    #[serde(skip_serializing_if = "is_zero_f")]
+    pub write_valid_per_victim: f64,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+fn is_zero_f(x: &f64) -> bool {
+    *x == 0.0
 }
 
 /// Planes (LPN residues) filled together: their forward-map entries of one
@@ -379,6 +394,58 @@ impl Ftl {
             // Only passes that wrapped are compared: the filling pass is not
             // a steady state.
             previous = wrapped.then_some(wa);
+        }
+        report.valid_pages = self.l2p.iter().filter(|&&p| p != INVALID).count() as u64;
+        Ok(())
+    }
+
+    /// The parallel-GC paper's steady state (§V-A3: the drive preconditioned
+    /// "into steady-state"): replay the workload's page writes `writes`
+    /// untimed, with untimed greedy GC, pass after pass, until the mean
+    /// valid pages per victim of a pass is within 2 % of the previous pass's
+    /// (at most 20 passes; a pass without GC does not count). The first pass
+    /// keeps request order; later passes shuffle it (a replay in the same
+    /// order invalidates whole blocks, FIFO-like, which no workload does).
+    pub fn precondition_steady(
+        &mut self,
+        writes: &[Lpn],
+        rng: &mut Xoshiro256PlusPlus,
+        report: &mut PreconditionReport,
+    ) -> Result<()> {
+        self.fast_refuses("trace-writes")?;
+        const MAX_PASSES: u32 = 20;
+        let mut previous: Option<f64> = None;
+        let mut order: Vec<Lpn> = writes.to_vec();
+        for pass in 1..=MAX_PASSES {
+            if pass > 1 {
+                for i in (1..order.len()).rev() {
+                    let j = rng.gen_range(0..=i);
+                    order.swap(i, j);
+                }
+            }
+            let (gcs_before, mut moves) = (report.functional_gc, 0u64);
+            for &lpn in &order {
+                let plane = self.choose_plane(lpn, Writer::Host { hot: false }, |_| 0);
+                moves += self.make_room(plane, rng, report)?;
+                self.write(plane, lpn, 0, Writer::Host { hot: false }, 0)
+                    .expect("make_room left free pages");
+            }
+            self.pad_all();
+            report.pages_written += writes.len() as u64;
+            report.write_passes = pass;
+            let gcs = report.functional_gc - gcs_before;
+            if writes.is_empty() {
+                break;
+            }
+            if gcs == 0 {
+                continue;
+            }
+            let per_victim = moves as f64 / gcs as f64;
+            report.write_valid_per_victim = per_victim;
+            if previous.is_some_and(|p| (per_victim - p).abs() <= 0.02 * p.max(1.0)) {
+                break;
+            }
+            previous = Some(per_victim);
         }
         report.valid_pages = self.l2p.iter().filter(|&&p| p != INVALID).count() as u64;
         Ok(())

@@ -111,3 +111,23 @@ pub(crate) fn scan(
         map,
     ))
 }
+
+/// The workload's page writes in request order, as logical pages (the
+/// trace-writes preconditioning replays them).
+pub(crate) fn write_pages(
+    source: &Source,
+    map: &AddressMap,
+    logical: u64,
+    page: u64,
+) -> Result<Vec<Lpn>> {
+    let mut out = Vec::new();
+    for rec in source.open()? {
+        let rec = rec?;
+        if rec.op != Op::Write {
+            continue;
+        }
+        let (first, last) = (rec.offset / page, (rec.offset + rec.size - 1) / page);
+        out.extend((first..=last).map(|p| map.lpn(p, logical)));
+    }
+    Ok(out)
+}

@@ -9,7 +9,8 @@ use crate::ftl::{Ftl, PreconditionReport};
 use crate::host::address::{bits, Scan};
 
 /// How the drive is aged before the run (no timed writes). Parts combine
-/// with `+` and apply in the order fill, age, trace-sequence, trace-reads.
+/// with `+` and apply in the order fill, age, trace-sequence, trace-writes,
+/// trace-reads.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Precondition {
     /// `fill:USED:VALID` or `fill:LO-HI:VALID`: every plane filled to
@@ -25,6 +26,10 @@ pub struct Precondition {
     /// span until the sequence covers the logical capacity, written
     /// repeatedly (with untimed GC) until write amplification is steady.
     pub trace_sequence: bool,
+    /// `trace-writes`: the parallel-GC paper's steady state: the workload's
+    /// page writes replayed untimed, with untimed GC, until the valid pages
+    /// per victim stop changing (after fill, age and trace-sequence).
+    pub trace_writes: bool,
     /// `trace-reads`: every LPN the workload reads is mapped.
     pub trace_reads: bool,
 }
@@ -32,11 +37,11 @@ pub struct Precondition {
 impl Precondition {
     /// Parse `none` or `+`-joined parts: `fill:USED:VALID` (USED a share or a
     /// range `LO-HI`), `age:X`,
-    /// `trace-sequence`, `trace-reads`.
+    /// `trace-sequence`, `trace-writes`, `trace-reads`.
     pub fn parse(s: &str) -> Result<Precondition> {
         let bad = |m: &str| {
             Error::Invalid(format!(
-                "--precondition `{s}`: {m} (expected none, or parts joined by +: fill:USED:VALID (USED a share or a range LO-HI), age:X, trace-sequence, trace-reads)"
+                "--precondition `{s}`: {m} (expected none, or parts joined by +: fill:USED:VALID (USED a share or a range LO-HI), age:X, trace-sequence, trace-writes, trace-reads)"
             ))
         };
         let mut p = Precondition::default();
@@ -52,6 +57,8 @@ impl Precondition {
                 p.trace_reads = true;
             } else if part == "trace-sequence" {
                 p.trace_sequence = true;
+            } else if part == "trace-writes" {
+                p.trace_writes = true;
             } else if let Some(rest) = part.strip_prefix("fill:") {
                 let (u, v) = rest
                     .split_once(':')
@@ -89,13 +96,15 @@ impl Precondition {
         Ok(p)
     }
     /// Age `ftl` (a fresh drive) as this says, untimed: fill, age, the
-    /// trace sequence, the trace's reads, in that order, then DFTL's
-    /// translation pages for whatever is mapped. `scan` is the workload's
-    /// pre-scan (needed by trace-sequence and trace-reads).
+    /// trace sequence, the trace's writes, the trace's reads, in that order,
+    /// then DFTL's translation pages for whatever is mapped. `scan` is the
+    /// workload's pre-scan (needed by trace-sequence and trace-reads),
+    /// `writes` its page writes in order (trace-writes).
     pub(crate) fn apply(
         &self,
         ftl: &mut Ftl,
         scan: Option<&Scan>,
+        writes: Option<&[Lpn]>,
         cfg: &Config,
         rng: &mut Xoshiro256PlusPlus,
     ) -> Result<PreconditionReport> {
@@ -113,6 +122,9 @@ impl Precondition {
         }
         if let (true, Some(s)) = (self.trace_sequence, scan) {
             ftl.precondition_sequence(|| fill_sequence(s, logical), rng, &mut pre)?;
+        }
+        if let (true, Some(w)) = (self.trace_writes, writes) {
+            ftl.precondition_steady(w, rng, &mut pre)?;
         }
         if let (true, Some(s)) = (self.trace_reads, scan) {
             pre.trace_read_pages_mapped = ftl.precondition_map(bits(&s.read), rng, &mut pre)?;
@@ -138,6 +150,9 @@ impl Precondition {
         }
         if self.trace_sequence {
             parts.push("trace-sequence".to_string());
+        }
+        if self.trace_writes {
+            parts.push("trace-writes".to_string());
         }
         if self.trace_reads {
             parts.push("trace-reads".to_string());

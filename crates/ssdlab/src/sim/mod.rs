@@ -108,7 +108,17 @@ impl Simulator {
             };
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(cfg.seed);
         let mut ftl = Ftl::new(cfg, cfg.check.enabled);
-        let pre = precondition.apply(&mut ftl, scan.as_ref(), cfg, &mut rng)?;
+        let writes = if precondition.trace_writes {
+            Some(crate::host::address::write_pages(
+                source,
+                &address_map,
+                logical,
+                page,
+            )?)
+        } else {
+            None
+        };
+        let pre = precondition.apply(&mut ftl, scan.as_ref(), writes.as_deref(), cfg, &mut rng)?;
         let buffer = Buffering::new(cfg, scan.as_ref().map_or(0, |s| s.footprint_pages))?;
         let planes = cfg.total_planes();
         let ppd = cfg.geometry.planes_per_die;
