@@ -402,8 +402,9 @@ impl Ftl {
     /// The parallel-GC paper's steady state (§V-A3: the drive preconditioned
     /// "into steady-state"): replay the workload's page writes `writes`
     /// untimed, with untimed greedy GC, pass after pass, until the mean
-    /// valid pages per victim of a pass is within 2 % of the previous pass's
-    /// (at most 20 passes; a pass without GC does not count). The first pass
+    /// valid pages per victim of a pass is within 2 % (or 0.1 page) of the
+    /// previous pass's, after at least three passes with GC (at most 20
+    /// passes; a pass without GC does not count). The first pass
     /// keeps request order; later passes shuffle it (a replay in the same
     /// order invalidates whole blocks, FIFO-like, which no workload does).
     pub fn precondition_steady(
@@ -414,7 +415,8 @@ impl Ftl {
     ) -> Result<()> {
         self.fast_refuses("trace-writes")?;
         const MAX_PASSES: u32 = 20;
-        let mut previous: Option<f64> = None;
+        const MIN_GC_PASSES: u32 = 3;
+        let (mut previous, mut gc_passes): (Option<f64>, u32) = (None, 0);
         let mut order: Vec<Lpn> = writes.to_vec();
         for pass in 1..=MAX_PASSES {
             if pass > 1 {
@@ -440,9 +442,11 @@ impl Ftl {
             if gcs == 0 {
                 continue;
             }
+            gc_passes += 1;
             let per_victim = moves as f64 / gcs as f64;
             report.write_valid_per_victim = per_victim;
-            if previous.is_some_and(|p| (per_victim - p).abs() <= 0.02 * p.max(1.0)) {
+            let steady = previous.is_some_and(|p| (per_victim - p).abs() <= (0.02 * p).max(0.1));
+            if steady && gc_passes >= MIN_GC_PASSES {
                 break;
             }
             previous = Some(per_victim);
