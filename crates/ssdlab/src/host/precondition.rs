@@ -165,9 +165,13 @@ impl Precondition {
     }
 }
 
-/// The parallel-GC paper's fill sequence: read addresses, write addresses,
-/// then all touched addresses shifted by the workload's span, repeatedly,
-/// until the sequence is as long as the logical capacity.
+/// The parallel-GC paper's fill sequence ("we shift the LBAs of workloads to
+/// generate new write requests to fill the remaining space"): read
+/// addresses, write addresses, then all touched addresses shifted by the
+/// workload's span, repeatedly, until the sequence is as long as the logical
+/// capacity; then every logical page the sequence has not written yet, in
+/// order, so that the drive is full (a sparse workload's shifted copies
+/// alone leave gaps, and wrap onto pages already written).
 pub(crate) fn fill_sequence(scan: &Scan, logical: u64) -> impl Iterator<Item = Lpn> + '_ {
     let span = bits(&scan.touched).last().map_or(0, |l| l as u64 + 1);
     let head = bits(&scan.read).chain(bits(&scan.written));
@@ -175,5 +179,40 @@ pub(crate) fn fill_sequence(scan: &Scan, logical: u64) -> impl Iterator<Item = L
     let shifted = (1..).take_while(move |_| span > 0).flat_map(move |k: u64| {
         bits(&scan.touched).map(move |l| ((l as u64 + k * span) % logical) as Lpn)
     });
-    head.chain(shifted).take(len as usize)
+    FillRest {
+        inner: head.chain(shifted).take(len as usize),
+        written: vec![0u64; logical.div_ceil(64) as usize],
+        next: 0,
+        logical,
+    }
+}
+
+/// A fill sequence, then the logical pages it did not write.
+struct FillRest<I> {
+    inner: I,
+    /// Logical pages written so far (a bitmap).
+    written: Vec<u64>,
+    /// Where the search for an unwritten page resumes.
+    next: u64,
+    logical: u64,
+}
+
+impl<I: Iterator<Item = Lpn>> Iterator for FillRest<I> {
+    type Item = Lpn;
+    fn next(&mut self) -> Option<Lpn> {
+        if let Some(l) = self.inner.next() {
+            self.written[l as usize / 64] |= 1 << (l % 64);
+            return Some(l);
+        }
+        while self.next < self.logical {
+            let l = self.next;
+            self.next += 1;
+            let (w, b) = ((l / 64) as usize, 1u64 << (l % 64));
+            if self.written[w] & b == 0 {
+                self.written[w] |= b;
+                return Some(l as Lpn);
+            }
+        }
+        None
+    }
 }
