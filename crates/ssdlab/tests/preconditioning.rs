@@ -124,6 +124,8 @@ fn trace_sequence_reaches_a_steady_state_and_stays_consistent() {
     assert!(s.sequence_passes >= 3 && s.sequence_passes < 20, "{s:?}");
     assert!(s.functional_gc > 0, "the drive must have wrapped: {s:?}");
     assert!(s.sequence_write_amplification >= 1.0);
+    // The sequence fills the remaining space: every logical page holds data.
+    assert_eq!(s.valid_pages, c.logical_pages(), "{s:?}");
     assert_eq!(r.requests, 5_000);
     assert_eq!(r.unmapped_read_pages, 0);
 }
