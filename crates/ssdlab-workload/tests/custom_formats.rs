@@ -9,25 +9,18 @@ use std::sync::Arc;
 use ssdlab_workload::custom::{format_arg, FormatSpec};
 use ssdlab_workload::{open_trace, Error, IoRecord, Op, TraceFormat, TraceOptions};
 
+mod common;
+
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
+    common::own_fixture(name)
 }
 
-/// The shared real excerpts: `../shared/traces` beside the workspace.
 fn shared(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/traces")
-        .join(name)
+    common::shared_trace(name)
 }
 
 fn scratch(test: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("custom-format-tests")
-        .join(test);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("custom-format-tests", test)
 }
 
 fn with_spec(spec: FormatSpec) -> TraceOptions {

@@ -18,19 +18,14 @@ use ssdlab_workload::{
 // ---------------------------------------------------------------------------
 // helpers
 
+mod common;
+
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../ssdlab/tests/fixtures/formats")
-        .join(name)
+    common::ssdlab_fixture(&format!("formats/{name}"))
 }
 
-/// A scratch directory for files written at run time.
 fn scratch(test: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("formats-tests")
-        .join(test);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("formats-tests", test)
 }
 
 fn write(dir: &Path, name: &str, text: impl AsRef<[u8]>) -> PathBuf {

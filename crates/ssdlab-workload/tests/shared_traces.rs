@@ -5,24 +5,16 @@
 //! reorder window; strict order (`--sort 0`) and a window too small fail
 //! naming the flag that fixes them, and the flag they name works.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use ssdlab_workload::{
     detect, open_trace, BlkparseAction, IoRecord, Op, ReadCounts, TraceFormat, TraceOptions,
     DEFAULT_SORT_WINDOW,
 };
 
-/// `shared/traces` beside the workspace (the workspace root's parent).
-fn shared_dir() -> PathBuf {
-    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    workspace.join("../shared/traces")
-}
+mod common;
 
-fn shared(name: &str) -> PathBuf {
-    let p = shared_dir().join(name);
-    assert!(p.is_file(), "missing shared trace {}", p.display());
-    p
-}
+use common::{shared_dir, shared_trace as shared};
 
 /// All records of `path` read with `options` (format detected), and the
 /// reader's counts.

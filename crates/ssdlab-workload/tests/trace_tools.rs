@@ -20,20 +20,14 @@ use ssdlab_workload::{IoRecord, Op, Source, TraceFormat, TraceOptions};
 // ---------------------------------------------------------------------------
 // helpers
 
+mod common;
+
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../ssdlab/tests/fixtures")
-        .join(name)
+    common::ssdlab_fixture(name)
 }
 
-/// A fresh, empty scratch directory for files written at run time.
 fn scratch(test: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("trace-tools-tests")
-        .join(test);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("trace-tools-tests", test)
 }
 
 fn rec(time_ns: u64, op: Op, offset: u64, size: u64) -> IoRecord {

@@ -18,19 +18,14 @@ use ssdlab_workload::{IoRecord, Op, Source, TraceFormat, TraceOptions};
 // ---------------------------------------------------------------------------
 // helpers
 
+mod common;
+
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../ssdlab/tests/fixtures")
-        .join(name)
+    common::ssdlab_fixture(name)
 }
 
-/// A scratch directory for files written at run time.
 fn scratch(test: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("workload-tests")
-        .join(test);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("workload-tests", test)
 }
 
 /// Gzip `bytes` into `path` (as one member per chunk given).
