@@ -21,6 +21,10 @@ pub enum ReproduceCmd {
     /// Cambridge workloads, with and without GC, SPD+, buffer size, four
     /// planes per die, hot/cold separation.
     Spd(crate::reproduce_spd::SpdArgs),
+    /// Parallel GC (Zhu, Han, Son, IEEE Access 2020): serial GC, IPPBE and
+    /// two or four copyback workers per plane on the seven workloads; SLC at
+    /// GC thresholds 5, 10, 14 %, MLC at 10 %.
+    Pgc(crate::reproduce_pgc::PgcArgs),
 }
 
 #[derive(Args)]
@@ -47,6 +51,7 @@ pub fn cmd_reproduce(cmd: ReproduceCmd) -> Result<ExitCode> {
     match cmd {
         ReproduceCmd::Hdi(a) => reproduce_hdi(a),
         ReproduceCmd::Spd(a) => crate::reproduce_spd::reproduce_spd(a),
+        ReproduceCmd::Pgc(a) => crate::reproduce_pgc::reproduce_pgc(a),
     }
 }
 

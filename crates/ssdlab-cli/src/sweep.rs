@@ -743,6 +743,8 @@ fn fmt_ratio(r: Option<f64>) -> String {
 /// Results laid out for comparison: rows (workloads, parameter values) ×
 /// schemes, each cell the index of its report, normalised to one scheme.
 pub(crate) struct Grid<'a> {
+    /// The metrics of the tables and charts (`METRICS` for a sweep).
+    pub metrics: &'a [(&'a str, &'a str, MetricFn)],
     pub schemes: &'a [String],
     pub baseline: usize,
     pub rows: Vec<Row>,
@@ -750,12 +752,12 @@ pub(crate) struct Grid<'a> {
 }
 
 impl Grid<'_> {
-    /// One markdown table per metric of `METRICS`, under a heading of
+    /// One markdown table per metric of `self.metrics`, under a heading of
     /// `level` (`"##"`): the baseline's absolute value, every scheme's ratio
     /// to it (percent change), and the mean ratio.
     pub fn tables(&self, s: &mut String, level: &str) {
         let bname = &self.schemes[self.baseline];
-        for (_, title, metric) in METRICS {
+        for &(_, title, metric) in self.metrics {
             let _ = writeln!(s, "\n{level} {title}\n");
             let mut head = format!("| workload | {bname} (absolute) |");
             let mut rule = String::from("|---|---:|");
@@ -813,10 +815,10 @@ impl Grid<'_> {
         )
     }
 
-    /// One bar chart per metric of `METRICS`: `dir/<metric>.svg`.
+    /// One bar chart per metric of `self.metrics`: `dir/<metric>.svg`.
     pub fn write_charts(&self, dir: &Path) -> Result<()> {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        for (file, title, metric) in METRICS {
+        for &(file, title, metric) in self.metrics {
             let svg = self.chart(title, metric);
             write(&dir.join(format!("{file}.svg")), &svg)?;
         }
@@ -859,6 +861,7 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<ExitCode> {
     }
     write(&a.out.join("results.csv"), &csv(&plan, &reports)?)?;
     let grid = Grid {
+        metrics: &METRICS,
         schemes: &plan.schemes,
         baseline: plan.baseline,
         rows: rows(&plan),

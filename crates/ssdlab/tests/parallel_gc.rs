@@ -26,6 +26,12 @@ fn drive(k: u32) -> Config {
 /// `victim_with(n)` and a read of LPN 40 (mapped) 1 µs after the write
 /// that starts the GC.
 fn with_read(n: u64) -> Source {
+    with_read_of(n, 40)
+}
+
+/// `victim_with(n)` and a read of `lpn` 1 µs after the write that starts
+/// the GC.
+fn with_read_of(n: u64, lpn: u64) -> Source {
     let Source::Records { records, .. } = victim_with(n) else {
         unreachable!("victim_with gives records")
     };
@@ -34,7 +40,7 @@ fn with_read(n: u64) -> Source {
     recs.push(IoRecord {
         time_ns: t,
         op: Op::Read,
-        offset: 40 * 4096,
+        offset: lpn * 4096,
         size: 4096,
     });
     Source::Records {
@@ -81,6 +87,31 @@ fn a_held_die_serves_host_reads_only_after_its_gc() {
         (x + tp + 9 * (tr + tp) + te) as f64
     );
     assert!(free.gc.time_us.mean > held.gc.time_us.mean);
+}
+
+/// A host read of the victim queued before its page moves pins the block:
+/// the erase waits for it, so a held die lets it through once the moves are
+/// done (it used to wait for the erase, which waited for it: a stall).
+#[test]
+fn a_held_die_lets_reads_of_its_victim_drain_before_the_erase() {
+    let mut c = drive(1);
+    c.gc.hold_die = true;
+    let t = ssdlab::flash::FlashTiming::new(&c);
+    let (tr, tp, te, x) = (t.read_ns[0], t.program_ns[0], t.erase_ns, t.xfer_ns);
+    // LPN 0 stays valid in the victim (block 0 keeps LPNs 0..9).
+    let r = run(&c, &with_read_of(9, 0));
+    assert_eq!(r.gc.count, 1);
+    assert_eq!(r.read.count, 1);
+    // The read waits for the program under way and the 9 copybacks, then
+    // runs; the erase follows it.
+    let moves_done = (x + tp - 1_000 + 9 * (tr + tp)) as f64;
+    let read = r.read.latency_us.mean * 1e3;
+    assert!(
+        (read - (moves_done + (tr + x) as f64)).abs() < 1.0,
+        "read {read} ns, expected {} ns",
+        moves_done + (tr + x) as f64
+    );
+    assert!(r.gc.time_us.mean * 1e3 >= (x + tp + 9 * (tr + tp) + tr + te) as f64);
 }
 
 #[test]

@@ -842,6 +842,7 @@ pub fn reproduce_spd(a: SpdArgs) -> Result<ExitCode> {
         }
         let names: Vec<String> = exp.variants.iter().map(|v| v.label.to_string()).collect();
         let grid = Grid {
+            metrics: &crate::sweep::METRICS,
             schemes: &names,
             baseline,
             rows: exp.rows(&plan.workloads),

@@ -401,12 +401,22 @@ impl Ftl {
 
     /// The parallel-GC paper's steady state (§V-A3: the drive preconditioned
     /// "into steady-state"): replay the workload's page writes `writes`
-    /// untimed, with untimed greedy GC, pass after pass, until the mean
-    /// valid pages per victim of a pass is within 2 % (or 0.1 page) of the
-    /// previous pass's, after at least three passes with GC (at most 20
-    /// passes; a pass without GC does not count). The first pass
-    /// keeps request order; later passes shuffle it (a replay in the same
-    /// order invalidates whole blocks, FIFO-like, which no workload does).
+    /// untimed, with untimed greedy GC, pass after pass. The first pass keeps
+    /// request order; later passes shuffle it (a replay in the same order
+    /// invalidates whole blocks, FIFO-like, which no workload does).
+    ///
+    /// Steady means: the passes have written at least twice the pages the
+    /// workload cycles through (its distinct written pages plus the drive's
+    /// room for invalid data, physical minus valid pages), so every hot page
+    /// and every block of the room has turned over; at least three passes
+    /// ran GC; and the mean valid pages per victim of a pass is within 2 %
+    /// (or 0.1 page) of the previous pass's; victims with less than 0.1 valid
+    /// page on average need no turnover (they cannot get emptier). Comparing
+    /// passes alone is not
+    /// enough: with a write set much smaller than the room, a pass changes
+    /// the victims by less than 2 % while they are still the fill's blocks,
+    /// far from the steady state. At most ten turnovers (and 20 passes past
+    /// the first two turnovers) are written.
     pub fn precondition_steady(
         &mut self,
         writes: &[Lpn],
@@ -414,11 +424,26 @@ impl Ftl {
         report: &mut PreconditionReport,
     ) -> Result<()> {
         self.fast_refuses("trace-writes")?;
-        const MAX_PASSES: u32 = 20;
         const MIN_GC_PASSES: u32 = 3;
-        let (mut previous, mut gc_passes): (Option<f64>, u32) = (None, 0);
+        const MIN_TURNOVERS: u64 = 2;
+        const MAX_TURNOVERS: u64 = 10;
+        const MAX_EXTRA_PASSES: u32 = 20;
         let mut order: Vec<Lpn> = writes.to_vec();
-        for pass in 1..=MAX_PASSES {
+        let hot = {
+            let mut d = order.clone();
+            d.sort_unstable();
+            d.dedup();
+            d.len() as u64
+        };
+        let physical = self.planes as u64 * self.bpp as u64 * self.ppb as u64;
+        let valid = self.l2p.iter().filter(|&&p| p != INVALID).count() as u64;
+        let turnover = hot + physical.saturating_sub(valid);
+        let per_pass = (order.len() as u64).max(1);
+        let min_passes = (MIN_TURNOVERS * turnover).div_ceil(per_pass) as u32;
+        let max_passes = ((MAX_TURNOVERS * turnover).div_ceil(per_pass) as u32)
+            .max(min_passes + MAX_EXTRA_PASSES);
+        let (mut previous, mut gc_passes): (Option<f64>, u32) = (None, 0);
+        for pass in 1..=max_passes {
             if pass > 1 {
                 for i in (1..order.len()).rev() {
                     let j = rng.gen_range(0..=i);
@@ -446,7 +471,10 @@ impl Ftl {
             let per_victim = moves as f64 / gcs as f64;
             report.write_valid_per_victim = per_victim;
             let steady = previous.is_some_and(|p| (per_victim - p).abs() <= (0.02 * p).max(0.1));
-            if steady && gc_passes >= MIN_GC_PASSES {
+            // Empty victims stay empty: the write set has all the room it
+            // can use, however long the replay goes on.
+            let turned_over = pass >= min_passes || per_victim < 0.1;
+            if steady && gc_passes >= MIN_GC_PASSES && turned_over {
                 break;
             }
             previous = Some(per_victim);

@@ -55,6 +55,10 @@ pub(crate) struct GcJob {
     pub(crate) erases_left: u32,
     pub(crate) start: Time,
     pub(crate) erase_queued: bool,
+    /// Its pages are all moved and its erase waits only for host reads of
+    /// the victim queued before they moved (pins): counted in
+    /// [`Gc::draining`].
+    pub(crate) draining: bool,
     /// Consecutive GCs that reclaimed nothing (livelock guard).
     pub(crate) fruitless: u32,
 }
@@ -87,6 +91,11 @@ pub(crate) struct Gc {
     pub(crate) clock: Vec<(u32, Time, Time)>,
     /// `gc.hold_die`: host commands of a die wait while it collects.
     pub(crate) hold_die: bool,
+    /// Per die: GCs that wait only for host reads of their victim to
+    /// drain before erasing. A held die lets host commands through while
+    /// all its GCs are draining: the reads must go (they may sit behind
+    /// other host reads in their queue) for the GC to end.
+    pub(crate) draining: Vec<u32>,
     /// `gc.blocks_per_gc`: victims per per-plane GC (2: IPPBE).
     pub(crate) blocks_per_gc: u32,
     pub(crate) reclaimer: Reclaimer,
@@ -107,6 +116,7 @@ impl Gc {
                     erases_left: 0,
                     start: 0,
                     erase_queued: false,
+                    draining: false,
                     fruitless: 0,
                 };
                 planes as usize
@@ -123,6 +133,7 @@ impl Gc {
             odd_even: cfg.flash.copyback_odd_even,
             clock: vec![(0, 0, 0); cfg.total_dies() as usize],
             hold_die: cfg.gc.hold_die,
+            draining: vec![0; cfg.total_dies() as usize],
             blocks_per_gc: cfg.gc.blocks_per_gc,
             reclaimer: crate::scheme::compose::reclaimer(cfg),
         }
@@ -158,7 +169,21 @@ impl Gc {
     /// parallel-GC paper's Alg. 2 line 7: the die is busy for the whole GC)?
     #[inline]
     pub(crate) fn holds_die(&self, die: DieId) -> bool {
-        self.hold_die && self.clock[die.index()].0 > 0
+        self.hold_die && self.clock[die.index()].0 > self.draining[die.index()]
+    }
+
+    /// Unit `u`'s GC starts (`true`) or stops (`false`) waiting for host
+    /// reads of its victim before erasing.
+    fn set_draining(&mut self, u: usize, draining: bool) {
+        if self.jobs[u].draining != draining {
+            self.jobs[u].draining = draining;
+            let d = self.die_of_unit(u).index();
+            if draining {
+                self.draining[d] += 1;
+            } else {
+                self.draining[d] -= 1;
+            }
+        }
     }
 
     /// GC-active time of a die up to `now`: the time during which at least
@@ -358,6 +383,7 @@ impl Simulator {
         if g.second != INVALID {
             pinned |= self.ftl.pins(BlockId(g.second)) > 0;
         }
+        self.gc.set_draining(u, pinned);
         if pinned {
             return;
         }

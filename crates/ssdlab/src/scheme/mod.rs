@@ -84,6 +84,27 @@ fn spd(c: &Config) -> Vec<String> {
     o
 }
 
+/// The parallel-GC paper's existing scheme (Alg. 1, §V-A1): per-plane greedy
+/// GC moving pages by copyback, the odd/even copyback rule kept by mapping
+/// each move to a destination page of its source's parity (Alg. 3, so that
+/// every scheme it is compared with pays the same rule), the die busy for the
+/// whole GC (Alg. 2 line 7), GC > read > write; one register set per plane.
+fn serial_gc(_: &Config) -> Vec<String> {
+    v(&[
+        "ftl.block_groups=plane",
+        "ftl.write_unit=page",
+        "ftl.plane_allocation=static",
+        "gc.migration=copyback",
+        "flash.copyback_odd_even=true",
+        "gc.parity_destinations=true",
+        "gc.hold_die=true",
+        "sched.policy=gc-first",
+        "flash.plane_registers=1",
+        "gc.moves_in_flight=1",
+        "gc.blocks_per_gc=1",
+    ])
+}
+
 /// Every scheme, comparators first.
 pub const SCHEMES: &[Scheme] = &[
     Scheme {
@@ -148,6 +169,29 @@ pub const SCHEMES: &[Scheme] = &[
             // Its alignment of joined GCs' write points (no effect under
             // FAST: merges, not moves, into units FAST places itself).
             o.extend(v(&["ftl.align_block_index=true", "gc.join_align=true"]));
+            o
+        },
+    },
+    Scheme {
+        name: "serial-gc",
+        description: "Parallel-GC paper's existing scheme (Zhu et al., IEEE Access 2020, Alg. 1): per-plane greedy GC, one copyback at a time, parity-matched destinations, die held for the GC, GC > read > write",
+        overrides: serial_gc,
+    },
+    Scheme {
+        name: "ippbe",
+        description: "IPPBE (Garrett et al., ISLPED'18) as the parallel-GC paper compares it: serial-gc, but a GC takes the plane's two emptiest blocks and erases both in one tBERS",
+        overrides: |c| {
+            let mut o = serial_gc(c);
+            o.push("gc.blocks_per_gc=2".into());
+            o
+        },
+    },
+    Scheme {
+        name: "parallel-gc",
+        description: "Parallel GC (Zhu et al., IEEE Access 2020): serial-gc with four register sets per plane, four copyback workers per GC (k: --set flash.plane_registers=K --set gc.moves_in_flight=K)",
+        overrides: |c| {
+            let mut o = serial_gc(c);
+            o.extend(v(&["flash.plane_registers=4", "gc.moves_in_flight=4"]));
             o
         },
     },
