@@ -27,7 +27,8 @@ use ssdlab::{Config, Precondition, Report};
 
 use crate::input::builtin_profile;
 use crate::sweep::{
-    execute, job_count, ratio, results_csv, sanitise, write, CsvRow, Grid, MetricFn, Row, Task,
+    execute, job_count, ratio, results_csv, sanitise, workload_args, write, CsvRow, Grid, MetricFn,
+    Row, Task,
 };
 
 #[derive(Args)]
@@ -54,6 +55,12 @@ pub struct PgcArgs {
     /// At most this many requests per workload (after scaling).
     #[arg(long)]
     limit: Option<u64>,
+    /// A real Financial1 trace (any format `run --trace` reads, e.g.
+    /// ../shared/traces/financial1-first10k.ssdsim.trace): replayed as it is
+    /// beside the look-alike, as the row "Fin1-trace", and compared with the
+    /// paper's Financial 1 figures (not in the averages).
+    #[arg(long)]
+    financial1_trace: Option<PathBuf>,
 }
 
 /// `--quick` divides the drives' blocks per plane (and so the workloads'
@@ -278,6 +285,17 @@ fn workload_for(name: &str, drive: &Config, limit: Option<u64>) -> Result<(Sourc
     Ok((Source::Synthetic(p), from))
 }
 
+/// A row of the comparison: a look-alike workload, or a real trace compared
+/// with the paper's figures for the workload it is an excerpt of (not in the
+/// averages, which are over the paper's seven workloads).
+struct Workload {
+    label: String,
+    /// Index into `WORKLOADS`: whose figures it is compared with.
+    paper: usize,
+    /// A real trace, replayed as it is on every drive.
+    trace: Option<(PathBuf, Source)>,
+}
+
 /// One simulation.
 struct Sim {
     exp: usize,
@@ -334,7 +352,7 @@ fn beside_ratio(ours: Option<f64>, paper: f64) -> String {
 /// The comparison with the paper for one experiment, as text.
 fn compare<'r>(
     e: &Experiment,
-    workloads: &[usize],
+    workloads: &[Workload],
     cell: &dyn Fn(usize, usize) -> &'r Report,
 ) -> String {
     let mut s = String::new();
@@ -344,8 +362,13 @@ fn compare<'r>(
         "drive {}, gc.threshold {} % of a plane's pages free, precondition {PRECONDITION}",
         e.preset, e.threshold
     );
-    let names: Vec<&str> = workloads.iter().map(|&w| WORKLOADS[w].name).collect();
+    let names: Vec<&str> = workloads.iter().map(|w| w.label.as_str()).collect();
     let w = names.iter().map(|n| n.len()).max().unwrap_or(8).max(10);
+    // The paper's averages are over its seven workloads: real traces beside
+    // their look-alikes are shown, not averaged.
+    let averaged: Vec<usize> = (0..workloads.len())
+        .filter(|&k| workloads[k].trace.is_none())
+        .collect();
     let metric = |w: usize, v: usize, f: MetricFn| f(cell(w, v));
     let change = |w: usize, v: usize, f: MetricFn| {
         ratio(metric(w, v, f), metric(w, 0, f)).map(|r| (r - 1.0) * 100.0)
@@ -369,12 +392,12 @@ fn compare<'r>(
         let _ = writeln!(s, "\n{title} ({figure})");
         let _ = writeln!(s, "{head}  paper");
         for (v, var) in VARIANTS.iter().enumerate().skip(1) {
-            let cells: Vec<Option<f64>> = workloads.iter().map(|&k| change(k, v, f)).collect();
+            let cells: Vec<Option<f64>> = (0..workloads.len()).map(|k| change(k, v, f)).collect();
             let _ = write!(s, "  {:<12}", var.label);
             for c in &cells {
                 let _ = write!(s, " {:>w$}", pct(*c));
             }
-            let avg = mean(cells.iter().copied());
+            let avg = mean(averaged.iter().map(|&k| cells[k]));
             let paper = if paper_mean {
                 match e.gc_time[v - 1] {
                     Some(p) => format!("{} on average", pct(Some(p))),
@@ -390,7 +413,7 @@ fn compare<'r>(
                     Some(p) => format!(
                         "up to {} (ours: up to {})",
                         pct(Some(p)),
-                        pct(cells.iter().flatten().copied().reduce(f64::min))
+                        pct(averaged.iter().filter_map(|&k| cells[k]).reduce(f64::min))
                     ),
                     None => "not reported".into(),
                 }
@@ -399,7 +422,7 @@ fn compare<'r>(
         }
     }
     // The paper's headline figures for this experiment, one per line.
-    let avg_change = |v: usize| mean(workloads.iter().map(|&k| change(k, v, gc_time)));
+    let avg_change = |v: usize| mean(averaged.iter().map(|&k| change(k, v, gc_time)));
     let _ = writeln!(s, "\nBeside the paper (GC time, mean over the workloads):");
     for (v, label) in [(IPPBE, "IPPBE"), (TWO, "2 workers"), (FOUR, "4 workers")] {
         let _ = writeln!(
@@ -444,25 +467,25 @@ fn compare<'r>(
         "\nValid pages per victim, serial GC ({table}; bar: the mean within 25 % of the paper's)"
     );
     let paper_of = |k: usize| match e.column {
-        Some(c) => WORKLOADS[k].table3[c],
-        None => WORKLOADS[k].table5,
+        Some(c) => WORKLOADS[workloads[k].paper].table3[c],
+        None => WORKLOADS[workloads[k].paper].table5,
     };
-    for &k in workloads {
+    for (k, wl) in workloads.iter().enumerate() {
         let r = cell(k, 0);
         let _ = writeln!(
             s,
             "  {:<w$} {}, {:.1}% of a block",
-            WORKLOADS[k].name,
+            wl.label,
             beside_ratio(Some(r.gc.victim_valid_pages.mean), paper_of(k)),
             r.gc.victim_valid_pages.share * 100.0
         );
     }
     let ours = mean(
-        workloads
+        averaged
             .iter()
             .map(|&k| Some(cell(k, 0).gc.victim_valid_pages.mean)),
     );
-    let paper = mean(workloads.iter().map(|&k| Some(paper_of(k)))).unwrap_or(0.0);
+    let paper = mean(averaged.iter().map(|&k| Some(paper_of(k)))).unwrap_or(0.0);
     let within = ours.is_some_and(|o| ((o / paper) - 1.0).abs() <= 0.25);
     let _ = writeln!(
         s,
@@ -482,17 +505,17 @@ fn compare<'r>(
             s,
             "\nIPPBE's page migrations, share of serial GC's (Table 4)"
         );
-        for &k in workloads {
+        for (k, wl) in workloads.iter().enumerate() {
             let share = ratio(
                 cell(k, IPPBE).gc.pages_migrated as f64,
                 cell(k, 0).gc.pages_migrated as f64,
             )
             .map(|r| r * 100.0);
-            let p = WORKLOADS[k].table4[c];
+            let p = WORKLOADS[wl.paper].table4[c];
             let _ = writeln!(
                 s,
                 "  {:<w$} {} (paper {p:.1}%, {})",
-                WORKLOADS[k].name,
+                wl.label,
                 share.map_or("n/a".into(), |x| format!("{x:.1}%")),
                 share.map_or("n/a".into(), |x| format!("{:+.1} points", x - p))
             );
@@ -511,9 +534,29 @@ pub fn reproduce_pgc(a: PgcArgs) -> Result<ExitCode> {
     if a.limit == Some(0) {
         bail!("--limit must be at least 1");
     }
-    let workloads: Vec<usize> = (0..WORKLOADS.len())
+    let mut workloads: Vec<Workload> = (0..WORKLOADS.len())
         .filter(|&k| chosen_wl.contains(&WORKLOADS[k].name))
+        .map(|k| Workload {
+            label: WORKLOADS[k].name.to_string(),
+            paper: k,
+            trace: None,
+        })
         .collect();
+    if let Some(path) = &a.financial1_trace {
+        let mut args = workload_args(a.limit);
+        args.trace = Some(path.clone());
+        let loaded = args
+            .load(None)
+            .with_context(|| format!("--financial1-trace {}", path.display()))?;
+        workloads.push(Workload {
+            label: "Fin1-trace".into(),
+            paper: WORKLOADS
+                .iter()
+                .position(|w| w.name == "Financial1")
+                .expect("Financial1 is a paper workload"),
+            trace: Some((path.clone(), loaded.source)),
+        });
+    }
     let exps: Vec<usize> = (0..EXPERIMENTS.len())
         .filter(|&e| chosen.contains(&EXPERIMENTS[e].name))
         .collect();
@@ -564,11 +607,20 @@ pub fn reproduce_pgc(a: PgcArgs) -> Result<ExitCode> {
                 }
             );
         }
-        for &k in &workloads {
-            let (source, from) = workload_for(WORKLOADS[k].name, &drive, a.limit)
-                .with_context(|| format!("experiment {}", def.name))?;
+        for (k, wl) in workloads.iter().enumerate() {
+            let (source, from) = match &wl.trace {
+                Some((path, source)) => (
+                    source.clone(),
+                    format!(
+                        "trace {} (the start of Financial1, compared with its figures; not in the averages)",
+                        path.display()
+                    ),
+                ),
+                None => workload_for(&wl.label, &drive, a.limit)
+                    .with_context(|| format!("experiment {}", def.name))?,
+            };
             if first_on_drive {
-                let _ = writeln!(head, "  {:<10} {from}", WORKLOADS[k].name);
+                let _ = writeln!(head, "  {:<10} {from}", wl.label);
             }
             for (v, var) in VARIANTS.iter().enumerate() {
                 let scheme = ssdlab::scheme::by_name(var.scheme)?;
@@ -583,13 +635,8 @@ pub fn reproduce_pgc(a: PgcArgs) -> Result<ExitCode> {
                     variant: v,
                     config,
                     source: source.clone(),
-                    label: format!("{} {} {}", def.name, WORKLOADS[k].name, var.label),
-                    file: format!(
-                        "{}__{}__{}",
-                        def.name,
-                        WORKLOADS[k].name,
-                        sanitise(var.label)
-                    ),
+                    label: format!("{} {} {}", def.name, wl.label, var.label),
+                    file: format!("{}__{}__{}", def.name, wl.label, sanitise(var.label)),
                 });
             }
         }
@@ -628,7 +675,7 @@ pub fn reproduce_pgc(a: PgcArgs) -> Result<ExitCode> {
         .map(|((sim, report), t)| CsvRow {
             experiment: EXPERIMENTS[sim.exp].name,
             preset: EXPERIMENTS[sim.exp].preset,
-            workload: WORKLOADS[sim.workload].name,
+            workload: &workloads[sim.workload].label,
             scheme: VARIANTS[sim.variant].label,
             params: vec![t.as_str()],
             report,
@@ -661,10 +708,9 @@ pub fn reproduce_pgc(a: PgcArgs) -> Result<ExitCode> {
             metrics: &METRICS,
             schemes: &names,
             baseline: 0,
-            rows: workloads
-                .iter()
-                .map(|&k| Row {
-                    label: WORKLOADS[k].name.to_string(),
+            rows: (0..workloads.len())
+                .map(|k| Row {
+                    label: workloads[k].label.clone(),
                     runs: (0..VARIANTS.len()).map(|v| index(k, v)).collect(),
                 })
                 .collect(),

@@ -252,7 +252,7 @@ fn impossible_geometry_names_the_key() {
         ("geometry.channels=0", "geometry.channels"),
         ("ftl.overprovisioning=1.0", "ftl.overprovisioning"),
         ("ftl.overprovisioning=-0.1", "ftl.overprovisioning"),
-        ("gc.threshold={percent=50.0}", "gc.threshold"),
+        ("gc.threshold={percent=99.9}", "gc.threshold"),
         ("geometry.channels=abc", "geometry.channels"),
     ] {
         fails_naming(
@@ -268,6 +268,22 @@ fn impossible_geometry_names_the_key() {
             &[key],
         );
     }
+    // Beyond the spare space, a threshold is refused when the run starts if
+    // the aged data leaves no room for it.
+    fails_naming(
+        &[
+            "run",
+            "--preset",
+            "small",
+            "--set",
+            "gc.threshold={percent=50.0}",
+            "--precondition",
+            "fill:0.6:1",
+            "--synthetic",
+            s(&profile),
+        ],
+        &["gc.threshold", "can never be kept"],
+    );
 }
 
 #[test]

@@ -130,6 +130,41 @@ fn trace_sequence_reaches_a_steady_state_and_stays_consistent() {
     assert_eq!(r.unmapped_read_pages, 0);
 }
 
+/// A GC threshold above the spare space (PA-SSD: 30 % with 15 %
+/// over-provisioning) runs when the aged data and the workload leave room
+/// for it, and is a config error when they cannot.
+#[test]
+fn a_threshold_beyond_the_spare_space_needs_room_in_the_data() {
+    let mut c = one_die(2);
+    c.geometry.blocks_per_plane = 128;
+    c.geometry.pages_per_block = 32;
+    c.ftl.overprovisioning = 0.15;
+    c.gc.threshold = GcThreshold::Percent(30.0);
+    c.check.enabled = true;
+    assert!(c.gc_threshold_beyond_spare());
+    c.validate("test").unwrap();
+    // Aged to 50 % of the physical pages; 4 000 requests over 40 % of the
+    // logical space add a few thousand pages: below the 70 % a 30 %
+    // threshold leaves.
+    let mut p = random_writes(&c, 4_000);
+    p.footprint_bytes = c.logical_pages() * 4096 * 2 / 5;
+    let src = Source::Synthetic(p);
+    let r = Simulator::new(&c, &src, &Precondition::parse("fill:0.5:1").unwrap())
+        .unwrap()
+        .run(&mut |_| {})
+        .unwrap();
+    assert!(r.gc.count > 0, "GC keeps 30 % free: {r:?}");
+    // Aged to 80 %: no room for 30 % free, whatever the workload.
+    let e = Simulator::new(&c, &src, &Precondition::parse("fill:0.8:1").unwrap())
+        .err()
+        .expect("a threshold that can never be kept is an error")
+        .to_string();
+    assert!(
+        e.contains("gc.threshold") && e.contains("can never be kept"),
+        "{e}"
+    );
+}
+
 #[test]
 fn bad_precondition_specs_are_errors() {
     for bad in [

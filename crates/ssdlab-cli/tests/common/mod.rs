@@ -20,6 +20,15 @@ pub fn fixture(name: &str) -> PathBuf {
     p
 }
 
+/// A real excerpt in `shared/traces` beside the workspace; it must exist.
+pub fn shared_trace(name: &str) -> PathBuf {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/traces")
+        .join(name);
+    assert!(p.is_file(), "missing shared trace {}", p.display());
+    p
+}
+
 pub fn run(args: &[&str]) -> Output {
     bin()
         .args(args)

@@ -98,8 +98,28 @@ pub struct Cell {
     #[serde(rename = "type")]
     pub kind: CellType,
     /// Page type of page index i is `page_pattern[i % len]`. Empty = the
-    /// cell type's own types in turn (lsb / lsb,msb / lsb,csb,msb).
+    /// cell type's own types in turn (lsb / lsb,msb / lsb,csb,msb). Only
+    /// with `page_layout = "pattern"`.
     pub page_pattern: Vec<PageType>,
+    /// How page indices map to page types and wordlines.
+    #[serde(default)]
+    pub page_layout: PageLayout,
+}
+
+/// How a block's page indices map to page types (and wordlines).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum PageLayout {
+    /// `cell.page_pattern` repeated; no wordline structure (each page is
+    /// its own wordline).
+    #[default]
+    Pattern,
+    /// Pages numbered in the strict program order of the block's wordlines
+    /// (PA-SSD's Fig. 5, after Park et al.): at step s the LSB page of
+    /// wordline s, then the CSB page of wordline s − 1, then the MSB page
+    /// of wordline s − 2 (each if it exists). TLC: L L C (L C M)* C M M;
+    /// MLC: L L M (L M)* M; SLC: every page LSB.
+    Wordlines,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -143,10 +163,21 @@ pub struct FlashRules {
     /// on the die. 1 (default): one page operation per plane at a time.
     #[serde(default = "one")]
     pub plane_registers: u32,
+    /// The controller buffers the lower pages of wordlines not fully
+    /// programmed (default), so a CSB or MSB program needs no read. False
+    /// (PA-SSD's relaxed program order, §5.1): a CSB program first reads the
+    /// wordline's LSB page, an MSB program its LSB and CSB pages, and takes
+    /// those array reads longer.
+    #[serde(default = "yes")]
+    pub wordline_buffer: bool,
 }
 
 fn one() -> u32 {
     1
+}
+
+fn yes() -> bool {
+    true
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -576,6 +607,16 @@ impl Config {
     }
 
     /// Free-page count below which a plane starts GC.
+    /// Is the GC threshold at or above the spare space (physical minus
+    /// logical pages of a plane)? Then it can be met only while the data
+    /// stays below the logical capacity, which `Simulator::new` checks
+    /// against the preconditioned data and the workload's writes (PA-SSD
+    /// runs 30 % with 15 % over-provisioning on a drive aged to 70 %).
+    pub fn gc_threshold_beyond_spare(&self) -> bool {
+        self.gc_threshold_pages() as f64
+            >= self.pages_per_plane() as f64 * self.ftl.overprovisioning
+    }
+
     pub fn gc_threshold_pages(&self) -> u64 {
         match self.gc.threshold {
             GcThreshold::Percent(p) => (self.pages_per_plane() as f64 * p / 100.0).ceil() as u64,
@@ -636,6 +677,33 @@ impl Config {
             default_pattern(self.cell.kind)
         } else {
             self.cell.page_pattern.clone()
+        }
+    }
+
+    /// Type and wordline of every page index of a block (`cell.page_layout`).
+    pub fn page_layout(&self) -> Vec<(PageType, u32)> {
+        let ppb = self.geometry.pages_per_block as usize;
+        match self.cell.page_layout {
+            PageLayout::Pattern => {
+                let pattern = self.page_pattern();
+                (0..ppb)
+                    .map(|i| (pattern[i % pattern.len()], i as u32))
+                    .collect()
+            }
+            PageLayout::Wordlines => {
+                let types = self.cell.kind.page_types();
+                let bits = types.len();
+                let wordlines = ppb / bits;
+                let mut out = Vec::with_capacity(ppb);
+                for step in 0..wordlines + bits - 1 {
+                    for (b, &t) in types.iter().enumerate() {
+                        if let Some(w) = step.checked_sub(b).filter(|&w| w < wordlines) {
+                            out.push((t, w as u32));
+                        }
+                    }
+                }
+                out
+            }
         }
     }
 }

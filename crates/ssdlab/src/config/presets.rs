@@ -13,6 +13,7 @@ impl Config {
             cell: Cell {
                 kind,
                 page_pattern: Vec::new(),
+                page_layout: PageLayout::Pattern,
             },
             timing,
             flash: FlashRules {
@@ -21,6 +22,7 @@ impl Config {
                 plane_pairs_only: false,
                 copyback_odd_even: false,
                 plane_registers: 1,
+                wordline_buffer: true,
             },
             ftl: Ftl {
                 overprovisioning: 0.15,
@@ -176,6 +178,9 @@ impl Config {
                     },
                 );
                 c.ftl.overprovisioning = 0.15;
+                // The paper's Fig. 5: pages in the strict program order of
+                // the wordlines.
+                c.cell.page_layout = PageLayout::Wordlines;
                 c
             }
             "small" => {

@@ -52,7 +52,7 @@ fn impossible_geometry_is_rejected() {
     for (set, field) in [
         ("geometry.planes_per_die=0", "planes_per_die"),
         ("ftl.overprovisioning=1.0", "overprovisioning"),
-        ("gc.threshold={percent=50.0}", "gc.threshold"),
+        ("gc.threshold={percent=99.9}", "gc.threshold"),
         ("ftl.static_order=CWDX", "static_order"),
     ] {
         let e = c.with_overrides(&[set.into()]).unwrap_err().to_string();

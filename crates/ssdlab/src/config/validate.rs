@@ -124,6 +124,24 @@ impl Config {
                 return err(f, format!("{v} must be finite and non-negative"));
             }
         }
+        if self.cell.page_layout == PageLayout::Wordlines {
+            let bits = self.cell.kind.bits();
+            if !self.cell.page_pattern.is_empty() {
+                return err(
+                    "cell.page_pattern",
+                    "must be empty with cell.page_layout = \"wordlines\" (the layout gives every page its type)".into(),
+                );
+            }
+            if !(g.pages_per_block as usize).is_multiple_of(bits) {
+                return err(
+                    "cell.page_layout",
+                    format!(
+                        "\"wordlines\" needs pages_per_block ({}) to be a multiple of the {bits} pages of a {:?} wordline",
+                        g.pages_per_block, self.cell.kind
+                    ),
+                );
+            }
+        }
         for (i, t) in self.page_pattern().iter().enumerate() {
             if !self.cell.kind.page_types().contains(t) {
                 return err(
@@ -150,10 +168,7 @@ impl Config {
             }
             _ => {}
         }
-        // GC needs at least one spare block per plane to migrate a victim
-        // into, and the threshold must lie within the spare space, or GC would
-        // run forever trying to reach it.
-        let spare = self.pages_per_plane() as f64 * self.ftl.overprovisioning;
+        // GC needs at least one block per plane to migrate a victim into.
         let thr = self.gc_threshold_pages();
         if thr < g.pages_per_block as u64 {
             return err(
@@ -164,15 +179,22 @@ impl Config {
                 ),
             );
         }
-        if thr as f64 >= spare {
+        // A threshold at or above the spare space is met only if the data
+        // stays below the logical capacity: `Simulator::new` checks it
+        // against the preconditioned data and the workload's writes
+        // (`gc_threshold_beyond_spare`). Here: room for the GC's
+        // destination blocks at least.
+        let most = self.pages_per_plane() - 2 * g.pages_per_block as u64;
+        if thr > most {
             return err(
                 "gc.threshold",
                 format!(
-                    "{thr} free pages per plane is not below the spare space ({spare:.0} pages at {}% over-provisioning)",
-                    self.ftl.overprovisioning * 100.0
+                    "{thr} free pages per plane leaves less than two blocks of a plane's {} pages for data and GC",
+                    self.pages_per_plane()
                 ),
             );
         }
+
         if self.gc.d == 0 {
             return err("gc.d", "must be at least 1".into());
         }

@@ -91,13 +91,24 @@ impl FlashTiming {
             }
             out
         };
-        let pattern = cfg.page_pattern();
-        let page_type = (0..cfg.geometry.pages_per_block as usize)
-            .map(|i| pattern[i % pattern.len()].index() as u8)
+        let page_type = cfg
+            .page_layout()
+            .iter()
+            .map(|&(t, _)| t.index() as u8)
             .collect();
+        let read_ns = per_type(&cfg.timing.read_us);
+        let mut program_ns = per_type(&cfg.timing.program_us);
+        if !cfg.flash.wordline_buffer {
+            // A program of bit b first reads the wordline's pages of bits
+            // below it (the data of the lower pages is not kept).
+            let bits = cfg.cell.kind.bits();
+            for b in 1..bits {
+                program_ns[b] += read_ns[..b].iter().sum::<Time>();
+            }
+        }
         FlashTiming {
-            read_ns: per_type(&cfg.timing.read_us),
-            program_ns: per_type(&cfg.timing.program_us),
+            read_ns,
+            program_ns,
             erase_ns: us_to_ns(cfg.timing.erase_us),
             xfer_ns: (cfg.timing.bus_ns_per_byte * cfg.geometry.page_size_bytes as f64).round()
                 as Time,
@@ -206,6 +217,48 @@ impl CmdCounters {
 mod tests {
     use super::*;
     use crate::config::{CellType, PageType};
+
+    /// PA-SSD's Fig. 5: the page IDs of each type in a TLC block of six
+    /// wordlines, in the strict program order.
+    #[test]
+    fn wordline_layout_numbers_pages_as_fig_5() {
+        let mut c = Config::preset("pa-tlc").unwrap();
+        c.geometry.pages_per_block = 18;
+        let layout = c.page_layout();
+        let ids = |t: PageType| -> Vec<usize> { (0..18).filter(|&i| layout[i].0 == t).collect() };
+        assert_eq!(ids(PageType::Lsb), [0, 1, 3, 6, 9, 12]);
+        assert_eq!(ids(PageType::Csb), [2, 4, 7, 10, 13, 15]);
+        assert_eq!(ids(PageType::Msb), [5, 8, 11, 14, 16, 17]);
+        // Each type's pages lie on wordlines 0..5 in ID order.
+        for t in [PageType::Lsb, PageType::Csb, PageType::Msb] {
+            let wls: Vec<u32> = ids(t).iter().map(|&i| layout[i].1).collect();
+            assert_eq!(wls, [0, 1, 2, 3, 4, 5]);
+        }
+        // The type sequence L L C (L C M)* C M M.
+        let seq: String = layout
+            .iter()
+            .map(|(t, _)| match t {
+                PageType::Lsb => 'L',
+                PageType::Csb => 'C',
+                PageType::Msb => 'M',
+            })
+            .collect();
+        assert_eq!(seq, "LLCLCMLCMLCMLCMCMM");
+    }
+
+    /// Without the wordline buffer a CSB program reads one lower page first
+    /// and an MSB program two (PA-SSD §5.1: 2 100 and 5 700 µs).
+    #[test]
+    fn unbuffered_wordlines_add_the_lower_page_reads() {
+        let mut c = Config::preset("pa-tlc").unwrap();
+        let t = FlashTiming::new(&c);
+        assert_eq!(t.program_ns[..3], [500_000, 2_000_000, 5_500_000]);
+        c.flash.wordline_buffer = false;
+        let t = FlashTiming::new(&c);
+        assert_eq!(t.program_ns[..3], [500_000, 2_100_000, 5_700_000]);
+        // Page 2 is the first CSB page of the Fig. 5 layout.
+        assert_eq!(t.program_time(2), 2_100_000);
+    }
 
     #[test]
     fn mlc_timing_follows_its_own_page_types() {

@@ -53,6 +53,44 @@ impl Ftl {
         die.plane(i, self.ppd)
     }
 
+    /// The most valid pages a plane can come to hold: its valid pages now
+    /// plus the pages of `writes` not holding data yet that go to it. Static
+    /// allocation fixes each LPN's plane, die round-robin its die (the die's
+    /// planes share its pages); other policies may send a page anywhere, so
+    /// the drive's mean per plane is the bound.
+    pub fn max_plane_valid(&self, writes: &[Lpn]) -> u64 {
+        let planes = self.planes as usize;
+        let mut new = vec![0u64; planes];
+        let mut seen = vec![0u64; (self.logical_pages as usize).div_ceil(64)];
+        for &lpn in writes {
+            let (w, b) = (lpn as usize / 64, lpn % 64);
+            if seen[w] & (1 << b) != 0 || self.l2p[lpn as usize] != INVALID {
+                continue;
+            }
+            seen[w] |= 1 << b;
+            new[self.static_plane(lpn).index()] += 1;
+        }
+        let valid = |p: usize| self.plane_valid(PlaneId(p as u32)) as u64;
+        match self.allocation {
+            PlaneAllocation::Static => (0..planes).map(|p| valid(p) + new[p]).max().unwrap_or(0),
+            PlaneAllocation::DieRoundRobin => {
+                let ppd = self.ppd as usize;
+                (0..planes / ppd)
+                    .map(|d| {
+                        let die = d * ppd..(d + 1) * ppd;
+                        die.clone().map(valid).max().unwrap_or(0)
+                            + die.map(|p| new[p]).sum::<u64>().div_ceil(ppd as u64)
+                    })
+                    .max()
+                    .unwrap_or(0)
+            }
+            _ => (0..planes)
+                .map(|p| valid(p) + new[p])
+                .sum::<u64>()
+                .div_ceil(planes as u64),
+        }
+    }
+
     /// Choose the plane for a new write of `lpn` by the configured policy.
     /// `die_load` gives the queued work of a die (for least-busy).
     /// `w` is who writes it (die-round-robin keeps a turn per write stream).

@@ -119,6 +119,26 @@ impl Simulator {
             None
         };
         let pre = precondition.apply(&mut ftl, scan.as_ref(), writes.as_deref(), cfg, &mut rng)?;
+        if cfg.gc_threshold_beyond_spare() {
+            let writes = match writes {
+                Some(w) => w,
+                None => crate::host::address::write_pages(source, &address_map, logical, page)?,
+            };
+            let most = ftl.max_plane_valid(&writes);
+            let (ppp, thr) = (cfg.pages_per_plane(), cfg.gc_threshold_pages());
+            let ppb = cfg.geometry.pages_per_block as u64;
+            if most + thr + ppb > ppp {
+                return Err(Error::config(
+                    &cfg.name,
+                    "gc.threshold",
+                    format!(
+                        "{thr} free pages per plane can never be kept: it is not below the spare space, and the \
+                         preconditioned data and the workload's writes fill up to {most} of a plane's {ppp} pages \
+                         (GC needs one more block); lower the threshold, or age less"
+                    ),
+                ));
+            }
+        }
         let buffer = Buffering::new(cfg, scan.as_ref().map_or(0, |s| s.footprint_pages))?;
         let planes = cfg.total_planes();
         let ppd = cfg.geometry.planes_per_die;
