@@ -51,6 +51,22 @@ impl Check {
             pass,
         }
     }
+    fn within_abs(
+        name: impl Into<String>,
+        measured: f64,
+        expected: f64,
+        unit: &'static str,
+        abs: f64,
+    ) -> Check {
+        Check {
+            name: name.into(),
+            measured,
+            expected,
+            unit,
+            tolerance: format!("within {abs} absolute"),
+            pass: (measured - expected).abs() <= abs,
+        }
+    }
     fn exact_ns(name: impl Into<String>, measured_us: f64, expected_ns: u64) -> Check {
         // Latencies are reported in µs from an HDR histogram with 3
         // significant digits; a single sample's mean is exact.
@@ -580,10 +596,57 @@ pub fn consistency_checks(requests: u64) -> Result<Vec<Check>> {
     Ok(out)
 }
 
+/// PA-SSD §3: type-blind allocation of n-page writes on the strict TLC
+/// layout (Fig. 5) makes a request slow (some MSB page) with probability
+/// 1 − (2/3)^n and fast (all LSB) with (1/3)^n, each page's type being
+/// LSB, CSB or MSB with probability 1/3. Measured on `pa-tlc` with 1/24 of
+/// its blocks (a fresh drive; no GC), `requests` writes of n pages at random
+/// page offsets, one every 10 ms; within 0.02 absolute.
+pub fn page_type_checks(requests: u64) -> Result<Vec<Check>> {
+    use rand::{Rng, SeedableRng};
+    let mut c = Config::preset("pa-tlc")?;
+    c.geometry.blocks_per_plane = 16;
+    c.gc.threshold = GcThreshold::Blocks(2);
+    let page = c.geometry.page_size_bytes as u64;
+    let logical = c.logical_pages();
+    let mut out = vec![];
+    for n in [1u64, 2, 4] {
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(n);
+        let recs = (0..requests)
+            .map(|i| IoRecord {
+                time_ns: i * 10_000_000,
+                op: Op::Write,
+                offset: rng.gen_range(0..logical - n) * page,
+                size: n * page,
+            })
+            .collect();
+        let r = run(&c, &records(&format!("pa-blind-{n}"), recs), "none")?;
+        let w = &r.write_speed;
+        let total = (w.fast + w.medium + w.slow) as f64;
+        let third = 1.0 / 3.0f64;
+        out.push(Check::within_abs(
+            format!("TLC, type-blind, {n}-page writes: share of fast requests = (1/3)^{n}"),
+            w.fast as f64 / total,
+            third.powi(n as i32),
+            "share",
+            0.02,
+        ));
+        out.push(Check::within_abs(
+            format!("TLC, type-blind, {n}-page writes: share of slow requests = 1 - (2/3)^{n}"),
+            w.slow as f64 / total,
+            1.0 - (2.0 * third).powi(n as i32),
+            "share",
+            0.02,
+        ));
+    }
+    Ok(out)
+}
+
 /// The whole suite.
 pub fn all() -> Result<Vec<Check>> {
     let mut v = timing_checks()?;
     v.extend(parallel_gc_checks()?);
+    v.extend(page_type_checks(20_000)?);
     v.extend(md1_checks(300_000)?);
     v.extend(wa_checks()?);
     v.extend(consistency_checks(40_000)?);

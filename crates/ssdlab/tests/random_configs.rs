@@ -180,10 +180,11 @@ fn config(k: &Case) -> Config {
         c = scheme::by_name(name).unwrap().apply(&c).unwrap();
     }
     // Neither DFTL nor FAST rewrites super pages; FAST has one log stream,
-    // keeps a logical block in one plane (or die) and no SPD+ combining.
+    // keeps a logical block in one plane (or die), no SPD+ combining and
+    // programs its blocks at their offsets (no parity-matched copybacks).
     c.ftl.mapping = match k.mapping {
         Mapping::Dftl | Mapping::Fast if c.ftl.write_unit == WriteUnit::SuperPage => Mapping::Page,
-        Mapping::Fast if c.gc.combine_host_writes => Mapping::Page,
+        Mapping::Fast if c.gc.combine_host_writes || c.gc.parity_destinations => Mapping::Page,
         m => m,
     };
     match c.ftl.mapping {

@@ -276,7 +276,19 @@ impl Simulator {
         } else {
             self.ftl.valid_count(BlockId(victim))
         };
-        if valid == self.victim_pages() {
+        // IPPBE: a second victim of the plane, erased with the first.
+        let second = if self.gc.blocks_per_gc > 1 && !self.gc.per_die {
+            self.ftl
+                .pick_victim(plane, now, &mut self.rng)
+                .unwrap_or(INVALID)
+        } else {
+            INVALID
+        };
+        // Fruitless: nothing to reclaim in the victim (or, under IPPBE,
+        // in either victim).
+        let second_full =
+            second == INVALID || self.ftl.valid_count(BlockId(second)) == self.victim_pages();
+        if valid == self.victim_pages() && second_full {
             self.gc.jobs[u].fruitless += 1;
             if self.gc.jobs[u].fruitless > self.ftl.blocks_per_plane() {
                 self.error.get_or_insert(Error::Invalid(format!(
@@ -290,14 +302,6 @@ impl Simulator {
         } else {
             self.gc.jobs[u].fruitless = 0;
         }
-        // IPPBE: a second victim of the plane, erased with the first.
-        let second = if self.gc.blocks_per_gc > 1 && !self.gc.per_die {
-            self.ftl
-                .pick_victim(plane, now, &mut self.rng)
-                .unwrap_or(INVALID)
-        } else {
-            INVALID
-        };
         let pages = self.victim_pages() as u64;
         let second_valid = if second == INVALID {
             None

@@ -89,7 +89,13 @@ pub(crate) struct Req {
     pub(crate) arrival: Time,
     pub(crate) pages_left: u32,
     pub(crate) op: Op,
+    /// A write: the slowest page type (index) its host programs used so
+    /// far; NO_PROGRAM before the first.
+    pub(crate) slowest: u8,
 }
+
+/// `Req::slowest` of a request none of whose pages has been programmed.
+const NO_PROGRAM: u8 = u8::MAX;
 
 impl Simulator {
     pub(crate) fn pull(&mut self) -> Option<IoRecord> {
@@ -213,6 +219,7 @@ impl Simulator {
                     arrival: 0,
                     pages_left: 0,
                     op: Op::Read,
+                    slowest: NO_PROGRAM,
                 });
                 ReqId((self.host.reqs.len() - 1) as u32)
             }
@@ -222,6 +229,7 @@ impl Simulator {
             // A trim of no whole page still completes (once).
             pages_left: n.max(1) as u32,
             op: rec.op,
+            slowest: NO_PROGRAM,
         };
         self.metrics.first_arrival.get_or_insert(now);
         self.metrics.queue_depth(now, 1);
@@ -263,6 +271,10 @@ impl Simulator {
             return;
         }
         let (lat, op) = (now - r.arrival, r.op);
+        if op == Op::Write && r.slowest != NO_PROGRAM {
+            // Page type indices are LSB 0, CSB 1, MSB 2: the class.
+            self.metrics.write_speed[r.slowest as usize] += 1;
+        }
         if op == Op::Trim {
             self.metrics.trim.requests += 1;
         } else {
@@ -409,6 +421,14 @@ impl Simulator {
             self.admit_waiting();
         }
         if tx.req != ReqId::NONE {
+            let page = self.ftl.map.page_of(tx.src);
+            let ty = self.flash.timing.page_type[page as usize];
+            let r = &mut self.host.reqs[tx.req];
+            r.slowest = if r.slowest == NO_PROGRAM {
+                ty
+            } else {
+                r.slowest.max(ty)
+            };
             self.sub_done(tx.req);
         }
     }

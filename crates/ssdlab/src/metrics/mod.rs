@@ -18,7 +18,12 @@ pub struct Metrics {
     pub write_lat: Histogram<u64>,
     /// Exact latency sums and maxima (the histograms quantise to 3 digits).
     lat_sum: [u128; 2],
+    /// Sum of squared latencies (ns²), for the standard deviation.
+    lat_sq: [u128; 2],
     lat_max: [u64; 2],
+    /// Write requests by the slowest page type among their host programs:
+    /// fast (all LSB), medium (some CSB, no MSB), slow (some MSB).
+    pub(crate) write_speed: [u64; 3],
     pub read_bytes: u64,
     pub write_bytes: u64,
     pub read_pages: u64,
@@ -178,7 +183,9 @@ impl Metrics {
             read_lat: hist(),
             write_lat: hist(),
             lat_sum: [0; 2],
+            lat_sq: [0; 2],
             lat_max: [0; 2],
+            write_speed: [0; 3],
             read_bytes: 0,
             write_bytes: 0,
             read_pages: 0,
@@ -287,6 +294,7 @@ impl Metrics {
         };
         h.saturating_record(ns.max(1));
         self.lat_sum[write as usize] += ns as u128;
+        self.lat_sq[write as usize] += ns as u128 * ns as u128;
         self.lat_max[write as usize] = self.lat_max[write as usize].max(ns);
     }
 }

@@ -75,6 +75,7 @@ impl Metrics {
             },
             read: op_report(
                 &self.read_lat,
+                self.lat_sq[0],
                 self.lat_sum[0],
                 self.lat_max[0],
                 self.read_bytes,
@@ -82,11 +83,17 @@ impl Metrics {
             ),
             write: op_report(
                 &self.write_lat,
+                self.lat_sq[1],
                 self.lat_sum[1],
                 self.lat_max[1],
                 self.write_bytes,
                 self.write_pages,
             ),
+            write_speed: WriteSpeed {
+                fast: self.write_speed[0],
+                medium: self.write_speed[1],
+                slow: self.write_speed[2],
+            },
             flash: FlashReport {
                 reads: all(CmdKind::Read),
                 programs: all_programs,
@@ -236,7 +243,14 @@ impl Metrics {
 /// Mean and max are exact; percentiles come from the histogram (3
 /// significant digits: the value reported is the highest value equivalent to
 /// the true quantile at that precision).
-fn op_report(h: &Histogram<u64>, sum: u128, max: u64, bytes: u64, pages: u64) -> OpReport {
+fn op_report(
+    h: &Histogram<u64>,
+    sq: u128,
+    sum: u128,
+    max: u64,
+    bytes: u64,
+    pages: u64,
+) -> OpReport {
     let us = |ns: u64| ns as f64 / 1e3;
     let empty = h.is_empty();
     let q = |p: f64| {
@@ -261,6 +275,14 @@ fn op_report(h: &Histogram<u64>, sum: u128, max: u64, bytes: u64, pages: u64) ->
             p99: q(0.99),
             p999: q(0.999),
             max: us(max),
+            stddev: if empty {
+                0.0
+            } else {
+                // Population standard deviation from exact sums.
+                let n = h.len() as f64;
+                let m = sum as f64 / n;
+                ((sq as f64 / n - m * m).max(0.0)).sqrt() / 1e3
+            },
         },
     }
 }
@@ -318,6 +340,10 @@ pub struct Report {
     /// Reads and writes together: the parallel-GC paper's "average
     /// latency".
     pub mean_latency_us: f64,
+    /// Write requests by the slowest page type their host programs used
+    /// (PA-SSD's Figs. 1 and 14). A request completed without a program of
+    /// its own (in the write buffer) is not counted.
+    pub write_speed: WriteSpeed,
     pub flash: FlashReport,
     pub gc: GcReport,
     pub write_amplification: f64,
@@ -346,6 +372,15 @@ pub struct OpReport {
     pub latency_us: Latency,
 }
 
+/// Write requests by page speed: fast (all their pages LSB), medium (some
+/// CSB, no MSB), slow (some MSB).
+#[derive(Clone, Debug, Serialize)]
+pub struct WriteSpeed {
+    pub fast: u64,
+    pub medium: u64,
+    pub slow: u64,
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct Latency {
     pub mean: f64,
@@ -354,6 +389,8 @@ pub struct Latency {
     pub p99: f64,
     pub p999: f64,
     pub max: f64,
+    /// Standard deviation (population), from exact sums.
+    pub stddev: f64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -577,6 +614,18 @@ impl Report {
                 s,
                 "  {:<8} {:>15} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>10.1}",
                 name, op.count, l.mean, l.p50, l.p99, l.p999, l.max
+            );
+        }
+        let w = &self.write_speed;
+        if w.medium + w.slow > 0 {
+            let n = (w.fast + w.medium + w.slow) as f64;
+            let _ = writeln!(
+                s,
+                "  writes   fast (all LSB) {:.1}%   medium (CSB, no MSB) {:.1}%   slow (MSB) {:.1}%   write latency std dev {:.1} us",
+                w.fast as f64 / n * 100.0,
+                w.medium as f64 / n * 100.0,
+                w.slow as f64 / n * 100.0,
+                self.write.latency_us.stddev
             );
         }
         let f = &self.flash;
