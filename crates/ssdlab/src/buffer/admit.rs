@@ -144,6 +144,15 @@ impl Simulator {
         self.txns[t].hot = self.host_hot(lpn);
         self.txns[t].slot = slot;
         self.txns[t].version = version;
+        if let Some(scheme) = self.host.page_types {
+            // A page without a request of its own: the complement's type.
+            use rand::Rng;
+            let u: f64 = self.rng.gen();
+            let free = self.ftl.free_lane_pages().unwrap_or([0; 3]);
+            let bits = self.cfg.cell.kind.bits();
+            self.txns[t].unit =
+                crate::host::pagetype::complement_type(scheme.complement, free, bits, u) as u32;
+        }
         self.inflight.insert(lpn, t);
         t
     }

@@ -106,6 +106,21 @@ pub struct Cell {
     pub page_layout: PageLayout,
 }
 
+/// In which order a multi-bit block's pages may be programmed.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProgramOrder {
+    /// Page index order (with `cell.page_layout = "wordlines"`: the strict
+    /// program order of the wordlines).
+    #[default]
+    Strict,
+    /// PA-SSD's relaxed constraints (§4.3.1): each page type in wordline
+    /// order; a CSB page after the LSB page of the next wordline, an MSB
+    /// page after the CSB page of the next wordline. A block offers up to
+    /// one candidate page per type; writes that want a type take it.
+    Relaxed,
+}
+
 /// How a block's page indices map to page types (and wordlines).
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
@@ -284,6 +299,9 @@ pub struct Ftl {
     /// `block_groups = "die"`) a GC unit may hold before the oldest is merged.
     #[serde(default = "default_fast_log_units")]
     pub fast_log_units: u32,
+    /// Program order within multi-bit blocks (`relaxed`: PA-SSD's).
+    #[serde(default)]
+    pub program_order: ProgramOrder,
 }
 
 fn default_fast_log_units() -> u32 {
@@ -532,6 +550,22 @@ pub struct Host {
     pub replays: u32,
     /// How byte addresses become logical pages.
     pub address_mode: AddressMode,
+    /// PA-SSD's page-type specifying scheme (`host/pagetype.rs`): `none`,
+    /// `su`, `slf`, `sub`, or `ssb+X`, `sqd+X`, `swb+X` with X one of the
+    /// first three. Needs `ftl.program_order = "relaxed"`.
+    #[serde(default = "default_page_types")]
+    pub page_types: String,
+    /// sQD's threshold: LSB while more requests than this are outstanding.
+    #[serde(default = "default_queue_threshold")]
+    pub queue_threshold: u32,
+}
+
+fn default_page_types() -> String {
+    "none".to_string()
+}
+
+fn default_queue_threshold() -> u32 {
+    10
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]

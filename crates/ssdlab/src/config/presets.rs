@@ -39,6 +39,7 @@ impl Config {
                 mapping_cache_entries: default_mapping_cache_entries(),
                 mapping_entry_bytes: default_mapping_entry_bytes(),
                 fast_log_units: default_fast_log_units(),
+                program_order: ProgramOrder::Strict,
             },
             gc: Gc {
                 threshold: GcThreshold::Percent(5.0),
@@ -71,6 +72,8 @@ impl Config {
                 warmup_requests: 0,
                 replays: 1,
                 address_mode: AddressMode::Fold,
+                page_types: default_page_types(),
+                queue_threshold: default_queue_threshold(),
             },
             check: Check {
                 enabled: false,

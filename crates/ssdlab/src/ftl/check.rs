@@ -20,9 +20,10 @@ impl Ftl {
                 if lpn == INVALID {
                     continue;
                 }
-                let programmed = match &self.parity {
-                    None => page < wp,
-                    Some(n) => page < n[gb][page % 2] as usize,
+                let programmed = match (&self.lanes, &self.parity) {
+                    (Some(l), _) => l.programmed(gb as u32, page as u32),
+                    (None, None) => page < wp,
+                    (None, Some(n)) => page < n[gb][page % 2] as usize,
                 };
                 if !programmed {
                     return Err(format!(
@@ -36,6 +37,17 @@ impl Ftl {
                     ));
                 }
                 valid += 1;
+            }
+            if let Some(l) = &self.lanes {
+                // Relaxed program order: the gates hold, and the lanes
+                // account for every programmed page.
+                l.check(gb as u32)?;
+                if l.count(gb as u32) as usize != wp {
+                    return Err(format!(
+                        "block {gb}: {} pages programmed in its lanes, write count {wp}",
+                        l.count(gb as u32)
+                    ));
+                }
             }
             if valid != self.valid[gb] as usize {
                 return Err(format!(

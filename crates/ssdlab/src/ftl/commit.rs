@@ -40,7 +40,8 @@ impl Simulator {
                 self.metrics.gc.hot_moves += (w == Writer::Gc { hot: true }) as u64;
                 moved = true;
                 self.map_moved(tx.lpn);
-                self.ftl.relocate_as(tx.src, tx.plane, w, now)
+                let place = self.place(t);
+                self.ftl.relocate_placed(tx.src, tx.plane, w, now, place)
             } else {
                 // Padding, or a move in a Die-Write whose page the host
                 // rewrote after it was read.
@@ -74,13 +75,16 @@ impl Simulator {
                     self.metrics.hot_pages += 1;
                 }
             }
-            self.ftl.write(tx.plane, lpn, tx.version, w, now)
+            let place = self.place(t);
+            self.ftl
+                .write_placed(tx.plane, lpn, tx.version, w, now, place)
         }
         .expect("ready() checked that the plane has a free page");
         self.txns[t].src = ppn;
         let page = self.ftl.map.page_of(ppn);
         self.metrics.programmed_types[tx.origin as usize]
             [self.flash.timing.page_type[page as usize] as usize] += 1;
+        self.count_placement(t, page);
         self.gc_trigger(tx.plane);
         (ppn, moved)
     }
@@ -90,17 +94,33 @@ impl Simulator {
     pub(crate) fn commit_copyback(&mut self, t: TxnId, now: Time) -> Ppn {
         let tx = self.txns[t];
         let w = self.writer(t);
-        let dst = self
-            .ftl
-            .relocate_copyback(tx.src, tx.plane, w, now)
-            .expect("ready() checked that the plane has a free page");
+        let place = self.place(t);
+        let dst = if place == crate::ftl::Place::Next {
+            self.ftl.relocate_copyback(tx.src, tx.plane, w, now)
+        } else {
+            self.ftl.relocate_placed(tx.src, tx.plane, w, now, place)
+        }
+        .expect("ready() checked that the plane has a free page");
         self.metrics.gc.pages_migrated += 1;
         self.metrics.gc.hot_moves += (w == Writer::Gc { hot: true }) as u64;
         self.map_moved(tx.lpn);
         let page = self.ftl.map.page_of(dst);
         self.metrics.programmed_types[Origin::Gc as usize]
             [self.flash.timing.page_type[page as usize] as usize] += 1;
+        self.count_placement(t, page);
         self.gc_trigger(tx.plane);
         dst
+    }
+
+    /// Under a page-type scheme: did `t` get a page of the type it wanted
+    /// (PA-SSD's allocation success, Fig. 15)? Counted per wanted type,
+    /// host and GC writes apart.
+    fn count_placement(&mut self, t: TxnId, page: u32) {
+        if let crate::ftl::Place::Lane(want) = self.place(t) {
+            let got = self.ftl.lane_of(page) == Some(want);
+            let a = &mut self.metrics.placement[self.txns[t].origin as usize];
+            a.0[want] += 1;
+            a.1[want] += got as u64;
+        }
     }
 }

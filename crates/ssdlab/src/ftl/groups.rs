@@ -78,7 +78,7 @@ impl Ftl {
         let mut wasted = 0;
         for q in planes {
             while self.position(self.stream(q, w)) < target {
-                self.write_replacing(q, INVALID, INVALID, 0, w, now, None)
+                self.write_replacing(q, INVALID, INVALID, 0, w, now, Place::Next)
                     .expect("a lagging plane writes into groups its siblings opened");
                 wasted += 1;
             }

@@ -15,6 +15,7 @@ pub mod check;
 pub mod commit;
 pub mod groups;
 pub mod hot;
+pub(crate) mod lanes;
 pub mod mapping;
 pub mod precondition;
 #[cfg(test)]
@@ -27,11 +28,12 @@ use std::collections::VecDeque;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::addr::{AddrMap, BlockId, DieId, Lpn, PlaneId, Ppn, INVALID};
-use crate::config::{BlockGroups, Config, Mapping, PlaneAllocation, WriteUnit};
+use crate::config::{BlockGroups, Config, Mapping, PlaneAllocation, ProgramOrder, WriteUnit};
 use crate::engine::Time;
 use crate::ftl::mapping::fast::Fast;
 use crate::gc::victim::VictimIndex;
 use alloc::static_table;
+use lanes::Lanes;
 
 /// Who writes a page: decides the active block (write stream) it goes to and
 /// whether it may use the free block kept for GC.
@@ -76,6 +78,20 @@ pub struct Versions {
     pub page: Vec<u32>,
 }
 
+/// Which free page of the active block a write takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// The next page: the lowest free page (under relaxed program order the
+    /// lowest-index candidate, which is the strict order).
+    Next,
+    /// `gc.parity_destinations`: the lowest free page of this parity.
+    Parity(u32),
+    /// Relaxed program order: a candidate page of this lane (page type,
+    /// fast to slow), or of the first alternate that has one (PA-SSD's
+    /// pa-BLAlloc and its exception handling).
+    Lane(usize),
+}
+
 pub struct Ftl {
     pub map: AddrMap,
     planes: u32,
@@ -94,6 +110,9 @@ pub struct Ftl {
     /// so a block may be programmed out of index order; the free pages of
     /// each parity stay a suffix of that parity's pages.
     parity: Option<Vec<[u16; 2]>>,
+    /// `ftl.program_order = "relaxed"`: per block, one lane per page type,
+    /// each in wordline order, gated by the lane below (`lanes.rs`).
+    lanes: Option<Lanes>,
     state: Vec<BlockState>,
     pins: Vec<u16>,
     erase_count: Vec<u32>,
@@ -196,6 +215,8 @@ impl Ftl {
             valid: vec![0; nblocks],
             wp: vec![0; nblocks],
             parity: cfg.gc.parity_destinations.then(|| vec![[0, 1]; nblocks]),
+            lanes: (cfg.ftl.program_order == ProgramOrder::Relaxed)
+                .then(|| Lanes::new(cfg, nblocks)),
             state: vec![BlockState::Free; nblocks],
             pins: vec![0; nblocks],
             erase_count: vec![0; nblocks],
@@ -409,7 +430,7 @@ impl Ftl {
         let gc = matches!(w, Writer::Gc { .. });
         let a = self.active[self.stream(plane, w)];
         if a != INVALID && (self.wp[a as usize] as u32) < self.ppb {
-            return Some((a % self.bpp, self.next_page(a, None)));
+            return Some((a % self.bpp, self.next_page(a, Place::Next)));
         }
         if self.groups {
             if let Some(&g) = self.reserved[self.stream(plane, w)].front() {
@@ -436,19 +457,38 @@ impl Ftl {
         }
     }
 
-    /// The page of block `a` (which has a free page) the next write takes:
-    /// with `parity`, the lowest free page of that parity (`ppb` or more if
-    /// it has none), else the lowest free page.
+    /// The page of block `a` (which has a free page) a write placed by
+    /// `place` takes (`ppb` or more if the block has none for it).
     #[inline]
-    fn next_page(&self, a: u32, parity: Option<u32>) -> u32 {
-        match (&self.parity, parity) {
+    fn next_page(&self, a: u32, place: Place) -> u32 {
+        if let Some(l) = &self.lanes {
+            let want = match place {
+                Place::Lane(t) => Some(t),
+                Place::Next | Place::Parity(_) => None,
+            };
+            return l.choose(a, want).unwrap_or(self.ppb);
+        }
+        match (&self.parity, place) {
             (None, _) => self.wp[a as usize] as u32,
-            (Some(n), Some(p)) => n[a as usize][p as usize] as u32,
-            (Some(n), None) => {
+            (Some(n), Place::Parity(p)) => n[a as usize][p as usize] as u32,
+            (Some(n), _) => {
                 let [e, o] = n[a as usize];
                 e.min(o) as u32
             }
         }
+    }
+
+    /// Relaxed program order: the lane (page type, fast to slow) of an
+    /// in-block page index; None in strict order.
+    #[inline]
+    pub fn lane_of(&self, page: u32) -> Option<usize> {
+        self.lanes.as_ref().map(|l| l.lane_of(page))
+    }
+
+    /// Relaxed program order: free pages of each lane in the whole drive
+    /// (PA-SSD's sUB draws page types in their proportion).
+    pub fn free_lane_pages(&self) -> Option<[u64; 3]> {
+        self.lanes.as_ref().map(|l| l.free())
     }
 
     /// With `gc.parity_destinations`, where a copyback of a page of parity
@@ -459,7 +499,7 @@ impl Ftl {
     pub fn peek_write_parity(&self, plane: PlaneId, w: Writer, parity: u32) -> Option<(u32, u32)> {
         let a = self.active[self.stream(plane, w)];
         if a != INVALID && (self.wp[a as usize] as u32) < self.ppb {
-            let page = self.next_page(a, Some(parity));
+            let page = self.next_page(a, Place::Parity(parity));
             return (page < self.ppb).then_some((a % self.bpp, page));
         }
         self.peek_write(plane, w).map(|(b, _)| (b, parity))
@@ -468,6 +508,9 @@ impl Ftl {
     /// Block `gb`'s first `n` pages are programmed (preconditioning).
     pub(crate) fn set_written(&mut self, gb: u32, n: u16) {
         self.wp[gb as usize] = n;
+        if let Some(l) = &mut self.lanes {
+            l.set_written(gb, n);
+        }
         if let Some(p) = &mut self.parity {
             p[gb as usize] = [n + n % 2, n + 1 - n % 2];
         }
@@ -550,13 +593,49 @@ impl Ftl {
         } else {
             self.l2p[lpn as usize]
         };
-        self.write_replacing(plane, lpn, old, version, w, now, None)
+        self.write_replacing(plane, lpn, old, version, w, now, Place::Next)
+    }
+
+    /// [`write`](Self::write) placed by `place` within the active block
+    /// (relaxed program order: a page of a wanted type).
+    pub fn write_placed(
+        &mut self,
+        plane: PlaneId,
+        lpn: Lpn,
+        version: u32,
+        w: Writer,
+        now: Time,
+        place: Place,
+    ) -> Option<Ppn> {
+        let old = if lpn == INVALID {
+            INVALID
+        } else {
+            self.l2p[lpn as usize]
+        };
+        self.write_replacing(plane, lpn, old, version, w, now, place)
+    }
+
+    /// In-plane (block, page) a write placed by `place` would take, if any
+    /// (as [`peek_write`](Self::peek_write)).
+    pub fn peek_write_placed(&self, plane: PlaneId, w: Writer, place: Place) -> Option<(u32, u32)> {
+        let (b, page) = self.peek_write(plane, w)?;
+        if place == Place::Next || self.lanes.is_none() {
+            return Some((b, page));
+        }
+        let a = self.active[self.stream(plane, w)];
+        let gb = if a != INVALID && (self.wp[a as usize] as u32) < self.ppb {
+            a
+        } else {
+            // A fresh block: its only candidate is the first page.
+            return Some((b, page));
+        };
+        Some((b, self.next_page(gb, place)))
     }
 
     /// [`write`](Self::write) when the LPN's current page `old` is known
     /// (INVALID: none), sparing a random read of the forward map.
-    /// `parity`: the page must be the lowest free page of that parity (the
-    /// caller checked there is one).
+    /// `place`: which free page of the active block (`Place::Parity`: the
+    /// caller checked there is one of that parity).
     #[allow(clippy::too_many_arguments)]
     fn write_replacing(
         &mut self,
@@ -566,7 +645,7 @@ impl Ftl {
         version: u32,
         w: Writer,
         now: Time,
-        parity: Option<u32>,
+        place: Place,
     ) -> Option<Ppn> {
         self.peek_write(plane, w)?;
         let p = plane.index();
@@ -575,9 +654,22 @@ impl Ftl {
         if a == INVALID || self.wp[a as usize] as u32 >= self.ppb {
             a = self.open_block(plane, s);
         }
-        let page = match &mut self.parity {
-            None => self.wp[a as usize] as u32,
-            Some(n) => take_page(&mut n[a as usize], parity),
+        let page = if let Some(l) = &mut self.lanes {
+            let want = match place {
+                Place::Lane(t) => Some(t),
+                Place::Next | Place::Parity(_) => None,
+            };
+            let page = l
+                .choose(a, want)
+                .expect("a block with free pages has a candidate");
+            l.take(a, page);
+            page
+        } else {
+            match (&mut self.parity, place) {
+                (None, _) => self.wp[a as usize] as u32,
+                (Some(n), Place::Parity(p)) => take_page(&mut n[a as usize], Some(p)),
+                (Some(n), _) => take_page(&mut n[a as usize], None),
+            }
         };
         self.wp[a as usize] += 1;
         let ppn = a * self.ppb + page;
@@ -647,7 +739,23 @@ impl Ftl {
         let lpn = self.p2l[src as usize];
         assert_ne!(lpn, INVALID);
         let version = self.versions.as_ref().map_or(0, |v| v.page[src as usize]);
-        self.write_replacing(plane, lpn, src, version, w, now, None)
+        self.write_replacing(plane, lpn, src, version, w, now, Place::Next)
+    }
+
+    /// [`relocate_as`](Self::relocate_as) placed by `place` (relaxed
+    /// program order: a page of a wanted type).
+    pub fn relocate_placed(
+        &mut self,
+        src: Ppn,
+        plane: PlaneId,
+        w: Writer,
+        now: Time,
+        place: Place,
+    ) -> Option<Ppn> {
+        let lpn = self.p2l[src as usize];
+        assert_ne!(lpn, INVALID);
+        let version = self.versions.as_ref().map_or(0, |v| v.page[src as usize]);
+        self.write_replacing(plane, lpn, src, version, w, now, place)
     }
 
     /// [`relocate_as`](Self::relocate_as) by a copyback: with
@@ -674,7 +782,7 @@ impl Ftl {
         let lpn = self.p2l[src as usize];
         assert_ne!(lpn, INVALID);
         let version = self.versions.as_ref().map_or(0, |v| v.page[src as usize]);
-        self.write_replacing(plane, lpn, src, version, w, now, Some(parity))
+        self.write_replacing(plane, lpn, src, version, w, now, Place::Parity(parity))
     }
 
     /// Choose a GC victim in `plane`; it leaves the victim index. Group
@@ -730,6 +838,9 @@ impl Ftl {
         self.wp[gb as usize] = 0;
         if let Some(n) = &mut self.parity {
             n[gb as usize] = [0, 1];
+        }
+        if let Some(l) = &mut self.lanes {
+            l.reset(gb);
         }
         self.erase_count[gb as usize] += 1;
         self.state[gb as usize] = BlockState::Free;

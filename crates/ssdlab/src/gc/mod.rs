@@ -59,6 +59,10 @@ pub(crate) struct GcJob {
     /// the victim queued before they moved (pins): counted in
     /// [`Gc::draining`].
     pub(crate) draining: bool,
+    /// Free pages of each page type in the drive when the GC began: the
+    /// proportions its moves draw their types from under a page-type
+    /// scheme (sUB).
+    pub(crate) mix: [u64; 3],
     /// Consecutive GCs that reclaimed nothing (livelock guard).
     pub(crate) fruitless: u32,
 }
@@ -117,6 +121,7 @@ impl Gc {
                     start: 0,
                     erase_queued: false,
                     draining: false,
+                    mix: [0; 3],
                     fruitless: 0,
                 };
                 planes as usize
@@ -323,6 +328,9 @@ impl Simulator {
         g.erases_left = 0;
         g.start = now;
         g.erase_queued = false;
+        if let Some(free) = self.ftl.free_lane_pages() {
+            g.mix = free;
+        }
         let die = self.ftl.map.die_of_plane(plane);
         self.gc.clock_change(die, 1, now);
         Some(u)

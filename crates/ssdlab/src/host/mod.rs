@@ -2,6 +2,7 @@
 //! splitting into page sub-requests, and request completion.
 
 pub mod address;
+pub(crate) mod pagetype;
 pub mod precondition;
 
 use crate::addr::{Lpn, INVALID};
@@ -38,6 +39,8 @@ pub(crate) struct Host {
     /// Requests in flight (a slab with a free list).
     pub(crate) reqs: Vec<Req>,
     pub(crate) free_reqs: Vec<ReqId>,
+    /// `host.page_types`: PA-SSD's page-type specifying scheme, if any.
+    pub(crate) page_types: Option<pagetype::TypeScheme>,
     pub(crate) completed: u64,
     pub(crate) submitted: u64,
     /// Closed loop: requests to submit at the pending arrival event.
@@ -66,6 +69,7 @@ impl Host {
             stream_done: false,
             reqs: Vec::new(),
             free_reqs: Vec::new(),
+            page_types: None,
             completed: 0,
             submitted: 0,
             closed_due: 0,
@@ -92,7 +96,13 @@ pub(crate) struct Req {
     /// A write: the slowest page type (index) its host programs used so
     /// far; NO_PROGRAM before the first.
     pub(crate) slowest: u8,
+    /// A write under a page-type scheme: the lane (page type, fast to slow)
+    /// its pages want; NO_LANE otherwise.
+    pub(crate) lane: u8,
 }
+
+/// `Req::lane` of a request without a wanted page type.
+pub(crate) const NO_LANE: u8 = u8::MAX;
 
 /// `Req::slowest` of a request none of whose pages has been programmed.
 const NO_PROGRAM: u8 = u8::MAX;
@@ -193,6 +203,28 @@ impl Simulator {
         }
     }
 
+    /// The page type a new write request of `pages` sub-requests wants
+    /// under `host.page_types` (NO_LANE without a scheme).
+    fn request_lane(&mut self, pages: u64) -> u8 {
+        let Some(scheme) = self.host.page_types else {
+            return NO_LANE;
+        };
+        let situation = pagetype::Situation {
+            pages,
+            outstanding: self.host.outstanding,
+            buffer_full: self
+                .buffer
+                .cache
+                .as_ref()
+                .is_some_and(|c| c.dirty() + c.flushing() >= c.capacity()),
+            free: self.ftl.free_lane_pages().unwrap_or([0; 3]),
+            bits: self.cfg.cell.kind.bits(),
+        };
+        use rand::Rng;
+        let u: f64 = self.rng.gen();
+        scheme.request_type(&situation, u)
+    }
+
     pub(crate) fn submit(&mut self, rec: IoRecord) {
         let now = self.engine.now();
         let ps = self.host.page_size;
@@ -220,6 +252,7 @@ impl Simulator {
                     pages_left: 0,
                     op: Op::Read,
                     slowest: NO_PROGRAM,
+                    lane: NO_LANE,
                 });
                 ReqId((self.host.reqs.len() - 1) as u32)
             }
@@ -230,6 +263,7 @@ impl Simulator {
             pages_left: n.max(1) as u32,
             op: rec.op,
             slowest: NO_PROGRAM,
+            lane: if write { self.request_lane(n) } else { NO_LANE },
         };
         self.metrics.first_arrival.get_or_insert(now);
         self.metrics.queue_depth(now, 1);
@@ -479,10 +513,14 @@ impl Simulator {
             self.ftl.assign(plane);
             let version = self.next_version(lpn);
             let t = self.new_txn(CmdKind::Program, Origin::Host, plane, lpn, INVALID);
+            let lane = self.host.reqs[req].lane;
             let tx = &mut self.txns[t];
             tx.hot = hot;
             tx.req = req;
             tx.version = version;
+            if lane != NO_LANE {
+                tx.unit = lane as u32;
+            }
             self.inflight.insert(lpn, t);
             self.enqueue(plane, Class::Write, t);
         }

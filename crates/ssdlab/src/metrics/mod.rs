@@ -24,6 +24,9 @@ pub struct Metrics {
     /// Write requests by the slowest page type among their host programs:
     /// fast (all LSB), medium (some CSB, no MSB), slow (some MSB).
     pub(crate) write_speed: [u64; 3],
+    /// Under a page-type scheme, per origin (host, GC, mapping): pages that
+    /// wanted each type, and those that got it.
+    pub(crate) placement: [([u64; 3], [u64; 3]); 3],
     pub read_bytes: u64,
     pub write_bytes: u64,
     pub read_pages: u64,
@@ -186,6 +189,7 @@ impl Metrics {
             lat_sq: [0; 2],
             lat_max: [0; 2],
             write_speed: [0; 3],
+            placement: [([0; 3], [0; 3]); 3],
             read_bytes: 0,
             write_bytes: 0,
             read_pages: 0,

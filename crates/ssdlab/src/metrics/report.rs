@@ -89,6 +89,17 @@ impl Metrics {
                 self.write_bytes,
                 self.write_pages,
             ),
+            page_type_allocation: {
+                let [h, g, _] = self.placement;
+                let wanted: u64 = h.0.iter().sum();
+                (wanted + g.0.iter().sum::<u64>() > 0).then(|| PageTypeAllocation {
+                    host_wanted: h.0,
+                    host_got: h.1,
+                    gc_wanted: g.0,
+                    gc_got: g.1,
+                    host_success_rate: ratio(h.1.iter().sum(), wanted),
+                })
+            },
             write_speed: WriteSpeed {
                 fast: self.write_speed[0],
                 medium: self.write_speed[1],
@@ -344,6 +355,10 @@ pub struct Report {
     /// (PA-SSD's Figs. 1 and 14). A request completed without a program of
     /// its own (in the write buffer) is not counted.
     pub write_speed: WriteSpeed,
+    /// Under a page-type scheme (`host.page_types`): pages that wanted each
+    /// type and the share that got it (PA-SSD's Fig. 15); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page_type_allocation: Option<PageTypeAllocation>,
     pub flash: FlashReport,
     pub gc: GcReport,
     pub write_amplification: f64,
@@ -370,6 +385,19 @@ pub struct OpReport {
     pub bytes: u64,
     pub pages: u64,
     pub latency_us: Latency,
+}
+
+/// Pages that wanted each page type (LSB, CSB, MSB; MLC: LSB, MSB) and
+/// those that got it, host and GC writes apart.
+#[derive(Clone, Debug, Serialize)]
+pub struct PageTypeAllocation {
+    pub host_wanted: [u64; 3],
+    pub host_got: [u64; 3],
+    pub gc_wanted: [u64; 3],
+    pub gc_got: [u64; 3],
+    /// Host pages that got the type they wanted, over all host pages that
+    /// wanted one.
+    pub host_success_rate: f64,
 }
 
 /// Write requests by page speed: fast (all their pages LSB), medium (some

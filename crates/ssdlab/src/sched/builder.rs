@@ -72,7 +72,8 @@ impl Simulator {
             if self.ftl.parity_destinations() && tx.kind == CmdKind::Copyback {
                 self.peek_parity(plane, t)
             } else {
-                self.ftl.peek_write(plane, self.writer(t))
+                self.ftl
+                    .peek_write_placed(plane, self.writer(t), self.place(t))
             }
         };
         let dst = |peeked: Option<(u32, u32)>| match tx.kind {

@@ -26,6 +26,8 @@ const REQUIREMENTS: &[fn(&Config) -> Requirement] = &[
     crate::ftl::alloc::requirements,
     crate::flash::executor::requirements,
     crate::ftl::parity_requirements,
+    crate::ftl::lanes::requirements,
+    crate::host::pagetype::requirements,
     crate::gc::plane::requirements,
 ];
 

@@ -168,6 +168,11 @@ impl Simulator {
             precondition: pre,
             ppd,
         };
+        sim.host.page_types = crate::host::pagetype::TypeScheme::parse(
+            &cfg.host.page_types,
+            cfg.host.queue_threshold,
+        )
+        .map_err(|e| Error::config(&cfg.name, "host.page_types", e))?;
         for p in 0..planes {
             sim.gc_trigger(PlaneId(p));
         }

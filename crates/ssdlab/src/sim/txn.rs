@@ -65,7 +65,8 @@ pub(crate) struct Txn {
     /// else INVALID: the FTL's write point decides.
     pub(crate) dst: Ppn,
     /// Owner's datum: the GC unit (`Owner::Gc`), the super page
-    /// (`Owner::Unit`), else INVALID.
+    /// (`Owner::Unit`), the page type a host program wants under a
+    /// page-type scheme (`Owner::Host`, see `place`), else INVALID.
     pub(crate) unit: u32,
     /// Host request, or `ReqId::NONE`.
     pub(crate) req: ReqId,
@@ -185,6 +186,32 @@ impl Simulator {
 
     /// Who writes the page of transaction `t` (stream and reserve rights).
     #[inline]
+    /// Which page of the active block a program or copyback `t` takes:
+    /// under a page-type scheme (`host.page_types`) a page of its wanted
+    /// type — a host page's from its request or the buffer's draw (kept in
+    /// `unit`), a GC move's drawn in proportion to the drive's free pages
+    /// of each type when its GC began (PA-SSD: "GC writes use sUB"), from
+    /// its sequence number so that every look at it agrees — else the next.
+    pub(crate) fn place(&self, t: TxnId) -> crate::ftl::Place {
+        use crate::ftl::Place;
+        if self.host.page_types.is_none() {
+            return Place::Next;
+        }
+        let tx = &self.txns[t];
+        match tx.owner {
+            Owner::Host if tx.kind == CmdKind::Program && tx.unit != INVALID => {
+                Place::Lane(tx.unit as usize)
+            }
+            Owner::Gc => {
+                let mix = self.gc.jobs[tx.unit as usize].mix;
+                let bits = self.cfg.cell.kind.bits();
+                let u = crate::host::pagetype::unit_from(tx.seq);
+                Place::Lane(crate::host::pagetype::proportional(mix, bits, u) as usize)
+            }
+            _ => Place::Next,
+        }
+    }
+
     pub(crate) fn writer(&self, t: TxnId) -> Writer {
         let tx = &self.txns[t];
         match tx.origin {

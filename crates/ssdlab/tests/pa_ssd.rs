@@ -1,0 +1,145 @@
+//! PA-SSD (Zhang et al., IEEE TPDS 2020): relaxed program order within TLC
+//! blocks (`ftl.program_order = "relaxed"`) and the page-type specifying
+//! schemes (`host.page_types`), on a small `pa-tlc` with the consistency
+//! checker on (it verifies the relaxed program constraints of every block).
+
+use ssdlab::config::GcThreshold;
+use ssdlab::workload::synthetic::{Address, Arrival, Profile, SizeDist};
+use ssdlab::workload::Source;
+use ssdlab::{Config, Precondition, Report, Simulator};
+
+/// `pa-tlc` with 24 blocks per plane, GC at 30 % free as in the paper,
+/// without the wordline buffer (PA-SSD's program penalty), checker on.
+fn drive(order: &str, types: &str) -> Config {
+    let mut c = Config::preset("pa-tlc").unwrap();
+    c = c
+        .with_overrides(&[
+            "geometry.blocks_per_plane=24".into(),
+            format!("ftl.program_order={order}"),
+            format!("host.page_types={types}"),
+            "flash.wordline_buffer=false".into(),
+        ])
+        .unwrap();
+    c.gc.threshold = GcThreshold::Percent(30.0);
+    c.check.enabled = true;
+    c.check.interval_requests = 2_000;
+    c
+}
+
+/// Writes of 1 to 4 pages (8 KiB each) and some reads over 30 % of the
+/// drive, enough to run GC on the aged drive.
+fn workload(c: &Config) -> Source {
+    Source::Synthetic(Profile {
+        name: "pa-mix".into(),
+        seed: 3,
+        requests: 12_000,
+        read_share: 0.3,
+        footprint_bytes: c.logical_pages() * 8192 * 3 / 10,
+        page_bytes: 8192,
+        read_size: Some(SizeDist::uniform(8192, 32768)),
+        write_size: Some(SizeDist::uniform(8192, 32768)),
+        address: Address::HotCold {
+            hot_fraction: 0.2,
+            hot_share: 0.8,
+        },
+        arrival: Arrival::Poisson { iops: 200.0 },
+    })
+}
+
+fn run(c: &Config) -> Report {
+    // SSDSim's aging: 70 % of every plane written and invalid.
+    Simulator::new(c, &workload(c), &Precondition::parse("fill:0.7:0").unwrap())
+        .unwrap()
+        .run(&mut |_| {})
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn type_blind_writes_under_relaxed_order_follow_the_strict_order() {
+    let strict = run(&drive("strict", "none"));
+    let relaxed = run(&drive("relaxed", "none"));
+    assert!(strict.gc.count > 0, "GC must run");
+    let json = |r: &Report| {
+        let mut v = serde_json::to_value(r).unwrap();
+        v["config"] = serde_json::Value::Null;
+        v
+    };
+    assert_eq!(json(&strict), json(&relaxed));
+    assert!(relaxed.page_type_allocation.is_none());
+}
+
+#[test]
+fn lsb_first_makes_writes_fast_until_the_lsb_pages_run_out() {
+    let blind = run(&drive("relaxed", "none"));
+    let lf = run(&drive("relaxed", "slf"));
+    let fast = |r: &Report| {
+        let w = &r.write_speed;
+        w.fast as f64 / (w.fast + w.medium + w.slow) as f64
+    };
+    assert!(
+        fast(&lf) > fast(&blind) + 0.1,
+        "{} vs {}",
+        fast(&lf),
+        fast(&blind)
+    );
+    assert!(lf.write.latency_us.mean < blind.write.latency_us.mean);
+    let a = lf
+        .page_type_allocation
+        .as_ref()
+        .expect("a scheme counts its allocations");
+    // Every host page wanted LSB; not all could get it (one active block
+    // per plane: its LSB pages run out), and the rest got an alternate.
+    assert_eq!(a.host_wanted[1] + a.host_wanted[2], 0);
+    assert!(a.host_got[0] < a.host_wanted[0]);
+    assert!(
+        a.host_success_rate > 0.2 && a.host_success_rate < 1.0,
+        "{a:?}"
+    );
+}
+
+#[test]
+fn small_requests_first_and_uniform_types() {
+    let r = run(&drive("relaxed", "ssb+su"));
+    let a = r.page_type_allocation.as_ref().unwrap();
+    // Uniform for large requests, LSB for one-page ones: LSB is wanted most.
+    assert!(a.host_wanted[0] > a.host_wanted[1] && a.host_wanted[0] > a.host_wanted[2]);
+    assert!(a.host_wanted[1] > 0 && a.host_wanted[2] > 0);
+    // GC moves draw their types in proportion to the free pages (sUB).
+    assert!(r.gc.pages_migrated == 0 || a.gc_wanted.iter().sum::<u64>() > 0);
+    assert!(a.host_success_rate > 0.5, "{a:?}");
+}
+
+#[test]
+fn schemes_and_orders_refuse_what_cannot_mean_anything() {
+    let base = Config::preset("pa-tlc").unwrap();
+    let err = |sets: &[&str]| {
+        base.with_overrides(&sets.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+            .unwrap_err()
+            .to_string()
+    };
+    let e = err(&["host.page_types=slf"]);
+    assert!(
+        e.contains("host.page_types") && e.contains("relaxed"),
+        "{e}"
+    );
+    let e = err(&["ftl.program_order=relaxed", "host.page_types=sqd+sxx"]);
+    assert!(
+        e.contains("host.page_types") && e.contains("complement"),
+        "{e}"
+    );
+    let e = err(&["ftl.program_order=relaxed", "cell.page_layout=pattern"]);
+    assert!(
+        e.contains("ftl.program_order") && e.contains("wordlines"),
+        "{e}"
+    );
+    let e = err(&[
+        "cell.type=slc",
+        "timing.read_us=[25]",
+        "timing.program_us=[200]",
+        "ftl.program_order=relaxed",
+    ]);
+    assert!(
+        e.contains("ftl.program_order") && e.contains("multi-bit"),
+        "{e}"
+    );
+}
