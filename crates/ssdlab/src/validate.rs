@@ -642,11 +642,73 @@ pub fn page_type_checks(requests: u64) -> Result<Vec<Check>> {
     Ok(out)
 }
 
+/// PA-SSD Fig. 11 and Eq. (1): three programs of 500, 2 000 and 5 500 µs
+/// (`pa-tlc`'s LSB, CSB and MSB) queued in one plane complete, on average,
+/// after 7 000 µs in the order MSB, CSB, LSB, 5 833 µs as CSB, MSB, LSB and
+/// 3 667 µs as LSB, CSB, MSB; PAS (`sched.pas`) turns the first order into
+/// the third. The order comes from the scheduler's write queue, the times
+/// from the drive's program times.
+pub fn pas_checks() -> Result<Vec<Check>> {
+    use crate::addr::PlaneId;
+    use crate::sched::{Class, Queues};
+    use crate::sim::TxnId;
+    let c = Config::preset("pa-tlc")?;
+    let t = crate::flash::FlashTiming::new(&c);
+    let mean_completion = |types: &[usize]| {
+        // Eq. (1): the k-th waits for the k − 1 before it.
+        let mut done = 0u64;
+        let total: u64 = types
+            .iter()
+            .map(|&ty| {
+                done += t.program_ns[ty];
+                done
+            })
+            .sum();
+        total as f64 / types.len() as f64 / 1e3
+    };
+    let queued = |pas: bool, types: &[u8]| -> Vec<usize> {
+        let mut q = Queues::new(1, 1, c.sched.policy);
+        if pas {
+            q = q.with_pas(c.sched.pas_preemptions);
+        }
+        for (i, &ty) in types.iter().enumerate() {
+            q.push_write(PlaneId(0), TxnId(i as u32), ty);
+        }
+        std::iter::from_fn(|| q.pop(PlaneId(0), Class::Write))
+            .map(|id| types[id.0 as usize] as usize)
+            .collect()
+    };
+    Ok(vec![
+        Check::within(
+            "PAS off: programs queued MSB, CSB, LSB complete on average after 7000 us",
+            mean_completion(&queued(false, &[2, 1, 0])),
+            7000.0,
+            "us",
+            0.0,
+        ),
+        Check::within(
+            "programs in the order CSB, MSB, LSB complete on average after 5833 us",
+            mean_completion(&queued(false, &[1, 2, 0])),
+            17500.0 / 3.0,
+            "us",
+            1e-6,
+        ),
+        Check::within(
+            "PAS on: programs queued MSB, CSB, LSB run LSB, CSB, MSB: 3667 us on average",
+            mean_completion(&queued(true, &[2, 1, 0])),
+            11000.0 / 3.0,
+            "us",
+            1e-6,
+        ),
+    ])
+}
+
 /// The whole suite.
 pub fn all() -> Result<Vec<Check>> {
     let mut v = timing_checks()?;
     v.extend(parallel_gc_checks()?);
     v.extend(page_type_checks(20_000)?);
+    v.extend(pas_checks()?);
     v.extend(md1_checks(300_000)?);
     v.extend(wa_checks()?);
     v.extend(consistency_checks(40_000)?);

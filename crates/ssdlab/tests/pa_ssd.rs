@@ -109,6 +109,55 @@ fn small_requests_first_and_uniform_types() {
     assert!(a.host_success_rate > 0.5, "{a:?}");
 }
 
+/// PAS (`sched.pas`): under load, writes that want LSB pages go first, so
+/// the mean write response time falls and more writes are fast.
+#[test]
+fn pas_shortens_writes_under_load() {
+    // One chip (16 planes): queues form.
+    let mut plain = drive("relaxed", "su")
+        .with_overrides(&[
+            "geometry.channels=1".into(),
+            "geometry.chips_per_channel=1".into(),
+        ])
+        .unwrap();
+    plain.check.interval_requests = 0;
+    let mut pas = plain.clone();
+    pas.sched.pas = true;
+    let busy = |c: &Config| {
+        let Source::Synthetic(mut p) = workload(c) else {
+            unreachable!()
+        };
+        p.arrival = Arrival::Poisson { iops: 250.0 };
+        p.requests = 6_000;
+        p.read_share = 0.1;
+        Simulator::new(
+            c,
+            &Source::Synthetic(p),
+            &Precondition::parse("fill:0.7:0").unwrap(),
+        )
+        .unwrap()
+        .run(&mut |_| {})
+        .unwrap_or_else(|e| panic!("{e}"))
+    };
+    let (a, b) = (busy(&plain), busy(&pas));
+    assert!(
+        b.write.latency_us.mean < 0.9 * a.write.latency_us.mean,
+        "PAS {} us, without {} us",
+        b.write.latency_us.mean,
+        a.write.latency_us.mean
+    );
+    // Needs a page-type scheme.
+    let e = Config::preset("pa-tlc")
+        .unwrap()
+        .with_overrides(&["sched.pas=true".into()])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("sched.pas") && e.contains("host.page_types"),
+        "{e}"
+    );
+}
+
 #[test]
 fn schemes_and_orders_refuse_what_cannot_mean_anything() {
     let base = Config::preset("pa-tlc").unwrap();

@@ -511,6 +511,19 @@ pub enum SchedPolicy {
 #[serde(deny_unknown_fields)]
 pub struct Sched {
     pub policy: SchedPolicy,
+    /// PA-SSD's page-type aware scheduling (PAS, §4.4): in each plane's
+    /// write queue, writes that want LSB pages move ahead of those that
+    /// want CSB pages, which move ahead of MSB ones; a queued CSB (MSB) write
+    /// is overtaken at most `pas_preemptions[0]` (`[1]`) times. Reads, GC
+    /// and the class order are `policy`'s. Needs `host.page_types`.
+    #[serde(default)]
+    pub pas: bool,
+    #[serde(default = "default_pas_preemptions")]
+    pub pas_preemptions: [u32; 2],
+}
+
+fn default_pas_preemptions() -> [u32; 2] {
+    [10, 20]
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]

@@ -62,6 +62,8 @@ impl Config {
             },
             sched: Sched {
                 policy: SchedPolicy::ReadPriority,
+                pas: false,
+                pas_preemptions: default_pas_preemptions(),
             },
             host: Host {
                 mode: HostMode::OpenLoop,

@@ -121,16 +121,27 @@ impl Simulator {
         for p in planes.clone() {
             self.clean_gc_head(p);
         }
-        // Choose the leading transaction.
-        let mut lead: Option<(Class, PlaneId, u64, (u32, u32))> = None;
+        // Choose the leading transaction: the oldest eligible head (under
+        // PAS, among host writes, the fastest wanted page type first, then
+        // the oldest; a head overtaken as often as its type allows ranks
+        // first).
+        // (class, plane, (PAS rank, sequence number), write address)
+        type Lead = (Class, PlaneId, (u8, u64), (u32, u32));
+        let mut lead: Option<Lead> = None;
         let order = self.sched.queues.order;
         for class in order.classes {
             for p in planes.clone() {
                 if let Some(t) = self.sched.queues.head(p, class) {
-                    let seq = self.txns[t].seq;
-                    if lead.is_none_or(|(_, _, s, _)| seq < s) {
+                    let rank = match class {
+                        Class::Write => self.sched.queues.pas_rank(p).unwrap_or(0),
+                        _ => 0,
+                    };
+                    let key = (rank, self.txns[t].seq);
+                    if lead.is_none_or(|(c, _, k, _)| {
+                        c != class && key.1 < k.1 || c == class && key < k
+                    }) {
                         if let Some(dst) = self.ready(p, class, t) {
-                            lead = Some((class, p, seq, dst));
+                            lead = Some((class, p, key, dst));
                         }
                     }
                 }
@@ -139,9 +150,22 @@ impl Simulator {
                 break;
             }
         }
-        let Some((class, lead_plane, _, lead_dst)) = lead else {
+        let Some((class, lead_plane, lead_key, lead_dst)) = lead else {
             return;
         };
+        if class == Class::Write && self.cfg.sched.pas {
+            // Older write heads of the die that this one overtook.
+            for p in planes.clone() {
+                if p == lead_plane {
+                    continue;
+                }
+                if let Some(t) = self.sched.queues.head(p, Class::Write) {
+                    if self.txns[t].seq < lead_key.1 {
+                        self.sched.queues.pas_overtaken(p);
+                    }
+                }
+            }
+        }
         let lt = self
             .sched
             .queues

@@ -23,9 +23,18 @@ pub enum Class {
     Write = 2,
 }
 
+/// PAS's view of a queued write: the page type it wants (lane) and how
+/// often it was overtaken.
+type PasEntry = (u8, u32);
+
 pub struct Queues {
     /// queues[plane.0 * 3 + class] -> transaction ids in arrival order
+    /// (the write queues in PAS order under `sched.pas`)
     q: Vec<VecDeque<TxnId>>,
+    /// `sched.pas`: per plane, beside its write queue, each write's wanted
+    /// page type and how often it was overtaken; the preemption limits per
+    /// type (LSB writes are never overtaken).
+    pas: Option<(Vec<VecDeque<PasEntry>>, [u32; 3])>,
     /// Transactions queued per die (for least-busy allocation and stats).
     per_die: Vec<u32>,
     planes_per_die: u32,
@@ -67,10 +76,22 @@ impl ClassOrder {
     }
 }
 
+/// What PAS requires: writes that want page types (`host.page_types`).
+pub(crate) fn pas_requirements(c: &crate::config::Config) -> crate::scheme::Requirement {
+    if c.sched.pas && c.host.page_types.trim().eq_ignore_ascii_case("none") {
+        return Err((
+            "sched.pas",
+            "orders writes by the page type they want: needs a host.page_types scheme".into(),
+        ));
+    }
+    Ok(())
+}
+
 impl Queues {
     pub fn new(planes: u32, planes_per_die: u32, policy: SchedPolicy) -> Self {
         Queues {
             q: (0..planes * 3).map(|_| VecDeque::new()).collect(),
+            pas: None,
             per_die: vec![0; (planes / planes_per_die) as usize],
             planes_per_die,
             order: ClassOrder::of(policy),
@@ -81,6 +102,64 @@ impl Queues {
         self.q[(plane.0 * 3 + class as u32) as usize].push_back(txn);
         self.per_die[(plane.0 / self.planes_per_die) as usize] += 1;
     }
+    /// Order write queues by page type (PAS) with these preemption limits
+    /// for CSB and MSB writes.
+    pub fn with_pas(mut self, preemptions: [u32; 2]) -> Self {
+        let planes = self.q.len() / 3;
+        self.pas = Some((
+            (0..planes).map(|_| VecDeque::new()).collect(),
+            [0, preemptions[0], preemptions[1]],
+        ));
+        self
+    }
+
+    /// Queue write `txn` wanting page type `ty` (lane, fast to slow). Under
+    /// PAS it goes ahead of every queued write of a slower type at the tail
+    /// end that may still be overtaken (each overtaken one counts it), and
+    /// behind the rest; else at the tail.
+    pub(crate) fn push_write(&mut self, plane: PlaneId, txn: TxnId, ty: u8) {
+        let Some((meta, limits)) = &mut self.pas else {
+            return self.push(plane, Class::Write, txn);
+        };
+        let m = &mut meta[plane.index()];
+        let q = &mut self.q[(plane.0 * 3 + Class::Write as u32) as usize];
+        let mut at = q.len();
+        while at > 0 {
+            let (t, n) = m[at - 1];
+            if t <= ty || n >= limits[t as usize] {
+                break;
+            }
+            at -= 1;
+        }
+        for e in m.range_mut(at..) {
+            e.1 += 1;
+        }
+        q.insert(at, txn);
+        m.insert(at, (ty, 0));
+        self.per_die[(plane.0 / self.planes_per_die) as usize] += 1;
+    }
+
+    /// Under PAS, the rank of `plane`'s write head among the die's write
+    /// heads: its wanted type (0 fastest), or 0 once it has been overtaken
+    /// as often as its type allows. None without PAS or an empty queue.
+    #[inline]
+    pub(crate) fn pas_rank(&self, plane: PlaneId) -> Option<u8> {
+        let (meta, limits) = self.pas.as_ref()?;
+        let &(ty, n) = meta[plane.index()].front()?;
+        Some(if n >= limits[ty as usize] { 0 } else { ty })
+    }
+
+    /// Under PAS, `plane`'s write head was overtaken by a faster write of
+    /// another plane of its die.
+    #[inline]
+    pub(crate) fn pas_overtaken(&mut self, plane: PlaneId) {
+        if let Some((meta, _)) = &mut self.pas {
+            if let Some(e) = meta[plane.index()].front_mut() {
+                e.1 += 1;
+            }
+        }
+    }
+
     #[inline]
     pub(crate) fn head(&self, plane: PlaneId, class: Class) -> Option<TxnId> {
         self.q[(plane.0 * 3 + class as u32) as usize]
@@ -91,10 +170,62 @@ impl Queues {
     pub(crate) fn pop(&mut self, plane: PlaneId, class: Class) -> Option<TxnId> {
         let t = self.q[(plane.0 * 3 + class as u32) as usize].pop_front()?;
         self.per_die[(plane.0 / self.planes_per_die) as usize] -= 1;
+        if let (Some((meta, _)), Class::Write) = (&mut self.pas, class) {
+            meta[plane.index()].pop_front();
+        }
         Some(t)
     }
     #[inline]
     pub fn die_load(&self, die: DieId) -> u32 {
         self.per_die[die.index()]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn order(q: &mut Queues) -> Vec<u32> {
+        std::iter::from_fn(|| q.pop(PlaneId(0), Class::Write).map(|t| t.0)).collect()
+    }
+
+    /// PA-SSD Fig. 11: writes queued MSB, CSB, LSB run LSB, CSB, MSB.
+    #[test]
+    fn pas_puts_fast_writes_first() {
+        let mut q = Queues::new(1, 1, SchedPolicy::ReadPriority).with_pas([10, 20]);
+        for (t, ty) in [(0, 2), (1, 1), (2, 0)] {
+            q.push_write(PlaneId(0), TxnId(t), ty);
+        }
+        assert_eq!(order(&mut q), [2, 1, 0]);
+        // Same types keep their order.
+        for (t, ty) in [(0, 1), (1, 1), (2, 0), (3, 0)] {
+            q.push_write(PlaneId(0), TxnId(t), ty);
+        }
+        assert_eq!(order(&mut q), [2, 3, 0, 1]);
+    }
+
+    /// A queued write is overtaken at most its type's number of times.
+    #[test]
+    fn pas_starvation_limits_hold() {
+        let mut q = Queues::new(1, 1, SchedPolicy::ReadPriority).with_pas([1, 2]);
+        q.push_write(PlaneId(0), TxnId(0), 2); // MSB: may be overtaken twice
+        for t in 1..=3 {
+            q.push_write(PlaneId(0), TxnId(t), 0);
+        }
+        assert_eq!(order(&mut q), [1, 2, 0, 3]);
+        q.push_write(PlaneId(0), TxnId(0), 1); // CSB: once
+        for t in 1..=2 {
+            q.push_write(PlaneId(0), TxnId(t), 0);
+        }
+        assert_eq!(order(&mut q), [1, 0, 2]);
+    }
+
+    #[test]
+    fn without_pas_writes_stay_in_arrival_order() {
+        let mut q = Queues::new(1, 1, SchedPolicy::ReadPriority);
+        for (t, ty) in [(0, 2), (1, 1), (2, 0)] {
+            q.push_write(PlaneId(0), TxnId(t), ty);
+        }
+        assert_eq!(order(&mut q), [0, 1, 2]);
     }
 }

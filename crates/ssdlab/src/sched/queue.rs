@@ -20,11 +20,18 @@ pub(crate) struct Sched {
 impl Sched {
     pub(crate) fn new(cfg: &Config) -> Sched {
         Sched {
-            queues: Queues::new(
-                cfg.total_planes(),
-                cfg.geometry.planes_per_die,
-                cfg.sched.policy,
-            ),
+            queues: {
+                let q = Queues::new(
+                    cfg.total_planes(),
+                    cfg.geometry.planes_per_die,
+                    cfg.sched.policy,
+                );
+                if cfg.sched.pas {
+                    q.with_pas(cfg.sched.pas_preemptions)
+                } else {
+                    q
+                }
+            },
             kicked: Vec::new(),
             kick_flag: vec![false; cfg.total_dies() as usize],
             seq: 0,
@@ -44,7 +51,17 @@ impl Simulator {
             tx.queued_at = now;
             tx.gc_mark = mark;
         }
-        self.sched.queues.push(plane, class, t);
+        if class == Class::Write && self.cfg.sched.pas {
+            // PAS orders by the type the write wants (known at enqueue; the
+            // page, and so its actual type, is chosen at dispatch).
+            let ty = match self.place(t) {
+                crate::ftl::Place::Lane(l) => l as u8,
+                _ => 0,
+            };
+            self.sched.queues.push_write(plane, t, ty);
+        } else {
+            self.sched.queues.push(plane, class, t);
+        }
         self.kick(d);
     }
 

@@ -28,6 +28,7 @@ const REQUIREMENTS: &[fn(&Config) -> Requirement] = &[
     crate::ftl::parity_requirements,
     crate::ftl::lanes::requirements,
     crate::host::pagetype::requirements,
+    crate::sched::pas_requirements,
     crate::gc::plane::requirements,
 ];
 
