@@ -109,6 +109,32 @@ fn small_requests_first_and_uniform_types() {
     assert!(a.host_success_rate > 0.5, "{a:?}");
 }
 
+/// The pools and three active blocks per plane (Fig. 9): LSB writes come
+/// from fresh blocks, so LSB-first gets LSB pages while free blocks last,
+/// and the checker finds the pools consistent through GC.
+#[test]
+fn type_pools_serve_each_type_from_its_own_active_block() {
+    let one = run(&drive("relaxed", "slf"));
+    let mut c = drive("relaxed", "slf");
+    c.ftl.type_pools = true;
+    let pools = run(&c);
+    assert!(pools.gc.count > 0);
+    let a = pools.page_type_allocation.as_ref().unwrap();
+    let b = one.page_type_allocation.as_ref().unwrap();
+    assert!(a.host_success_rate > 0.95, "{a:?}");
+    assert!(
+        a.host_success_rate > b.host_success_rate + 0.2,
+        "{a:?} vs {b:?}"
+    );
+    assert!(pools.write.latency_us.mean < one.write.latency_us.mean);
+    // Uniform types from the pools too.
+    let mut c = drive("relaxed", "ssb+sub");
+    c.ftl.type_pools = true;
+    let r = run(&c);
+    let a = r.page_type_allocation.as_ref().unwrap();
+    assert!(a.host_got.iter().all(|&n| n > 0), "{a:?}");
+}
+
 /// PAS (`sched.pas`): under load, writes that want LSB pages go first, so
 /// the mean write response time falls and more writes are fast.
 #[test]
@@ -176,6 +202,8 @@ fn schemes_and_orders_refuse_what_cannot_mean_anything() {
         e.contains("host.page_types") && e.contains("complement"),
         "{e}"
     );
+    let e = err(&["ftl.type_pools=true"]);
+    assert!(e.contains("ftl.type_pools") && e.contains("relaxed"), "{e}");
     let e = err(&["ftl.program_order=relaxed", "cell.page_layout=pattern"]);
     assert!(
         e.contains("ftl.program_order") && e.contains("wordlines"),

@@ -302,6 +302,11 @@ pub struct Ftl {
     /// Program order within multi-bit blocks (`relaxed`: PA-SSD's).
     #[serde(default)]
     pub program_order: ProgramOrder,
+    /// PA-SSD's block management (Fig. 9): per plane an active block per
+    /// page type and pools of blocks by the slowest type they have free
+    /// pages of. Needs relaxed program order.
+    #[serde(default)]
+    pub type_pools: bool,
 }
 
 fn default_fast_log_units() -> u32 {

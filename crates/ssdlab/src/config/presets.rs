@@ -40,6 +40,7 @@ impl Config {
                 mapping_entry_bytes: default_mapping_entry_bytes(),
                 fast_log_units: default_fast_log_units(),
                 program_order: ProgramOrder::Strict,
+                type_pools: false,
             },
             gc: Gc {
                 threshold: GcThreshold::Percent(5.0),

@@ -118,6 +118,9 @@ impl Ftl {
                 }
             }
         }
+        if self.pools.is_some() {
+            self.pools_check()?;
+        }
         for (lpn, &ppn) in self.l2p.iter().enumerate() {
             if ppn != INVALID && self.p2l[ppn as usize] != lpn as u32 {
                 return Err(format!(

@@ -16,8 +16,24 @@
 
 use crate::config::{BlockGroups, Config, Mapping, PageLayout, ProgramOrder, WriteUnit};
 
-/// What relaxed program order requires of the other policies.
+/// What relaxed program order and the type pools require of the other
+/// policies.
 pub(crate) fn requirements(c: &Config) -> crate::scheme::Requirement {
+    if c.ftl.type_pools {
+        if c.ftl.program_order != ProgramOrder::Relaxed {
+            return Err((
+                "ftl.type_pools",
+                "keeps an active block per page type: needs ftl.program_order = \"relaxed\"".into(),
+            ));
+        }
+        if c.ftl.hot_data != "none" {
+            return Err((
+                "ftl.type_pools",
+                "keeps its own active blocks: needs ftl.hot_data = \"none\" (one write stream)"
+                    .into(),
+            ));
+        }
+    }
     if c.ftl.program_order != ProgramOrder::Relaxed {
         return Ok(());
     }
@@ -41,15 +57,15 @@ pub(crate) fn requirements(c: &Config) -> crate::scheme::Requirement {
 #[derive(Clone, Debug)]
 pub(crate) struct Lanes {
     /// Lanes per block (bits per cell: 2 or 3).
-    bits: usize,
+    pub(super) bits: usize,
     /// Wordlines per block.
-    wordlines: u16,
+    pub(super) wordlines: u16,
     /// Page index of (lane, wordline): `page[lane * wordlines + w]`.
     page: Vec<u32>,
     /// Lane and wordline of every page index.
     of_page: Vec<(u8, u16)>,
     /// Per block: pages programmed in each lane (the next wordline).
-    next: Vec<[u16; 3]>,
+    pub(super) next: Vec<[u16; 3]>,
     /// Free pages of each lane over all blocks.
     free: [u64; 3],
 }
@@ -293,5 +309,257 @@ mod tests {
                 assert!(programmed.iter().all(|&x| x));
             }
         }
+    }
+}
+
+/// PA-SSD's block management (Fig. 9, `ftl.type_pools`): per plane three
+/// active blocks, one per page type, and four pools — LSB candidates (the
+/// free list), CSB candidates (blocks whose LSB pages are all programmed),
+/// MSB candidates (CSB pages all programmed too) and used (full blocks,
+/// the GC's victims). A block leaves the active slot of a type when that
+/// type's pages run out and joins the pool of its slowest type with free
+/// pages; full, it is closed. When the CSB pool is empty the active LSB
+/// block serves CSB writes too, and the active CSB block MSB writes when
+/// the MSB pool is.
+#[derive(Clone, Debug)]
+pub(crate) struct TypePools {
+    /// Per plane: active block of each type (the LSB one is
+    /// `Ftl::active[plane]`; slots 1 and 2 here), INVALID if none.
+    act: Vec<[u32; 2]>,
+    /// Per plane: CSB candidates, MSB candidates.
+    pool: Vec<[VecDeque<u32>; 2]>,
+    /// Per plane: unprogrammed pages of its blocks outside the free list.
+    partial_free: Vec<u64>,
+}
+
+use std::collections::VecDeque;
+
+use super::{BlockState, Ftl, Place};
+use crate::addr::{PlaneId, Ppn, INVALID};
+use crate::engine::Time;
+
+/// Where a typed write's block comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Source {
+    /// The active block of this slot (0 LSB, 1 CSB, 2 MSB).
+    Active(usize),
+    /// The front of the CSB (0) or MSB (1) candidates' pool.
+    Pool(usize),
+    /// A block from the free list (the new active LSB block).
+    Free,
+}
+
+impl TypePools {
+    pub(crate) fn new(planes: usize) -> TypePools {
+        TypePools {
+            act: vec![[INVALID; 2]; planes],
+            pool: (0..planes)
+                .map(|_| [VecDeque::new(), VecDeque::new()])
+                .collect(),
+            partial_free: vec![0; planes],
+        }
+    }
+}
+
+impl Ftl {
+    /// Type pools: the active block of `slot` in `plane`.
+    fn slot_block(&self, plane: usize, slot: usize) -> u32 {
+        let tp = self.pools.as_ref().expect("type pools");
+        if slot == 0 {
+            self.active[plane]
+        } else {
+            tp.act[plane][slot - 1]
+        }
+    }
+
+    /// Type pools: free pages of a plane (free blocks and the rest of every
+    /// block outside the free list).
+    pub(crate) fn pools_free_pages(&self, plane: PlaneId) -> u64 {
+        let tp = self.pools.as_ref().expect("type pools");
+        self.free[plane.index()].len() as u64 * self.ppb as u64 + tp.partial_free[plane.index()]
+    }
+
+    /// Type pools: the block and page a write placed by `place` would take
+    /// in `plane` (GC writes may use the free blocks the host may not).
+    fn pools_pick(&self, plane: PlaneId, place: Place, gc: bool) -> Option<(Source, u32, u32)> {
+        let lanes = self.lanes.as_ref().expect("type pools need relaxed order");
+        let tp = self.pools.as_ref().expect("type pools");
+        let p = plane.index();
+        let want = match place {
+            Place::Lane(t) => t,
+            Place::Next | Place::Parity(_) => 0,
+        };
+        for lane in lanes.preference(want) {
+            let own = self.slot_block(p, lane);
+            let from = if own != INVALID {
+                Some((Source::Active(lane), own))
+            } else if lane == 0 {
+                let reserve = if gc { 0 } else { self.reserve_blocks };
+                (self.free[p].len() > reserve).then(|| (Source::Free, self.free[p][0]))
+            } else if let Some(&b) = tp.pool[p][lane - 1].front() {
+                Some((Source::Pool(lane - 1), b))
+            } else {
+                // An empty pool: the active block of the type below doubles.
+                let below = self.slot_block(p, lane - 1);
+                (below != INVALID).then_some((Source::Active(lane - 1), below))
+            };
+            if let Some((src, b)) = from {
+                if let Some(page) = lanes.candidate(b, lane) {
+                    return Some((src, b, page));
+                }
+            }
+        }
+        None
+    }
+
+    /// Type pools: (block, page) within the plane for `peek_write*`.
+    pub(crate) fn pools_peek(&self, plane: PlaneId, place: Place, gc: bool) -> Option<(u32, u32)> {
+        self.pools_pick(plane, place, gc)
+            .map(|(_, b, page)| (b % self.bpp, page))
+    }
+
+    /// Type pools: write `lpn` (INVALID: padding) replacing `old` into the
+    /// page `place` picks in `plane`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn pools_write(
+        &mut self,
+        plane: PlaneId,
+        lpn: u32,
+        old: Ppn,
+        version: u32,
+        gc: bool,
+        now: Time,
+        place: Place,
+    ) -> Option<Ppn> {
+        let (src, b, page) = self.pools_pick(plane, place, gc)?;
+        let p = plane.index();
+        match src {
+            Source::Free => {
+                let got = self.free[p].pop_front();
+                debug_assert_eq!(got, Some(b));
+                self.state[b as usize] = BlockState::Active;
+                self.active[p] = b;
+                self.pools.as_mut().expect("type pools").partial_free[p] += self.ppb as u64;
+            }
+            Source::Pool(k) => {
+                let tp = self.pools.as_mut().expect("type pools");
+                let got = tp.pool[p][k].pop_front();
+                debug_assert_eq!(got, Some(b));
+                tp.act[p][k] = b;
+            }
+            Source::Active(_) => {}
+        }
+        let lanes = self.lanes.as_mut().expect("relaxed order");
+        lanes.take(b, page);
+        self.wp[b as usize] += 1;
+        self.pools.as_mut().expect("type pools").partial_free[p] -= 1;
+        let ppn = b * self.ppb + page;
+        if lpn != INVALID {
+            if old != INVALID {
+                self.invalidate(old);
+            }
+            self.l2p[lpn as usize] = ppn;
+            self.p2l[ppn as usize] = lpn;
+            self.valid[b as usize] += 1;
+            self.plane_valid[p] += 1;
+            if let Some(v) = &mut self.versions {
+                v.page[ppn as usize] = version;
+            }
+        }
+        self.pools_settle_block(p, b, now);
+        Some(ppn)
+    }
+
+    /// Move block `b` of plane `p` where its state says: out of every
+    /// active slot whose type it has no free page of left, into the pool
+    /// of its slowest type with free pages, or closed when full.
+    fn pools_settle_block(&mut self, p: usize, b: u32, now: Time) {
+        let lanes = self.lanes.as_ref().expect("relaxed order");
+        let w = lanes.wordlines;
+        let next = lanes.next[b as usize];
+        let bits = lanes.bits;
+        let mut left_slot = false;
+        for (slot, &n) in next.iter().enumerate().take(bits) {
+            if self.slot_block(p, slot) == b && n >= w {
+                left_slot = true;
+                if slot == 0 {
+                    self.active[p] = INVALID;
+                } else {
+                    self.pools.as_mut().expect("type pools").act[p][slot - 1] = INVALID;
+                }
+            }
+        }
+        let still_active = (0..bits).any(|s| self.slot_block(p, s) == b);
+        if !left_slot || still_active {
+            return;
+        }
+        if self.wp[b as usize] as u32 == self.ppb {
+            self.state[b as usize] = BlockState::Closed;
+            self.close(b, now);
+            return;
+        }
+        // The first type with free pages, above LSB: its candidates' pool.
+        let stage = (1..bits)
+            .find(|&l| next[l] < w)
+            .expect("a block with free pages");
+        self.pools.as_mut().expect("type pools").pool[p][stage - 1].push_back(b);
+    }
+
+    /// Type pools, after a bulk fill: put each plane's partly written
+    /// block where its state says, and count the free pages outside the
+    /// free lists.
+    pub(crate) fn pools_settle_all(&mut self, now: Time) {
+        if self.pools.is_none() {
+            return;
+        }
+        for p in 0..self.planes as usize {
+            let a = self.active[p];
+            if a != INVALID {
+                let left = (self.ppb - self.wp[a as usize] as u32) as u64;
+                self.pools.as_mut().expect("type pools").partial_free[p] = left;
+                self.pools_settle_block(p, a, now);
+            }
+        }
+    }
+
+    /// Type pools: the active and pooled blocks are exactly the blocks
+    /// in state Active, and their free pages are counted.
+    pub(crate) fn pools_check(&self) -> std::result::Result<(), String> {
+        let tp = self.pools.as_ref().expect("type pools");
+        for p in 0..self.planes as usize {
+            let mut held: Vec<u32> = (0..3)
+                .map(|s| {
+                    if s == 0 {
+                        self.active[p]
+                    } else {
+                        tp.act[p][s - 1]
+                    }
+                })
+                .filter(|&b| b != INVALID)
+                .chain(tp.pool[p].iter().flatten().copied())
+                .collect();
+            held.sort_unstable();
+            held.dedup();
+            let blocks = p as u32 * self.bpp..(p as u32 + 1) * self.bpp;
+            let active: Vec<u32> = blocks
+                .filter(|&b| self.state[b as usize] == BlockState::Active)
+                .collect();
+            if held != active {
+                return Err(format!(
+                    "plane {p}: blocks in active slots and pools {held:?}, blocks in state Active {active:?}"
+                ));
+            }
+            let free: u64 = held
+                .iter()
+                .map(|&b| (self.ppb - self.wp[b as usize] as u32) as u64)
+                .sum();
+            if free != tp.partial_free[p] {
+                return Err(format!(
+                    "plane {p}: {free} free pages in its active and pooled blocks, {} counted",
+                    tp.partial_free[p]
+                ));
+            }
+        }
+        Ok(())
     }
 }

@@ -33,7 +33,7 @@ use crate::engine::Time;
 use crate::ftl::mapping::fast::Fast;
 use crate::gc::victim::VictimIndex;
 use alloc::static_table;
-use lanes::Lanes;
+use lanes::{Lanes, TypePools};
 
 /// Who writes a page: decides the active block (write stream) it goes to and
 /// whether it may use the free block kept for GC.
@@ -113,6 +113,8 @@ pub struct Ftl {
     /// `ftl.program_order = "relaxed"`: per block, one lane per page type,
     /// each in wordline order, gated by the lane below (`lanes.rs`).
     lanes: Option<Lanes>,
+    /// `ftl.type_pools`: PA-SSD's pools and three active blocks per plane.
+    pools: Option<TypePools>,
     state: Vec<BlockState>,
     pins: Vec<u16>,
     erase_count: Vec<u32>,
@@ -217,6 +219,7 @@ impl Ftl {
             parity: cfg.gc.parity_destinations.then(|| vec![[0, 1]; nblocks]),
             lanes: (cfg.ftl.program_order == ProgramOrder::Relaxed)
                 .then(|| Lanes::new(cfg, nblocks)),
+            pools: cfg.ftl.type_pools.then(|| TypePools::new(planes as usize)),
             state: vec![BlockState::Free; nblocks],
             pins: vec![0; nblocks],
             erase_count: vec![0; nblocks],
@@ -351,6 +354,9 @@ impl Ftl {
     /// Free pages of a plane: free blocks plus the rest of its active blocks.
     #[inline]
     pub fn free_pages(&self, plane: PlaneId) -> u64 {
+        if self.pools.is_some() {
+            return self.pools_free_pages(plane);
+        }
         let free = if self.groups {
             let first = (plane.0 * self.streams) as usize;
             let reserved: usize = self.reserved[first..first + self.streams as usize]
@@ -382,6 +388,9 @@ impl Ftl {
     /// Free pages of a plane that writer `w` may take (group mode): free
     /// groups, groups its stream has reserved and the rest of its active block.
     pub fn free_pages_for(&self, plane: PlaneId, w: Writer) -> u64 {
+        if self.pools.is_some() {
+            return self.pools_free_pages(plane);
+        }
         let s = self.stream(plane, w);
         let mut blocks = self.free[self.free_list(plane)].len();
         if self.groups {
@@ -428,6 +437,9 @@ impl Ftl {
     #[inline]
     pub fn peek_write(&self, plane: PlaneId, w: Writer) -> Option<(u32, u32)> {
         let gc = matches!(w, Writer::Gc { .. });
+        if self.pools.is_some() {
+            return self.pools_peek(plane, Place::Next, gc);
+        }
         let a = self.active[self.stream(plane, w)];
         if a != INVALID && (self.wp[a as usize] as u32) < self.ppb {
             return Some((a % self.bpp, self.next_page(a, Place::Next)));
@@ -618,6 +630,9 @@ impl Ftl {
     /// In-plane (block, page) a write placed by `place` would take, if any
     /// (as [`peek_write`](Self::peek_write)).
     pub fn peek_write_placed(&self, plane: PlaneId, w: Writer, place: Place) -> Option<(u32, u32)> {
+        if self.pools.is_some() {
+            return self.pools_peek(plane, place, matches!(w, Writer::Gc { .. }));
+        }
         let (b, page) = self.peek_write(plane, w)?;
         if place == Place::Next || self.lanes.is_none() {
             return Some((b, page));
@@ -647,6 +662,10 @@ impl Ftl {
         now: Time,
         place: Place,
     ) -> Option<Ppn> {
+        if self.pools.is_some() {
+            let gc = matches!(w, Writer::Gc { .. });
+            return self.pools_write(plane, lpn, old, version, gc, now, place);
+        }
         self.peek_write(plane, w)?;
         let p = plane.index();
         let s = self.stream(plane, w);

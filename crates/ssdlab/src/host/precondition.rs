@@ -115,6 +115,7 @@ impl Precondition {
         };
         if let Some((lo, hi, v)) = self.fill {
             ftl.precondition_fill((lo, hi), v, rng, &mut pre)?;
+            ftl.pools_settle_all(0);
         }
         if let Some(x) = self.age {
             let n = (logical as f64 * x).round() as u64;
