@@ -278,8 +278,18 @@ fn cmd_presets(what: Option<PresetCmd>) -> Result<ExitCode> {
                 println!("{name:<10} {gib:>7.1} GiB  {about}");
             }
             println!("\nSchemes (--scheme NAME on `run` and `presets show`; `name` in a sweep's [[scheme]]):");
+            let w = ssdlab::scheme::SCHEMES
+                .iter()
+                .map(|s| s.name.len())
+                .max()
+                .unwrap_or(10);
             for s in ssdlab::scheme::SCHEMES {
-                println!("{:<10} {}", s.name, s.description);
+                let only = if s.multi_bit {
+                    " (MLC or TLC drives)"
+                } else {
+                    ""
+                };
+                println!("{:<w$} {}{only}", s.name, s.description);
             }
         }
         Some(PresetCmd::Show { name, scheme }) => {

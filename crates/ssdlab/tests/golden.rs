@@ -121,7 +121,7 @@ fn trace(name: &str, format: TraceFormat) -> Source {
 /// Every scheme on both drives, aged and fresh.
 fn scheme_cases() -> Vec<Case> {
     let mut v = vec![];
-    for s in scheme::SCHEMES {
+    for s in scheme::SCHEMES.iter().filter(|s| !s.multi_bit) {
         v.push(
             case(
                 &format!("small/{}/aged", s.name),
@@ -146,7 +146,7 @@ fn scheme_cases() -> Vec<Case> {
 
 fn big_cases() -> Vec<Case> {
     let mut v = vec![];
-    for s in scheme::SCHEMES {
+    for s in scheme::SCHEMES.iter().filter(|s| !s.multi_bit) {
         v.push(
             case(
                 &format!("spd-512g/{}/aged", s.name),
@@ -168,6 +168,42 @@ fn big_cases() -> Vec<Case> {
     }
     v
 }
+
+/// The `pa-tlc` drive cut to one channel of two chips (32 planes) of 24
+/// blocks: its workload, 8 KiB pages.
+fn pa_mix() -> Source {
+    Source::Synthetic(profile("golden-pa", 6_000, 0.3, 1 << 30, 400.0, 8192))
+}
+
+/// The schemes that choose page types (on SLC drives they are config
+/// errors) on the cut `pa-tlc`: aged as the PA-SSD paper ages (70 % of
+/// every plane written and invalid, GC at 30 % free) and fresh.
+fn pa_cases() -> Vec<Case> {
+    let cut = [
+        "geometry.channels=1",
+        "geometry.chips_per_channel=2",
+        "geometry.blocks_per_plane=24",
+        "gc.threshold={percent=30.0}",
+    ];
+    let mut v = vec![];
+    for s in scheme::SCHEMES.iter().filter(|s| s.multi_bit) {
+        for (kind, pre) in [("aged", "fill:0.7:0+trace-reads"), (FRESH_PA, FRESH)] {
+            let mut c = case(
+                &format!("pa-tlc-cut/{}/{kind}", s.name),
+                "pa-tlc",
+                pre,
+                pa_mix(),
+            )
+            .scheme(s.name)
+            .set(&cut);
+            c.check = true;
+            v.push(c);
+        }
+    }
+    v
+}
+
+const FRESH_PA: &str = "fresh";
 
 /// Mapping, buffer, host, hot/cold and policy variations on the small drive.
 fn policy_cases() -> Vec<Case> {
@@ -488,6 +524,11 @@ fn golden_schemes_512g() {
 }
 
 #[test]
+fn golden_schemes_pa() {
+    check("schemes-pa", pa_cases());
+}
+
+#[test]
 fn golden_policies() {
     check("policies", policy_cases());
 }
@@ -498,6 +539,7 @@ fn golden_case_names_are_unique() {
     let mut names: Vec<String> = scheme_cases()
         .into_iter()
         .chain(big_cases())
+        .chain(pa_cases())
         .chain(policy_cases())
         .map(|c| c.name)
         .collect();

@@ -125,7 +125,12 @@ fn case() -> impl Strategy<Value = Case> {
                 read_share,
                 seed,
                 // Half the cases keep the switches above as they are.
-                scheme: scheme::SCHEMES.get(sch).map(|s| s.name),
+                // Its drives are SLC: schemes that choose page types are
+                // tested in pa_ssd.rs and the golden matrix.
+                scheme: scheme::SCHEMES
+                    .get(sch)
+                    .filter(|s| !s.multi_bit)
+                    .map(|s| s.name),
                 mapping: [Mapping::Page, Mapping::Dftl, Mapping::Fast][mapping],
             },
         )

@@ -14,6 +14,17 @@ fn drive(planes: u32) -> Config {
     common::two_dies(planes)
 }
 
+/// The drive a scheme applies to: TLC blocks of whole wordlines for the
+/// schemes that choose page types, else the SLC one.
+fn drive_for(s: &scheme::Scheme, planes: u32) -> Config {
+    let mut c = drive(planes);
+    if s.multi_bit {
+        c.cell.kind = ssdlab::config::CellType::Tlc;
+        c.geometry.pages_per_block = 33;
+    }
+    c
+}
+
 fn workload(c: &Config, requests: u64, seed: u64) -> Source {
     Source::Synthetic(Profile {
         name: "mixed".into(),
@@ -47,7 +58,7 @@ fn run(c: &Config, pre: &str, requests: u64) -> Report {
 fn every_scheme_is_consistent_aged_and_fresh() {
     for planes in [1, 2, 4] {
         for s in scheme::SCHEMES {
-            let c = s.apply(&drive(planes)).unwrap();
+            let c = s.apply(&drive_for(s, planes)).unwrap();
             for pre in ["trace-reads", "fill:0.9:0.8+trace-reads"] {
                 let r = run(&c, pre, 6000);
                 assert!(r.requests > 0, "{} {pre}", c.name);

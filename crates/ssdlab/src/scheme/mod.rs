@@ -50,6 +50,8 @@ pub struct Scheme {
     pub description: &'static str,
     /// Overrides (`key=value`, as for `--set`) for a drive.
     overrides: fn(&Config) -> Vec<String>,
+    /// Only for drives with MLC or TLC cells (page types to choose from).
+    pub multi_bit: bool,
 }
 
 impl Scheme {
@@ -59,6 +61,16 @@ impl Scheme {
     }
     /// `cfg` with this scheme's policies.
     pub fn apply(&self, cfg: &Config) -> Result<Config> {
+        if self.multi_bit && cfg.cell.kind == crate::config::CellType::Slc {
+            return Err(Error::config(
+                &cfg.name,
+                "cell.type",
+                format!(
+                    "scheme `{}` chooses page types: it needs an MLC or TLC drive (pa-tlc)",
+                    self.name
+                ),
+            ));
+        }
         let mut c = cfg.with_overrides(&self.overrides(cfg))?;
         c.name = format!("{}+{}", cfg.name, self.name);
         Ok(c)
@@ -108,6 +120,35 @@ fn serial_gc(_: &Config) -> Vec<String> {
     ])
 }
 
+/// PA-SSD (Zhang et al., TPDS 2020): relaxed program order, the pools and
+/// three active blocks per plane, no buffer for wordlines not fully
+/// programmed, page types from specifying scheme `types`, PAS if `pas`.
+fn pa_ssd(types: &str, pas: bool) -> Vec<String> {
+    let mut o = v(&[
+        "ftl.block_groups=plane",
+        "ftl.write_unit=page",
+        "ftl.hot_data=none",
+        "cell.page_layout=wordlines",
+        "ftl.program_order=relaxed",
+        "ftl.type_pools=true",
+        "flash.wordline_buffer=false",
+    ]);
+    o.push(format!("host.page_types={types}"));
+    o.push(format!("sched.pas={pas}"));
+    o
+}
+
+macro_rules! pa_scheme {
+    ($name:literal, $types:literal, $pas:literal, $desc:literal) => {
+        Scheme {
+            name: $name,
+            description: $desc,
+            overrides: |_| pa_ssd($types, $pas),
+            multi_bit: true,
+        }
+    };
+}
+
 /// Every scheme, comparators first.
 pub const SCHEMES: &[Scheme] = &[
     Scheme {
@@ -122,6 +163,7 @@ pub const SCHEMES: &[Scheme] = &[
                 "buffer.evict_pages=1",
             ])
         },
+        multi_bit: false,
     },
     Scheme {
         name: "baseline-p",
@@ -134,6 +176,7 @@ pub const SCHEMES: &[Scheme] = &[
                 "buffer.eviction=die-multi-plane",
             ])
         },
+        multi_bit: false,
     },
     Scheme {
         name: "twinblk",
@@ -144,6 +187,7 @@ pub const SCHEMES: &[Scheme] = &[
             o.push(format!("buffer.evict_pages={}", c.geometry.planes_per_die));
             o
         },
+        multi_bit: false,
     },
     Scheme {
         name: "superpage",
@@ -153,6 +197,7 @@ pub const SCHEMES: &[Scheme] = &[
             o.extend(v(&["ftl.write_unit=super-page", "buffer.eviction=super-page"]));
             o
         },
+        multi_bit: false,
     },
     Scheme {
         name: "paragc",
@@ -174,11 +219,13 @@ pub const SCHEMES: &[Scheme] = &[
             o.extend(v(&["ftl.align_block_index=true", "gc.join_align=true"]));
             o
         },
+        multi_bit: false,
     },
     Scheme {
         name: "serial-gc",
         description: "Parallel-GC paper's existing scheme (Zhu et al., IEEE Access 2020, Alg. 1): per-plane greedy GC, one copyback at a time, parity-matched destinations, die held for the GC, GC > read > write",
         overrides: serial_gc,
+        multi_bit: false,
     },
     Scheme {
         name: "ippbe",
@@ -188,6 +235,7 @@ pub const SCHEMES: &[Scheme] = &[
             o.push("gc.blocks_per_gc=2".into());
             o
         },
+        multi_bit: false,
     },
     Scheme {
         name: "parallel-gc",
@@ -197,11 +245,39 @@ pub const SCHEMES: &[Scheme] = &[
             o.extend(v(&["flash.plane_registers=4", "gc.moves_in_flight=4"]));
             o
         },
+        multi_bit: false,
     },
+    Scheme {
+        name: "pa-baseline",
+        description: "PA-SSD paper's conventional TLC SSD: strict program order of the wordlines (Fig. 5), one active block per plane, type-blind allocation, lower pages of wordlines buffered",
+        overrides: |_| {
+            v(&[
+                "cell.page_layout=wordlines",
+                "ftl.program_order=strict",
+                "ftl.type_pools=false",
+                "flash.wordline_buffer=true",
+                "host.page_types=none",
+                "sched.pas=false",
+            ])
+        },
+        multi_bit: true,
+    },
+    pa_scheme!("pa-su", "su", false, "PA-SSD with sU: each write request a uniformly random page type"),
+    pa_scheme!("pa-slf", "slf", false, "PA-SSD with sLF: LSB pages first"),
+    pa_scheme!("pa-ssb-su", "ssb+su", false, "PA-SSD with sSB+sU: one-page requests LSB, others uniform"),
+    pa_scheme!("pa-ssb-sub", "ssb+sub", false, "PA-SSD with sSB+sUB: one-page requests LSB, others by the free pages of each type"),
+    pa_scheme!("pa-sqd-su", "sqd+su", false, "PA-SSD with sQD+sU: LSB while more than 10 requests are outstanding, else uniform"),
+    pa_scheme!("pa-sqd-sub", "sqd+sub", false, "PA-SSD with sQD+sUB: LSB while more than 10 requests are outstanding, else by the free pages of each type"),
+    pa_scheme!("pa-su-pas", "su", true, "PA-SSD with sU and PAS scheduling"),
+    pa_scheme!("pa-ssb-su-pas", "ssb+su", true, "PA-SSD with sSB+sU and PAS scheduling"),
+    pa_scheme!("pa-ssb-sub-pas", "ssb+sub", true, "PA-SSD with sSB+sUB and PAS scheduling"),
+    pa_scheme!("pa-sqd-su-pas", "sqd+su", true, "PA-SSD with sQD+sU and PAS scheduling"),
+    pa_scheme!("pa-sqd-sub-pas", "sqd+sub", true, "PA-SSD with sQD+sUB and PAS scheduling"),
     Scheme {
         name: "spd",
         description: "SPD (Gao et al., TPDS 2020): Die-Write, Die-Read and Die-GC with aligned write points on all planes of a die",
         overrides: spd,
+        multi_bit: false,
     },
     Scheme {
         name: "spd-plus",
@@ -211,6 +287,7 @@ pub const SCHEMES: &[Scheme] = &[
             o.push("gc.combine_host_writes=true".into());
             o
         },
+        multi_bit: false,
     },
 ];
 
