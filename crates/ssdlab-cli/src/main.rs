@@ -17,6 +17,7 @@ mod bench;
 mod hdi_cmd;
 mod input;
 mod reproduce;
+mod reproduce_pa;
 mod reproduce_pgc;
 mod reproduce_spd;
 mod svg;

@@ -25,6 +25,10 @@ pub enum ReproduceCmd {
     /// two or four copyback workers per plane on the seven workloads; SLC at
     /// GC thresholds 5, 10, 14 %, MLC at 10 %.
     Pgc(crate::reproduce_pgc::PgcArgs),
+    /// PA-SSD (Zhang et al., IEEE TPDS 2020): the conventional TLC SSD
+    /// against PA-SSD's page-type specifying schemes, with and without PAS,
+    /// on its eight workloads (Figs. 13-17, Table 3).
+    Pa(crate::reproduce_pa::PaArgs),
 }
 
 #[derive(Args)]
@@ -52,6 +56,7 @@ pub fn cmd_reproduce(cmd: ReproduceCmd) -> Result<ExitCode> {
         ReproduceCmd::Hdi(a) => reproduce_hdi(a),
         ReproduceCmd::Spd(a) => crate::reproduce_spd::reproduce_spd(a),
         ReproduceCmd::Pgc(a) => crate::reproduce_pgc::reproduce_pgc(a),
+        ReproduceCmd::Pa(a) => crate::reproduce_pa::reproduce_pa(a),
     }
 }
 

@@ -116,6 +116,9 @@ impl Simulator {
     /// (PA-SSD's allocation success, Fig. 15)? Counted per wanted type,
     /// host and GC writes apart.
     fn count_placement(&mut self, t: TxnId, page: u32) {
+        if let Some(free) = self.ftl.free_lane_pages() {
+            self.metrics.sample_free_lsb(self.engine.now(), free[0]);
+        }
         if let crate::ftl::Place::Lane(want) = self.place(t) {
             let got = self.ftl.lane_of(page) == Some(want);
             let a = &mut self.metrics.placement[self.txns[t].origin as usize];

@@ -82,6 +82,9 @@ struct Bucket {
     latency_ns: [u128; 2],
     gc: u64,
     pages: [u64; 2],
+    /// Relaxed program order: the drive's free LSB pages after the
+    /// interval's last program.
+    free_lsb: Option<u64>,
 }
 
 impl Series {
@@ -280,6 +283,15 @@ impl Metrics {
     pub fn series_pages(&mut self, now: Time, gc: bool, n: u64) {
         if let Some(s) = &mut self.series {
             s.at(now).pages[gc as usize] += n;
+        }
+    }
+
+    /// Relaxed program order: the drive's free LSB pages now (PA-SSD's
+    /// Fig. 16), kept per interval of the time series.
+    #[inline]
+    pub fn sample_free_lsb(&mut self, now: Time, pages: u64) {
+        if let Some(s) = &mut self.series {
+            s.at(now).free_lsb = Some(pages);
         }
     }
 

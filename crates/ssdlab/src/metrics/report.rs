@@ -244,6 +244,7 @@ impl Metrics {
                         gc_count: b.gc,
                         host_pages_programmed: b.pages[0],
                         gc_pages_moved: b.pages[1],
+                        free_lsb_pages: b.free_lsb,
                     })
                     .collect()
             }),
@@ -333,6 +334,10 @@ pub struct Interval {
     pub host_pages_programmed: u64,
     /// GC moves (programs and copybacks) in the interval.
     pub gc_pages_moved: u64,
+    /// Relaxed program order: the drive's free LSB pages after the
+    /// interval's last program (PA-SSD's Fig. 16); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub free_lsb_pages: Option<u64>,
 }
 
 /// The result of one run. Field names are stable; units are in the names.
