@@ -66,6 +66,7 @@ fn case(name: &str, requests: u64) -> Result<(String, Config, Profile, &'static 
         write_size: Some(ws),
         address: Address::Uniform,
         arrival: Arrival::Poisson { iops },
+        latency_hint: None,
     };
     Ok(match name {
         "a" => (
@@ -294,6 +295,7 @@ fn stats_case(a: &BenchArgs) -> Result<ExitCode> {
             hot_share: 0.8,
         },
         arrival: Arrival::Poisson { iops: 20_000.0 },
+        latency_hint: None,
     };
     let description = format!(
         "trace stats over a generated MQSim trace: {lines} lines, 30% reads of 4-16 KiB, \

@@ -108,6 +108,10 @@ pub struct IoRecord {
     pub offset: u64,
     /// Length in bytes (> 0).
     pub size: u64,
+    /// A write's page-type hint from the host (PA-SSD's sHG: the NVMe
+    /// access-latency field, 0 fastest — LSB — to 2 slowest): synthetic
+    /// profiles with `latency_hint` give one; traces carry none.
+    pub hint: Option<u8>,
 }
 
 /// A stream of records; `Err` items stop the run (no silent skipping).

@@ -123,13 +123,15 @@ mod tests {
                     time_ns: 10,
                     op: Op::Read,
                     offset: 4096,
-                    size: 8192
+                    size: 8192,
+                    hint: None,
                 },
                 IoRecord {
                     time_ns: 20,
                     op: Op::Write,
                     offset: 0,
-                    size: 512
+                    size: 512,
+                    hint: None,
                 },
             ]
         );

@@ -122,13 +122,15 @@ mod tests {
                         time_ns: 0,
                         op: Op::Read,
                         offset: 4096,
-                        size: 512
+                        size: 512,
+                        hint: None,
                     },
                     IoRecord {
                         time_ns: 1000,
                         op: Op::Write,
                         offset: 0,
-                        size: 4096
+                        size: 4096,
+                        hint: None,
                     },
                 ]
             );

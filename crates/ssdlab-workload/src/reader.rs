@@ -566,6 +566,7 @@ impl<F: LineFormat> Iterator for TraceReader<F> {
                     op: s.op,
                     offset: s.offset,
                     size: s.size,
+                    hint: None,
                 }))
             }
             Ok(false) => {

@@ -554,6 +554,7 @@ mod tests {
             op,
             offset,
             size,
+            hint: None,
         }
     }
 

@@ -64,6 +64,7 @@ fn linnos_replayer_trace() {
                 op: if f[4] == "1" { Op::Read } else { Op::Write },
                 offset: f[2].parse().unwrap(),
                 size: f[3].parse().unwrap(),
+                hint: None,
             };
             (ns, f[1].parse().unwrap(), rec)
         })
@@ -76,7 +77,8 @@ fn linnos_replayer_trace() {
             time_ns: 131_000,
             op: Op::Read,
             offset: 1_295_781_888,
-            size: 65_536
+            size: 65_536,
+            hint: None,
         },
         "relative clock: the first time is kept"
     );
@@ -107,7 +109,8 @@ fn blkreplay_load_file() {
             time_ns: 2_100_000,
             op: Op::Write,
             offset: 34_789_024 * 512,
-            size: 8 * 512
+            size: 8 * 512,
+            hint: None,
         }
     );
     let text = std::fs::read_to_string(&path).unwrap();
@@ -147,7 +150,8 @@ fn site_csv_with_header_units_trims_and_a_volume_filter() {
             time_ns: 0,
             op: Op::Write,
             offset: 1024 * 4096,
-            size: 16 * 1024
+            size: 16 * 1024,
+            hint: None,
         }
     );
     assert_eq!(
@@ -156,7 +160,8 @@ fn site_csv_with_header_units_trims_and_a_volume_filter() {
             time_ns: 200 * us,
             op: Op::Read,
             offset: 4096 * 4096,
-            size: 64 * 1024
+            size: 64 * 1024,
+            hint: None,
         },
         "a late record is put in order; `Read` matches `read`"
     );
@@ -165,7 +170,8 @@ fn site_csv_with_header_units_trims_and_a_volume_filter() {
         time_ns: 2200 * us,
         op: Op::Write,
         offset: 0x400 * 4096,
-        size: 512
+        size: 512,
+        hint: None,
     }));
     let c = o.counters.snapshot();
     assert_eq!(recs.iter().filter(|r| r.op == Op::Read).count(), 7);

@@ -50,6 +50,7 @@ fn rec(time_ns: u64, op: Op, offset: u64, size: u64) -> IoRecord {
         op,
         offset,
         size,
+        hint: None,
     }
 }
 

@@ -26,6 +26,7 @@ fn base() -> Profile {
         write_size: Some(SizeDist::uniform(4096, 32768)),
         address: Address::Uniform,
         arrival: Arrival::Poisson { iops: 20_000.0 },
+        latency_hint: None,
     }
 }
 
@@ -104,6 +105,7 @@ fn profiles_without_new_features_are_unchanged() {
         write_size: Some(SizeDist::weighted(vec![4096, 65536], vec![3.0, 1.0])),
         address: Address::Uniform,
         arrival: Arrival::Poisson { iops: 5000.0 },
+        latency_hint: None,
     };
     let cases = [
         ("uniform", pin.clone(), 0x3804_fd87_66e5_44b5u64),

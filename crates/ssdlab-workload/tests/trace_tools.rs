@@ -36,6 +36,7 @@ fn rec(time_ns: u64, op: Op, offset: u64, size: u64) -> IoRecord {
         op,
         offset,
         size,
+        hint: None,
     }
 }
 
@@ -865,6 +866,7 @@ fn generated_profile_round_trips_through_every_format() {
         write_size: Some(SizeDist::fixed(vec![4096, 65536])),
         address: Address::Zipf { theta: 0.8 },
         arrival: Arrival::Poisson { iops: 10_000.0 },
+        latency_hint: None,
     };
     let recs: Vec<IoRecord> = Generator::try_new(&p)
         .unwrap()

@@ -62,6 +62,7 @@ fn rec(time_ns: u64, op: Op, offset: u64, size: u64) -> IoRecord {
         op,
         offset,
         size,
+        hint: None,
     }
 }
 
@@ -538,6 +539,7 @@ fn base_profile() -> Profile {
         write_size: Some(SizeDist::uniform(4096, 32768)),
         address: Address::Uniform,
         arrival: Arrival::Poisson { iops: 20_000.0 },
+        latency_hint: None,
     }
 }
 

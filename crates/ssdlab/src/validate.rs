@@ -112,6 +112,7 @@ fn rec(time_ns: u64, op: Op, page: u64) -> IoRecord {
         op,
         offset: page * 4096,
         size: 4096,
+        hint: None,
     }
 }
 
@@ -195,6 +196,7 @@ pub fn timing_checks() -> Result<Vec<Check>> {
         op: Op::Write,
         offset: 0,
         size: 8192,
+        hint: None,
     };
     let r = run(&c, &records("two-plane write", vec![two]), "none")?;
     out.push(Check::exact_ns(
@@ -404,6 +406,7 @@ fn two_at(time_ns: u64) -> IoRecord {
         op: Op::Write,
         offset: 0,
         size: 8192,
+        hint: None,
     }
 }
 
@@ -433,6 +436,7 @@ pub fn md1_checks(requests: u64) -> Result<Vec<Check>> {
             arrival: Arrival::Poisson {
                 iops: rho / s * 1e9,
             },
+            latency_hint: None,
         };
         let r = run(&c, &Source::Synthetic(p), "trace-reads")?;
         out.push(Check::within(
@@ -497,6 +501,7 @@ pub fn measure_wa(
         write_size: Some(SizeDist::constant(4096)),
         address: Address::Uniform,
         arrival: Arrival::Poisson { iops: 1000.0 },
+        latency_hint: None,
     };
     // Every logical page holds data before the run: ρ of the drive is valid.
     let r = run(&c, &Source::Synthetic(p), &format!("fill:{rho}:1"))?;
@@ -573,6 +578,7 @@ pub fn consistency_checks(requests: u64) -> Result<Vec<Check>> {
                     hot_share: 0.8,
                 },
                 arrival: Arrival::Poisson { iops: 3000.0 },
+                latency_hint: None,
             };
             let name = format!("consistency, {victim:?} victim, {migration:?} migration");
             let ok = run(&c, &Source::Synthetic(p), "fill:0.9:0.8");
@@ -618,6 +624,7 @@ pub fn page_type_checks(requests: u64) -> Result<Vec<Check>> {
                 op: Op::Write,
                 offset: rng.gen_range(0..logical - n) * page,
                 size: n * page,
+                hint: None,
             })
             .collect();
         let r = run(&c, &records(&format!("pa-blind-{n}"), recs), "none")?;

@@ -23,6 +23,7 @@ fn run(eviction: Eviction) -> Report {
         write_size: Some(SizeDist::constant(4096)),
         address: Address::Uniform,
         arrival: Arrival::Poisson { iops: 2000.0 },
+        latency_hint: None,
     };
     Simulator::new(&c, &Source::Synthetic(p), &Precondition::default())
         .unwrap()

@@ -46,6 +46,7 @@ fn sequential(pages: u64) -> Source {
             op: Op::Write,
             offset: i * 4096,
             size: 4096,
+            hint: None,
         })
         .collect();
     Source::Records {
@@ -66,6 +67,7 @@ fn random(pages: u64, requests: u64, read_share: f64, address: Address) -> Sourc
         write_size: Some(SizeDist::constant(4096)),
         address,
         arrival: Arrival::Poisson { iops: 2000.0 },
+        latency_hint: None,
     })
 }
 

@@ -64,6 +64,7 @@ fn profile(
             hot_share: 0.8,
         },
         arrival: Arrival::Poisson { iops },
+        latency_hint: None,
     }
 }
 

@@ -45,6 +45,7 @@ fn run(c: &Config, check: bool) -> Report {
             hot_share: 0.9,
         },
         arrival: Arrival::Poisson { iops: 1000.0 },
+        latency_hint: None,
     };
     Simulator::new(
         &c,
@@ -167,6 +168,7 @@ fn every_scheme_sorts_gc_moves_consistently() {
                     hot_share: 0.9,
                 },
                 arrival: Arrival::Poisson { iops: 400.0 },
+                latency_hint: None,
             };
             let r = Simulator::new(
                 &c,

@@ -30,6 +30,7 @@ fn profile(footprint_pages: u64, requests: u64, read_share: f64, address: Addres
         write_size: Some(SizeDist::constant(8192)),
         address,
         arrival: Arrival::Poisson { iops: 400.0 },
+        latency_hint: None,
     })
 }
 

@@ -43,6 +43,7 @@ fn workload(c: &Config) -> Source {
             hot_share: 0.8,
         },
         arrival: Arrival::Poisson { iops: 200.0 },
+        latency_hint: None,
     })
 }
 
@@ -182,6 +183,30 @@ fn pas_shortens_writes_under_load() {
         e.contains("sched.pas") && e.contains("host.page_types"),
         "{e}"
     );
+}
+
+/// sHG: host hints from a profile's `latency_hint` decide the type; writes
+/// without a hint take the complement's (here LSB).
+#[test]
+fn host_hints_choose_the_page_type() {
+    let c = drive("relaxed", "shg+slf");
+    let Source::Synthetic(mut p) = workload(&c) else {
+        unreachable!()
+    };
+    p.latency_hint = Some([0.0, 0.0, 0.5]);
+    let r = Simulator::new(
+        &c,
+        &Source::Synthetic(p),
+        &Precondition::parse("fill:0.7:0").unwrap(),
+    )
+    .unwrap()
+    .run(&mut |_| {})
+    .unwrap_or_else(|e| panic!("{e}"));
+    let a = r.page_type_allocation.as_ref().unwrap();
+    // About half the writes hinted MSB, the rest LSB; none CSB.
+    let (l, m) = (a.host_wanted[0] as f64, a.host_wanted[2] as f64);
+    assert_eq!(a.host_wanted[1], 0);
+    assert!((m / (l + m) - 0.5).abs() < 0.05, "{a:?}");
 }
 
 #[test]

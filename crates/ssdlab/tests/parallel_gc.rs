@@ -42,6 +42,7 @@ fn with_read_of(n: u64, lpn: u64) -> Source {
         op: Op::Read,
         offset: lpn * 4096,
         size: 4096,
+        hint: None,
     });
     Source::Records {
         name: "gc-and-a-read".into(),
@@ -199,6 +200,7 @@ fn parity_destinations_and_ippbe_stay_consistent_through_gc() {
                 hot_share: 0.8,
             },
             arrival: Arrival::Poisson { iops: 500.0 },
+            latency_hint: None,
         };
         let r = Simulator::new(
             &c,

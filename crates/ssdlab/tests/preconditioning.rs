@@ -25,6 +25,7 @@ fn rec(time_ns: u64, op: Op, offset: u64) -> IoRecord {
         op,
         offset,
         size: 4096,
+        hint: None,
     }
 }
 
@@ -100,6 +101,7 @@ fn random_writes(c: &Config, requests: u64) -> Profile {
             hot_share: 0.8,
         },
         arrival: Arrival::Poisson { iops: 300.0 },
+        latency_hint: None,
     }
 }
 

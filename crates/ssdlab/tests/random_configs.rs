@@ -222,6 +222,7 @@ fn profile(c: &Config, k: &Case) -> Profile {
             hot_share: 0.8,
         },
         arrival: Arrival::Poisson { iops: 1500.0 },
+        latency_hint: None,
     }
 }
 

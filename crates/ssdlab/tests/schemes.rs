@@ -40,6 +40,7 @@ fn workload(c: &Config, requests: u64, seed: u64) -> Source {
             hot_share: 0.8,
         },
         arrival: Arrival::Poisson { iops: 400.0 },
+        latency_hint: None,
     })
 }
 

@@ -37,6 +37,7 @@ fn churn(c: &Config, requests: u64, seed: u64) -> Profile {
             hot_share: 0.8,
         },
         arrival: Arrival::Poisson { iops: 2000.0 },
+        latency_hint: None,
     }
 }
 

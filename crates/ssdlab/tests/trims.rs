@@ -20,6 +20,7 @@ fn rec(time_ns: u64, op: Op, page: u64, pages: u64) -> IoRecord {
         op,
         offset: page * PAGE,
         size: pages * PAGE,
+        hint: None,
     }
 }
 
@@ -72,12 +73,14 @@ fn a_trim_unmaps_the_whole_pages_it_covers() {
             op: Op::Trim,
             offset: 2 * PAGE,
             size: 2 * PAGE + PAGE / 2,
+            hint: None,
         });
         r.push(IoRecord {
             time_ns: 101_000_000,
             op: Op::Trim,
             offset: 6 * PAGE + 1,
             size: PAGE,
+            hint: None,
         });
         let (rep, sim) = run(&c, &records("trim", r), "none");
         let mapped: Vec<bool> = (0..8).map(|l| sim.holds(l)).collect();

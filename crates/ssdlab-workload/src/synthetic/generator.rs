@@ -39,6 +39,8 @@ struct Compiled {
     footprint: u64,
     arrival: ArrivalSampler,
     limit: Limit,
+    /// `latency_hint`: cumulative shares of writes hinted LSB, CSB, MSB.
+    hint: Option<[f64; 3]>,
 }
 
 impl Compiled {
@@ -80,6 +82,7 @@ impl Compiled {
             footprint: p.footprint_bytes,
             arrival: ArrivalSampler::new(&p.arrival),
             limit,
+            hint: p.latency_hint.map(|[l, c, m]| [l, l + c, l + c + m]),
         })
     }
 }
@@ -220,12 +223,22 @@ impl Generator {
                 return Ok(None);
             }
         }
+        // Drawn last, and only with hints, so that profiles without them
+        // keep their streams.
+        let hint = match (op, c.hint) {
+            (Op::Write, Some(cum)) => {
+                let u = unit(&mut self.rng);
+                cum.iter().position(|&c| u < c).map(|t| t as u8)
+            }
+            _ => None,
+        };
         self.emitted += 1;
         Ok(Some(IoRecord {
             time_ns,
             op,
             offset,
             size,
+            hint,
         }))
     }
 }

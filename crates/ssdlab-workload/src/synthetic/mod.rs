@@ -57,6 +57,7 @@
 //! | `address` | address model of every request ([addresses](#addresses), required) |
 //! | `read_address`, `write_address` | optional address models of reads / writes, overriding `address` for that direction |
 //! | `arrival` | arrival process ([arrivals](#arrivals), required) |
+//! | `latency_hint` | optional `{ lsb = A, csb = B, msb = C }`: shares of write requests carrying a host page-type hint (PA-SSD's sHG; the rest carry none; A + B + C ≤ 1); drawn after everything else of a request, so a profile without it keeps its stream |
 //!
 //! Unknown keys are errors. Every error is an [`Error::Config`] naming the
 //! origin (the file), the dotted field it is about
@@ -368,6 +369,10 @@ pub struct Profile {
     /// When requests arrive; TOML `duration_s` makes it an
     /// [`Arrival::Until`].
     pub arrival: Arrival,
+    /// Host page-type hints of writes (PA-SSD's sHG, the NVMe access-latency
+    /// field): the shares of write requests hinted LSB, CSB and MSB (the
+    /// rest carry no hint); None: no hints.
+    pub latency_hint: Option<[f64; 3]>,
 }
 
 impl Profile {
@@ -390,6 +395,7 @@ impl Profile {
                 hot_share: 0.8,
             },
             arrival: Arrival::Poisson { iops: 300.0 },
+            latency_hint: None,
         }
     }
 
@@ -461,6 +467,17 @@ impl Profile {
                 "read_share",
                 format!("{} is not in [0, 1]", self.read_share),
             );
+        }
+        if let Some(h) = self.latency_hint {
+            let sum: f64 = h.iter().sum();
+            if h.iter().any(|x| !(0.0..=1.0).contains(x)) || sum.is_nan() || sum > 1.0 + 1e-9 {
+                return err(
+                    "latency_hint",
+                    format!(
+                        "shares {h:?} must each lie in [0, 1] and add up to at most 1 (the rest of the writes carry no hint)"
+                    ),
+                );
+            }
         }
         if self.page_bytes == 0 {
             return err("page_bytes", "must be positive".into());

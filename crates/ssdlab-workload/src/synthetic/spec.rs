@@ -45,6 +45,20 @@ pub(super) struct ProfileSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     write_address: Option<Address>,
     arrival: Arrival,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    latency_hint: Option<LatencyHintSpec>,
+}
+
+/// `latency_hint = { lsb = .., csb = .., msb = .. }`: shares of writes.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub(super) struct LatencyHintSpec {
+    #[serde(default)]
+    lsb: f64,
+    #[serde(default)]
+    csb: f64,
+    #[serde(default)]
+    msb: f64,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -89,6 +103,7 @@ impl From<ProfileSpec> for Profile {
             write_size: s.write_size,
             address,
             arrival,
+            latency_hint: s.latency_hint.map(|h| [h.lsb, h.csb, h.msb]),
         }
     }
 }
@@ -124,6 +139,9 @@ impl From<Profile> for ProfileSpec {
             read_address,
             write_address,
             arrival,
+            latency_hint: p
+                .latency_hint
+                .map(|[lsb, csb, msb]| LatencyHintSpec { lsb, csb, msb }),
         }
     }
 }

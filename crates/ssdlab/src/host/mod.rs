@@ -205,13 +205,14 @@ impl Simulator {
 
     /// The page type a new write request of `pages` sub-requests wants
     /// under `host.page_types` (NO_LANE without a scheme).
-    fn request_lane(&mut self, pages: u64) -> u8 {
+    fn request_lane(&mut self, pages: u64, hint: Option<u8>) -> u8 {
         let Some(scheme) = self.host.page_types else {
             return NO_LANE;
         };
         let situation = pagetype::Situation {
             pages,
             outstanding: self.host.outstanding,
+            hint,
             buffer_full: self
                 .buffer
                 .cache
@@ -263,7 +264,11 @@ impl Simulator {
             pages_left: n.max(1) as u32,
             op: rec.op,
             slowest: NO_PROGRAM,
-            lane: if write { self.request_lane(n) } else { NO_LANE },
+            lane: if write {
+                self.request_lane(n, rec.hint)
+            } else {
+                NO_LANE
+            },
         };
         self.metrics.first_arrival.get_or_insert(now);
         self.metrics.queue_depth(now, 1);

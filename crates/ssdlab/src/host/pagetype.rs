@@ -9,10 +9,12 @@
 //! pages of each type) — or a primary scheme and its complement:
 //! `ssb+X` (a request of one sub-request gets LSB), `sqd+X` (every request
 //! gets LSB while more than `host.queue_threshold` requests are
-//! outstanding), `swb+X` (LSB while the write buffer is full). Pages
+//! outstanding), `swb+X` (LSB while the write buffer is full), `shg+X`
+//! (the type the host hints: synthetic profiles with `latency_hint` give
+//! hints; a request without one gets the complement's). Pages
 //! without a request of their own (buffer evictions, GC moves) get the
 //! complement's type, GC moves always `sub` (the paper: "GC writes use
-//! sUB"). The host-hint scheme sHG is not offered: traces carry no hints.
+//! sUB").
 
 use crate::config::{Config, ProgramOrder};
 
@@ -36,6 +38,8 @@ pub(crate) enum Primary {
     QueueDepth(u32),
     /// sWB: while the write buffer is full.
     BufferFull,
+    /// sHG: the type the host hints (the record's `hint`), if it gives one.
+    HostHint,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,6 +55,8 @@ pub(crate) struct Situation {
     /// Requests outstanding before this one.
     pub(crate) outstanding: u64,
     pub(crate) buffer_full: bool,
+    /// The host's hint (0 fastest), if the record carries one.
+    pub(crate) hint: Option<u8>,
     /// Free pages of each type in the drive.
     pub(crate) free: [u64; 3],
     /// Page types of the cell.
@@ -81,7 +87,12 @@ impl TypeScheme {
                     "ssb" => Primary::SmallRequests,
                     "sqd" => Primary::QueueDepth(queue_threshold),
                     "swb" => Primary::BufferFull,
-                    _ => return Err(format!("`{p}` is not a primary scheme (ssb, sqd or swb)")),
+                    "shg" => Primary::HostHint,
+                    _ => {
+                        return Err(format!(
+                            "`{p}` is not a primary scheme (ssb, sqd, swb or shg)"
+                        ))
+                    }
                 }),
                 complement: complement(c)?,
             },
@@ -92,11 +103,14 @@ impl TypeScheme {
     /// The type (lane, fast to slow) of a write request; `u` a uniform
     /// draw in [0, 1).
     pub(crate) fn request_type(&self, s: &Situation, u: f64) -> u8 {
+        if let (Some(Primary::HostHint), Some(h)) = (self.primary, s.hint) {
+            return h.min(s.bits as u8 - 1);
+        }
         let lsb = match self.primary {
             Some(Primary::SmallRequests) => s.pages == 1,
             Some(Primary::QueueDepth(t)) => s.outstanding > t as u64,
             Some(Primary::BufferFull) => s.buffer_full,
-            None => false,
+            Some(Primary::HostHint) | None => false,
         };
         if lsb {
             0
@@ -185,6 +199,7 @@ mod tests {
             pages,
             outstanding,
             buffer_full,
+            hint: None,
             free: [0, 0, 100],
             bits: 3,
         };
@@ -195,6 +210,22 @@ mod tests {
         let qd = TypeScheme::parse("sqd+su", 10).unwrap().unwrap();
         assert_eq!(qd.request_type(&s(4, 11, false), 0.99), 0);
         assert_eq!(qd.request_type(&s(4, 10, false), 0.99), 2);
+    }
+
+    #[test]
+    fn host_hints_decide_where_given() {
+        let hg = TypeScheme::parse("shg+slf", 10).unwrap().unwrap();
+        let s = |hint| Situation {
+            pages: 2,
+            outstanding: 0,
+            buffer_full: false,
+            hint,
+            free: [1, 1, 1],
+            bits: 3,
+        };
+        assert_eq!(hg.request_type(&s(Some(2)), 0.5), 2);
+        assert_eq!(hg.request_type(&s(Some(1)), 0.5), 1);
+        assert_eq!(hg.request_type(&s(None), 0.5), 0);
     }
 
     #[test]

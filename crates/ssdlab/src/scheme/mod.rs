@@ -317,9 +317,20 @@ mod tests {
                 .with_overrides(&[format!("geometry.planes_per_die={planes}")])
                 .unwrap();
             for s in SCHEMES {
-                let c = s.apply(&base).unwrap_or_else(|e| panic!("{}: {e}", s.name));
-                assert!(c.name.ends_with(s.name));
+                match s.apply(&base) {
+                    Ok(c) => assert!(c.name.ends_with(s.name)),
+                    // The page-type schemes refuse an SLC drive, naming
+                    // the drive to use.
+                    Err(e) => {
+                        assert!(s.multi_bit, "{}: {e}", s.name);
+                        assert!(e.to_string().contains("pa-tlc"), "{e}");
+                    }
+                }
             }
+        }
+        let tlc = Config::preset("pa-tlc").unwrap();
+        for s in SCHEMES.iter().filter(|s| s.multi_bit) {
+            s.apply(&tlc).unwrap_or_else(|e| panic!("{}: {e}", s.name));
         }
         assert!(by_name("nope")
             .unwrap_err()
