@@ -22,7 +22,6 @@ use clap::Args;
 use ssdlab::workload::Source;
 use ssdlab::{Config, Precondition, Report};
 
-use crate::input::builtin_profile;
 use crate::sweep::{
     execute, job_count, ratio, results_csv, sanitise, write, CsvRow, Grid, MetricFn, Row, Task,
 };
@@ -136,25 +135,11 @@ fn speed_shares(r: &Report) -> [f64; 3] {
     [w.fast as f64 / n, w.medium as f64 / n, w.slow as f64 / n]
 }
 
-/// Workload `name` (a `pa/` profile) for `drive`, scaled by its logical
-/// capacity over `pa-tlc`'s; at most `limit` requests.
+/// Workload `name` (a `pa/` profile) sized for `drive`: footprint and
+/// request count scaled by its logical capacity over the reference drive's;
+/// at most `limit` requests.
 fn workload_for(name: &str, drive: &Config, limit: Option<u64>) -> Result<(Source, String)> {
-    let mut p = builtin_profile(&format!("pa/{name}"))?;
-    let full = Config::preset("pa-tlc")?;
-    let scale = drive.logical_pages() as f64 / full.logical_pages() as f64;
-    let page = p.page_bytes;
-    p.footprint_bytes =
-        (((p.footprint_bytes as f64 * scale) / page as f64).round() as u64).max(1) * page;
-    p.requests = ((p.requests as f64 * scale).round() as u64).max(1);
-    if let Some(l) = limit {
-        p.requests = p.requests.min(l);
-    }
-    let from = format!(
-        "built-in pa/{name} x{scale:.3}: {} requests, footprint {:.2} GiB",
-        p.requests,
-        p.footprint_bytes as f64 / (1u64 << 30) as f64
-    );
-    Ok((Source::Synthetic(p), from))
+    crate::sweep::scaled_profile(&format!("pa/{name}"), "pa-tlc", drive, limit)
 }
 
 struct Sim {

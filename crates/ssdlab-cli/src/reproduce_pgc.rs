@@ -25,7 +25,6 @@ use clap::Args;
 use ssdlab::workload::Source;
 use ssdlab::{Config, Precondition, Report};
 
-use crate::input::builtin_profile;
 use crate::sweep::{
     execute, job_count, ratio, results_csv, sanitise, workload_args, write, CsvRow, Grid, MetricFn,
     Row, Task,
@@ -263,26 +262,10 @@ fn select<'a>(what: &str, given: &[String], known: &[&'a str]) -> Result<Vec<&'a
 }
 
 /// Workload `name` (a `pgc/` profile) sized for `drive`: footprint and
-/// request count scaled by the drive's logical capacity over the reference
-/// drive's; at most `limit` requests.
+/// request count scaled by its logical capacity over the reference drive's;
+/// at most `limit` requests.
 fn workload_for(name: &str, drive: &Config, limit: Option<u64>) -> Result<(Source, String)> {
-    let mut p = builtin_profile(&format!("pgc/{name}"))?;
-    let reference = Config::preset(REFERENCE_DRIVE)?;
-    let scale = drive.logical_pages() as f64 * drive.geometry.page_size_bytes as f64
-        / (reference.logical_pages() as f64 * reference.geometry.page_size_bytes as f64);
-    let page = p.page_bytes;
-    p.footprint_bytes =
-        (((p.footprint_bytes as f64 * scale) / page as f64).round() as u64).max(1) * page;
-    p.requests = ((p.requests as f64 * scale).round() as u64).max(1);
-    if let Some(l) = limit {
-        p.requests = p.requests.min(l);
-    }
-    let from = format!(
-        "built-in pgc/{name} x{scale:.3}: {} requests, footprint {:.2} GiB",
-        p.requests,
-        p.footprint_bytes as f64 / (1u64 << 30) as f64
-    );
-    Ok((Source::Synthetic(p), from))
+    crate::sweep::scaled_profile(&format!("pgc/{name}"), REFERENCE_DRIVE, drive, limit)
 }
 
 /// A row of the comparison: a look-alike workload, or a real trace compared
@@ -770,7 +753,7 @@ mod tests {
     fn workloads_scale_with_capacity() {
         let slc = Config::preset("pgc-slc").unwrap();
         let mlc = Config::preset("pgc-mlc").unwrap();
-        let p = builtin_profile("pgc/SYN").unwrap();
+        let p = crate::input::builtin_profile("pgc/SYN").unwrap();
         let get = |s: Source| match s {
             Source::Synthetic(p) => p,
             _ => unreachable!(),

@@ -456,6 +456,36 @@ pub(crate) fn workload_args(limit: Option<u64>) -> WorkloadArgs {
 }
 
 /// `--jobs`: the given count (at least 1) or the number of available cores.
+/// Built-in profile `name` sized for `drive`: its footprint and request
+/// count scaled by the drive's logical capacity over that of `reference`
+/// (the drive the profile was built for), at most `limit` requests. Also a
+/// line saying so. The reproductions use it for `--quick`'s smaller drive
+/// and for drives larger than the profile's.
+pub(crate) fn scaled_profile(
+    name: &str,
+    reference: &str,
+    drive: &Config,
+    limit: Option<u64>,
+) -> Result<(Source, String)> {
+    let mut p = crate::input::builtin_profile(name)?;
+    let r = Config::preset(reference)?;
+    let bytes = |c: &Config| c.logical_pages() as f64 * c.geometry.page_size_bytes as f64;
+    let scale = bytes(drive) / bytes(&r);
+    let page = p.page_bytes;
+    p.footprint_bytes =
+        (((p.footprint_bytes as f64 * scale) / page as f64).round() as u64).max(1) * page;
+    p.requests = ((p.requests as f64 * scale).round() as u64).max(1);
+    if let Some(l) = limit {
+        p.requests = p.requests.min(l);
+    }
+    let from = format!(
+        "built-in {name} x{scale:.3}: {} requests, footprint {:.2} GiB",
+        p.requests,
+        p.footprint_bytes as f64 / (1u64 << 30) as f64
+    );
+    Ok((Source::Synthetic(p), from))
+}
+
 pub(crate) fn job_count(jobs: Option<usize>) -> Result<usize> {
     match jobs {
         Some(0) => bail!("--jobs must be at least 1"),

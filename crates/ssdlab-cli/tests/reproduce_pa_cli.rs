@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{describe, ok, run, text};
+use common::{assert_results_digest, describe, ok, run, text};
 
 #[test]
 fn reproduce_pa_runs_every_scheme_and_writes_every_output() {
@@ -92,23 +92,5 @@ fn reproduce_pa_rejects_unknown_workloads() {
 #[test]
 #[ignore = "about 10 s in release: run with --ignored (see the comment)"]
 fn golden_reproduce_pa_quick_results_csv() {
-    use sha2::{Digest, Sha256};
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("r");
-    ok(&["reproduce", "pa", "--quick", "--out", out.to_str().unwrap()]);
-    let csv = std::fs::read(out.join("results.csv")).unwrap();
-    let got: String = Sha256::digest(&csv)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    let want = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/golden/reproduce-pa-quick.sha256"),
-    )
-    .unwrap();
-    assert_eq!(
-        got,
-        want.split_whitespace().next().unwrap(),
-        "reproduce pa --quick results.csv changed"
-    );
+    assert_results_digest(&["reproduce", "pa", "--quick"], "reproduce-pa-quick.sha256");
 }

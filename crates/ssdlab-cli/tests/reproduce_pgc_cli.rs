@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{describe, ok, run, shared_trace, text};
+use common::{assert_results_digest, describe, ok, run, shared_trace, text};
 
 #[test]
 fn reproduce_pgc_runs_the_four_schemes_and_writes_every_output() {
@@ -185,26 +185,8 @@ fn reproduce_pgc_rejects_unknown_selections() {
 #[test]
 #[ignore = "about 70 s in release: run with --ignored (see the comment)"]
 fn golden_reproduce_pgc_quick_results_csv() {
-    use sha2::{Digest, Sha256};
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("r");
-    ok(&[
-        "reproduce",
-        "pgc",
-        "--quick",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    let csv = std::fs::read(out.join("results.csv")).unwrap();
-    let got: String = Sha256::digest(&csv)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    let want = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/golden/reproduce-pgc-quick.sha256"),
-    )
-    .unwrap();
-    let want = want.split_whitespace().next().unwrap();
-    assert_eq!(got, want, "reproduce pgc --quick results.csv changed");
+    assert_results_digest(
+        &["reproduce", "pgc", "--quick"],
+        "reproduce-pgc-quick.sha256",
+    );
 }

@@ -7,7 +7,7 @@ mod common;
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use common::{describe, ok, run, text};
+use common::{assert_results_digest, describe, ok, run, text};
 
 /// The scheme names of the rows of `experiment` in a results.csv, in order
 /// of first appearance.
@@ -503,25 +503,8 @@ fn sweep_schemes_can_come_from_the_registry() {
 #[test]
 #[ignore = "about 1.5 minutes in release: run with --ignored (see the comment)"]
 fn golden_reproduce_spd_quick_results_csv() {
-    use sha2::{Digest, Sha256};
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("r");
-    ok(&[
-        "reproduce",
-        "spd",
-        "--quick",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    let csv = std::fs::read(out.join("results.csv")).unwrap();
-    let got: String = Sha256::digest(&csv)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    let want = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/reproduce-spd-quick.sha256"),
-    )
-    .unwrap();
-    let want = want.split_whitespace().next().unwrap();
-    assert_eq!(got, want, "reproduce spd --quick results.csv changed");
+    assert_results_digest(
+        &["reproduce", "spd", "--quick"],
+        "reproduce-spd-quick.sha256",
+    );
 }

@@ -60,3 +60,28 @@ pub fn ok(args: &[&str]) -> (String, String) {
     );
     (text(&out.stdout), text(&out.stderr))
 }
+
+/// Golden result of a reproduction: run `ssdlab <args> --out DIR` and
+/// compare the SHA-256 of DIR/results.csv with the first word of
+/// `tests/golden/<digest_file>`.
+pub fn assert_results_digest(args: &[&str], digest_file: &str) {
+    use sha2::{Digest, Sha256};
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r");
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend(["--out", out.to_str().unwrap()]);
+    ok(&all);
+    let csv = std::fs::read(out.join("results.csv")).unwrap();
+    let got: String = Sha256::digest(&csv)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let want = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/golden")
+            .join(digest_file),
+    )
+    .unwrap();
+    let want = want.split_whitespace().next().unwrap();
+    assert_eq!(got, want, "{} results.csv changed", args.join(" "));
+}

@@ -600,12 +600,7 @@ impl Ftl {
         w: Writer,
         now: Time,
     ) -> Option<Ppn> {
-        let old = if lpn == INVALID {
-            INVALID
-        } else {
-            self.l2p[lpn as usize]
-        };
-        self.write_replacing(plane, lpn, old, version, w, now, Place::Next)
+        self.write_placed(plane, lpn, version, w, now, Place::Next)
     }
 
     /// [`write`](Self::write) placed by `place` within the active block
