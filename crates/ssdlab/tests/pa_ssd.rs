@@ -229,6 +229,11 @@ fn schemes_and_orders_refuse_what_cannot_mean_anything() {
     );
     let e = err(&["ftl.type_pools=true"]);
     assert!(e.contains("ftl.type_pools") && e.contains("relaxed"), "{e}");
+    let e = err(&["ftl.program_order=relaxed", "ftl.type_pools=true"]);
+    assert!(
+        e.contains("ftl.type_pools") && e.contains("host.page_types"),
+        "{e}"
+    );
     let e = err(&["ftl.program_order=relaxed", "cell.page_layout=pattern"]);
     assert!(
         e.contains("ftl.program_order") && e.contains("wordlines"),

@@ -33,6 +33,12 @@ pub(crate) fn requirements(c: &Config) -> crate::scheme::Requirement {
                     .into(),
             ));
         }
+        if c.host.page_types.trim().eq_ignore_ascii_case("none") {
+            return Err((
+                "ftl.type_pools",
+                "serves each page type from its own active block: needs a host.page_types scheme (writes without a type would all take LSB first)".into(),
+            ));
+        }
     }
     if c.ftl.program_order != ProgramOrder::Relaxed {
         return Ok(());
