@@ -222,7 +222,10 @@ pub fn cmd_bench(a: BenchArgs) -> Result<ExitCode> {
         );
     }
     if let Some(path) = a.json {
-        std::fs::write(&path, serde_json::to_string_pretty(&results)? + "\n")?;
+        crate::output::write_atomic(
+            &path,
+            (serde_json::to_string_pretty(&results)? + "\n").as_bytes(),
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -414,7 +417,7 @@ fn stats_case(a: &BenchArgs) -> Result<ExitCode> {
         }
     );
     if let Some(path) = &a.json {
-        std::fs::write(path, serde_json::to_string_pretty(&r)? + "\n")?;
+        crate::output::write_atomic(path, (serde_json::to_string_pretty(&r)? + "\n").as_bytes())?;
     }
     Ok(ExitCode::SUCCESS)
 }

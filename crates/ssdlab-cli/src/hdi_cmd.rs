@@ -255,8 +255,7 @@ pub fn write_outputs(
     suffix: &str,
 ) -> Result<()> {
     if let Some(p) = json {
-        std::fs::write(p, serde_json::to_string_pretty(out)? + "\n")
-            .with_context(|| format!("writing {}", p.display()))?;
+        crate::output::write_atomic(p, (serde_json::to_string_pretty(out)? + "\n").as_bytes())?;
     }
     if let Some(p) = csv {
         let mut text =
@@ -272,7 +271,7 @@ pub fn write_outputs(
                 text.push_str(&format!("{i},{},{n},{h},{f}\n", i as u64 * out.interval));
             }
         }
-        std::fs::write(p, text).with_context(|| format!("writing {}", p.display()))?;
+        crate::output::write_atomic(p, text.as_bytes())?;
     }
     if let Some(dir) = svg_dir {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
@@ -307,7 +306,7 @@ pub fn write_outputs(
             (format!("false_identification{suffix}.svg"), fir),
         ] {
             let p = dir.join(name);
-            std::fs::write(&p, body).with_context(|| format!("writing {}", p.display()))?;
+            crate::output::write_atomic(&p, body.as_bytes())?;
         }
     }
     Ok(())

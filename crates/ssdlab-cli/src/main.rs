@@ -16,6 +16,7 @@ use ssdlab::{Config, Precondition, Report, Simulator};
 mod bench;
 mod hdi_cmd;
 mod input;
+mod output;
 mod reproduce;
 mod reproduce_pa;
 mod reproduce_pgc;
@@ -239,9 +240,8 @@ fn simulate(
 }
 
 fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<()> {
-    let text = serde_json::to_string_pretty(value)?;
-    std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))?;
-    Ok(())
+    let text = serde_json::to_string_pretty(value)? + "\n";
+    output::write_atomic(path, text.as_bytes())
 }
 
 fn cmd_run(a: RunArgs) -> Result<ExitCode> {
@@ -256,6 +256,9 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
         cfg.check.enabled = true;
     }
     let pre = Precondition::parse(&a.precondition)?;
+    if let Some(path) = &a.json {
+        output::check_writable(path, "--json")?;
+    }
     let loaded = a.workload.load(a.seed)?;
     let report = simulate(&cfg, &loaded.source, &pre, loaded.total);
     loaded.report_counts();
@@ -331,6 +334,9 @@ fn cmd_workloads(what: Option<WorkloadCmd>) -> Result<ExitCode> {
 }
 
 fn cmd_validate(json: Option<PathBuf>) -> Result<ExitCode> {
+    if let Some(path) = &json {
+        output::check_writable(path, "--json")?;
+    }
     let started = Instant::now();
     let checks = ssdlab::validate::all()?;
     let mut failed = 0;
@@ -365,6 +371,9 @@ fn cmd_validate(json: Option<PathBuf>) -> Result<ExitCode> {
 }
 
 fn cmd_demo(json: Option<PathBuf>) -> Result<ExitCode> {
+    if let Some(path) = &json {
+        output::check_writable(path, "--json")?;
+    }
     let cfg = Config::preset("small")?;
     let profile = Profile::demo();
     println!(

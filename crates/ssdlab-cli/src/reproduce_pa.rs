@@ -263,6 +263,8 @@ pub fn reproduce_pa(a: PaArgs) -> Result<ExitCode> {
             });
         }
     }
+    // Refused before the runs, not after them.
+    crate::output::check_out_dir(&a.out, "--out")?;
     print!("{head}");
     eprintln!(
         "{} runs on {} threads",

@@ -624,6 +624,8 @@ pub fn reproduce_pgc(a: PgcArgs) -> Result<ExitCode> {
             }
         }
     }
+    // Refused before the runs, not after them.
+    crate::output::check_out_dir(&a.out, "--out")?;
     print!("{head}");
     eprintln!(
         "{} runs on {} threads",

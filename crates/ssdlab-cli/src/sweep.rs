@@ -857,12 +857,13 @@ impl Grid<'_> {
 }
 
 pub(crate) fn write(path: &Path, text: &str) -> Result<()> {
-    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+    crate::output::write_atomic(path, text.as_bytes())
 }
 
 pub fn cmd_sweep(a: SweepArgs) -> Result<ExitCode> {
     let jobs = job_count(a.jobs)?;
     let plan = plan(&a.spec)?;
+    crate::output::check_out_dir(&a.out, "--out")?;
     let runs_dir = a.out.join("runs");
     let charts_dir = a.out.join("charts");
     for d in [&runs_dir, &charts_dir] {

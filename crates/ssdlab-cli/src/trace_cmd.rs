@@ -199,7 +199,7 @@ fn cmd_stats(a: StatsArgs) -> Result<ExitCode> {
             stats: &stats,
         };
         let text = serde_json::to_string_pretty(&doc)?;
-        std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))?;
+        crate::output::write_atomic(path, (text + "\n").as_bytes())?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1004,3 +1004,50 @@ fn demo_runs_and_summarises() {
     assert!(int(&v, "requests") > 0);
     assert!(int(&v, "gc.count") > 0, "demo promises GC");
 }
+
+/// Inputs refused before any simulation: an output file in a missing
+/// directory, an output directory that is a file, a drive whose maps would
+/// not fit in the memory available (here a limit set by
+/// SSDLAB_MEMORY_BYTES).
+#[test]
+fn impossible_outputs_and_drives_are_refused_before_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no/such/out.json");
+    let out = run(&["demo", "--json", missing.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("--json") && err.contains("does not exist"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let out = run(&[
+        "reproduce",
+        "pa",
+        "--quick",
+        "--workloads",
+        "tFin",
+        "--limit",
+        "10",
+        "--out",
+        file.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(err.contains("--out") && err.contains("a-file"), "{err}");
+
+    let out = bin()
+        .args(["demo"])
+        .env("SSDLAB_MEMORY_BYTES", "1000000")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("geometry") && err.contains("of memory") && err.contains("MiB"),
+        "{err}"
+    );
+}

@@ -40,3 +40,34 @@ fn advise_huge(addr: usize, bytes: usize) {
 
 #[cfg(not(target_os = "linux"))]
 fn advise_huge(_addr: usize, _bytes: usize) {}
+
+/// Memory available to a new allocation, in bytes: `SSDLAB_MEMORY_BYTES`
+/// if set (a limit of one's own, e.g. a cluster job's share), else the
+/// smaller of Linux's `MemAvailable` (free memory plus what the kernel can
+/// reclaim) and the room left under the process's cgroup limit
+/// (`memory.max` − `memory.current`, cgroup v2); None where neither is
+/// known (no check).
+pub fn available_bytes() -> Option<u64> {
+    if let Some(v) = std::env::var_os("SSDLAB_MEMORY_BYTES") {
+        if let Some(n) = v.to_str().and_then(|s| s.trim().parse().ok()) {
+            return Some(n);
+        }
+    }
+    let meminfo = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|text| {
+            let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+            let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+            Some(kib * 1024)
+        });
+    let cgroup = (|| {
+        let read = |f: &str| std::fs::read_to_string(format!("/sys/fs/cgroup/{f}")).ok();
+        let max: u64 = read("memory.max")?.trim().parse().ok()?; // "max": no limit
+        let current: u64 = read("memory.current")?.trim().parse().ok()?;
+        Some(max.saturating_sub(current))
+    })();
+    match (meminfo, cgroup) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}

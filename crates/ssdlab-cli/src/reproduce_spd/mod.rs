@@ -752,6 +752,7 @@ pub fn reproduce_spd(a: SpdArgs) -> Result<ExitCode> {
     let started = Instant::now();
     let jobs = job_count(a.jobs)?;
     let plan = plan(&a)?;
+    crate::output::check_out_dir(&a.out, "--out")?;
     let runs_dir = a.out.join("runs");
     std::fs::create_dir_all(&runs_dir)
         .with_context(|| format!("creating {}", runs_dir.display()))?;

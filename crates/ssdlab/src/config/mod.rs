@@ -659,6 +659,18 @@ impl Config {
     }
 
     /// Free-page count below which a plane starts GC.
+    /// About how many bytes of memory the drive's state takes: the forward
+    /// and reverse page maps (4 bytes per logical and per physical page;
+    /// twice that with the consistency checker, which keeps versions) and
+    /// about 32 bytes of block state per block.
+    pub fn memory_estimate(&self) -> u64 {
+        let logical = self.logical_pages() + self.translation_pages();
+        let physical = self.physical_pages();
+        let per_page = if self.check.enabled { 8 } else { 4 };
+        let blocks = physical / self.geometry.pages_per_block.max(1) as u64;
+        per_page * (logical + physical) + 32 * blocks
+    }
+
     /// Is the GC threshold at or above the spare space (physical minus
     /// logical pages of a plane)? Then it can be met only while the data
     /// stays below the logical capacity, which `Simulator::new` checks

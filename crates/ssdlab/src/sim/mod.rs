@@ -94,6 +94,30 @@ impl Simulator {
                 format!("at most {} pages per block", u16::MAX),
             ));
         }
+        // Refuse a drive whose maps would not fit in memory before
+        // allocating them (the kernel would kill the process part-way).
+        if let Some(available) = crate::mem::available_bytes() {
+            let need = cfg.memory_estimate();
+            if need > available {
+                let size = |b: u64| {
+                    if b >= 1 << 30 {
+                        format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64)
+                    } else {
+                        format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64)
+                    }
+                };
+                return Err(Error::config(
+                    &cfg.name,
+                    "geometry",
+                    format!(
+                        "this drive ({} physical pages) needs about {} of memory for its page maps and block state, more than the {} available (MemAvailable, the cgroup limit, or SSDLAB_MEMORY_BYTES)",
+                        cfg.physical_pages(),
+                        size(need),
+                        size(available)
+                    ),
+                ));
+            }
+        }
         let page = cfg.geometry.page_size_bytes as u64;
         let logical = cfg.logical_pages();
         let need_footprint = matches!(cfg.buffer.capacity, BufferCapacity::FootprintPercent(_));
