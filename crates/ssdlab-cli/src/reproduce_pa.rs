@@ -23,7 +23,8 @@ use ssdlab::workload::Source;
 use ssdlab::{Config, Precondition, Report};
 
 use crate::sweep::{
-    execute, job_count, ratio, results_csv, sanitise, write, CsvRow, Grid, MetricFn, Row, Task,
+    execute_saving, job_count, mean_defined, pct, ratio, results_csv, sanitise, select, write,
+    CsvRow, Grid, MetricFn, Row, Task,
 };
 
 #[derive(Args)]
@@ -153,35 +154,16 @@ struct Sim {
     file: String,
 }
 
-fn pct(x: Option<f64>) -> String {
-    match x {
-        Some(x) => format!("{:+.1}%", if x.abs() < 0.05 { 0.0 } else { x }),
-        None => "n/a".into(),
-    }
-}
-
-fn mean(xs: impl IntoIterator<Item = Option<f64>>) -> Option<f64> {
-    let v: Vec<f64> = xs.into_iter().flatten().collect();
-    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
-}
-
 pub fn reproduce_pa(a: PaArgs) -> Result<ExitCode> {
     let started = Instant::now();
     let jobs = job_count(a.jobs)?;
     let names: Vec<&str> = WORKLOADS.iter().map(|w| w.0).collect();
-    for g in &a.workloads {
-        if !names.contains(&g.as_str()) {
-            bail!(
-                "unknown workload `{g}`; known workloads: {}",
-                names.join(", ")
-            );
-        }
-    }
+    let selected = select("workload", &a.workloads, &names)?;
     if a.limit == Some(0) {
         bail!("--limit must be at least 1");
     }
     let chosen: Vec<usize> = (0..WORKLOADS.len())
-        .filter(|&k| a.workloads.is_empty() || a.workloads.iter().any(|g| g == WORKLOADS[k].0))
+        .filter(|&k| selected.contains(&WORKLOADS[k].0))
         .collect();
     let mut drive = Config::preset("pa-tlc")?;
     if a.quick {
@@ -280,14 +262,8 @@ pub fn reproduce_pa(a: PaArgs) -> Result<ExitCode> {
             precondition: &precondition,
         })
         .collect();
-    let reports = execute(&tasks, jobs, "reproduction")?;
-
-    let runs_dir = a.out.join("runs");
-    std::fs::create_dir_all(&runs_dir)
-        .with_context(|| format!("creating {}", runs_dir.display()))?;
-    for (sim, r) in sims.iter().zip(&reports) {
-        crate::write_json(&runs_dir.join(format!("{}.json", sim.file)), r)?;
-    }
+    let files: Vec<&str> = sims.iter().map(|s| s.file.as_str()).collect();
+    let reports = execute_saving(&tasks, &files, jobs, &a.out)?;
     let rows: Vec<CsvRow> = sims
         .iter()
         .zip(&reports)
@@ -334,7 +310,7 @@ pub fn reproduce_pa(a: PaArgs) -> Result<ExitCode> {
                 let _ = write!(text, " {:>w$}", pct(*c));
             }
             let paper = if col == 2 { sch.2 } else { sch.3 };
-            let avg = mean(cells.iter().copied());
+            let avg = mean_defined(cells.iter().copied());
             let _ = writeln!(
                 text,
                 " {:>w$}  {}",
@@ -396,7 +372,7 @@ pub fn reproduce_pa(a: PaArgs) -> Result<ExitCode> {
         let _ = writeln!(
             text,
             " {:>w$}",
-            mean(cells.iter().copied()).map_or("n/a".into(), |x| format!("{x:.1}%"))
+            mean_defined(cells.iter().copied()).map_or("n/a".into(), |x| format!("{x:.1}%"))
         );
     }
     let _ = writeln!(
@@ -429,7 +405,7 @@ pub fn reproduce_pa(a: PaArgs) -> Result<ExitCode> {
         let _ = writeln!(
             text,
             " {:>w$}",
-            mean(cells).map_or("n/a".into(), |x| format!("{x:.0}({:.0})", TABLE3_AVG[i]))
+            mean_defined(cells).map_or("n/a".into(), |x| format!("{x:.0}({:.0})", TABLE3_AVG[i]))
         );
     }
     if let Some(k) = chosen.iter().position(|&k| WORKLOADS[k].0 == "tMSFS") {

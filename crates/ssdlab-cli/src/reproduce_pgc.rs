@@ -26,8 +26,8 @@ use ssdlab::workload::Source;
 use ssdlab::{Config, Precondition, Report};
 
 use crate::sweep::{
-    execute, job_count, ratio, results_csv, sanitise, workload_args, write, CsvRow, Grid, MetricFn,
-    Row, Task,
+    execute_saving, job_count, mean_defined, pct, ratio, results_csv, sanitise, select,
+    workload_args, write, CsvRow, Grid, MetricFn, Row, Task,
 };
 
 #[derive(Args)]
@@ -247,20 +247,6 @@ const METRICS: [(&str, &str, MetricFn); 6] = [
     ("gc_mean_time", "Mean GC time (us)", |r| r.gc.time_us.mean),
 ];
 
-/// Comma-separated selections, checked against the known names; empty = all.
-fn select<'a>(what: &str, given: &[String], known: &[&'a str]) -> Result<Vec<&'a str>> {
-    for g in given {
-        if !known.contains(&g.as_str()) {
-            bail!("unknown {what} `{g}`; known {what}s: {}", known.join(", "));
-        }
-    }
-    Ok(known
-        .iter()
-        .copied()
-        .filter(|k| given.is_empty() || given.iter().any(|g| g == k))
-        .collect())
-}
-
 /// Workload `name` (a `pgc/` profile) sized for `drive`: footprint and
 /// request count scaled by its logical capacity over the reference drive's;
 /// at most `limit` requests.
@@ -288,19 +274,6 @@ struct Sim {
     source: Source,
     label: String,
     file: String,
-}
-
-/// Mean of the defined values.
-fn mean(xs: impl IntoIterator<Item = Option<f64>>) -> Option<f64> {
-    let v: Vec<f64> = xs.into_iter().flatten().collect();
-    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
-}
-
-fn pct(x: Option<f64>) -> String {
-    match x {
-        Some(x) => format!("{:+.1}%", if x.abs() < 0.05 { 0.0 } else { x }),
-        None => "n/a".into(),
-    }
 }
 
 fn num(x: Option<f64>) -> String {
@@ -380,7 +353,7 @@ fn compare<'r>(
             for c in &cells {
                 let _ = write!(s, " {:>w$}", pct(*c));
             }
-            let avg = mean(averaged.iter().map(|&k| cells[k]));
+            let avg = mean_defined(averaged.iter().map(|&k| cells[k]));
             let paper = if paper_mean {
                 match e.gc_time[v - 1] {
                     Some(p) => format!("{} on average", pct(Some(p))),
@@ -405,7 +378,7 @@ fn compare<'r>(
         }
     }
     // The paper's headline figures for this experiment, one per line.
-    let avg_change = |v: usize| mean(averaged.iter().map(|&k| change(k, v, gc_time)));
+    let avg_change = |v: usize| mean_defined(averaged.iter().map(|&k| change(k, v, gc_time)));
     let _ = writeln!(s, "\nBeside the paper (GC time, mean over the workloads):");
     for (v, label) in [(IPPBE, "IPPBE"), (TWO, "2 workers"), (FOUR, "4 workers")] {
         let _ = writeln!(
@@ -463,12 +436,12 @@ fn compare<'r>(
             r.gc.victim_valid_pages.share * 100.0
         );
     }
-    let ours = mean(
+    let ours = mean_defined(
         averaged
             .iter()
             .map(|&k| Some(cell(k, 0).gc.victim_valid_pages.mean)),
     );
-    let paper = mean(averaged.iter().map(|&k| Some(paper_of(k)))).unwrap_or(0.0);
+    let paper = mean_defined(averaged.iter().map(|&k| Some(paper_of(k)))).unwrap_or(0.0);
     let within = ours.is_some_and(|o| ((o / paper) - 1.0).abs() <= 0.25);
     let _ = writeln!(
         s,
@@ -641,14 +614,8 @@ pub fn reproduce_pgc(a: PgcArgs) -> Result<ExitCode> {
             precondition: &precondition,
         })
         .collect();
-    let reports = execute(&tasks, jobs, "reproduction")?;
-
-    let runs_dir = a.out.join("runs");
-    std::fs::create_dir_all(&runs_dir)
-        .with_context(|| format!("creating {}", runs_dir.display()))?;
-    for (sim, report) in sims.iter().zip(&reports) {
-        crate::write_json(&runs_dir.join(format!("{}.json", sim.file)), report)?;
-    }
+    let files: Vec<&str> = sims.iter().map(|s| s.file.as_str()).collect();
+    let reports = execute_saving(&tasks, &files, jobs, &a.out)?;
     let thresholds: Vec<String> = sims
         .iter()
         .map(|s| format!("{{percent={:?}}}", EXPERIMENTS[s.exp].threshold))

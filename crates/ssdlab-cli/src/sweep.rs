@@ -456,6 +456,54 @@ pub(crate) fn workload_args(limit: Option<u64>) -> WorkloadArgs {
 }
 
 /// `--jobs`: the given count (at least 1) or the number of available cores.
+/// Comma-separated selections (`--workloads a,b`), checked against the
+/// known names, in the known order; empty = all.
+pub(crate) fn select<'a>(what: &str, given: &[String], known: &[&'a str]) -> Result<Vec<&'a str>> {
+    for g in given {
+        if !known.contains(&g.as_str()) {
+            bail!("unknown {what} `{g}`; known {what}s: {}", known.join(", "));
+        }
+    }
+    Ok(known
+        .iter()
+        .copied()
+        .filter(|k| given.is_empty() || given.iter().any(|g| g == k))
+        .collect())
+}
+
+/// Run the tasks and write each report as `<out>/runs/<file>.json`
+/// (`files[i]` for task `i`); the reports in task order.
+pub(crate) fn execute_saving(
+    tasks: &[Task],
+    files: &[&str],
+    jobs: usize,
+    out: &Path,
+) -> Result<Vec<Report>> {
+    let reports = execute(tasks, jobs, "reproduction")?;
+    let runs_dir = out.join("runs");
+    std::fs::create_dir_all(&runs_dir)
+        .with_context(|| format!("creating {}", runs_dir.display()))?;
+    for (file, report) in files.iter().zip(&reports) {
+        crate::write_json(&runs_dir.join(format!("{file}.json")), report)?;
+    }
+    Ok(reports)
+}
+
+/// A percent change as "+1.2%" ("+0.0%" for a change that rounds to
+/// zero), "n/a" if undefined.
+pub(crate) fn pct(x: Option<f64>) -> String {
+    match x {
+        Some(x) => format!("{:+.1}%", if x.abs() < 0.05 { 0.0 } else { x }),
+        None => "n/a".into(),
+    }
+}
+
+/// Mean of the defined values, None if there are none.
+pub(crate) fn mean_defined(xs: impl IntoIterator<Item = Option<f64>>) -> Option<f64> {
+    let v: Vec<f64> = xs.into_iter().flatten().collect();
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
 /// Built-in profile `name` sized for `drive`: its footprint and request
 /// count scaled by the drive's logical capacity over that of `reference`
 /// (the drive the profile was built for), at most `limit` requests. Also a

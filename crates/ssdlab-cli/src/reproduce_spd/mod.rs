@@ -30,8 +30,8 @@ use ssdlab::workload::Source;
 use ssdlab::{Config, Precondition, Report};
 
 use crate::sweep::{
-    buffer_hit_ratio, execute, fmt_value, job_count, ratio, results_csv, sanitise, workload_args,
-    write, CsvRow, Grid, Row, Task,
+    buffer_hit_ratio, execute, fmt_value, job_count, ratio, results_csv, sanitise, select,
+    workload_args, write, CsvRow, Grid, Row, Task,
 };
 
 #[derive(Args)]
@@ -393,20 +393,6 @@ struct Sim {
     workload: usize,
     exp: usize,
     label: String,
-}
-
-/// Comma-separated selections, checked against the known names; empty = all.
-fn select<'a>(what: &str, given: &[String], known: &[&'a str]) -> Result<Vec<&'a str>> {
-    for g in given {
-        if !known.contains(&g.as_str()) {
-            bail!("unknown {what} `{g}`; known {what}s: {}", known.join(", "));
-        }
-    }
-    Ok(known
-        .iter()
-        .copied()
-        .filter(|k| given.is_empty() || given.iter().any(|g| g == k))
-        .collect())
 }
 
 /// The workload `name`: its trace in `trace_dir` if there, else the
