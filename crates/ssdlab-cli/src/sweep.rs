@@ -204,7 +204,7 @@ fn check_unique<'a>(origin: &str, key: &str, names: impl Iterator<Item = &'a str
 }
 
 /// Everything a sweep runs, checked.
-struct Plan {
+pub(crate) struct Plan {
     experiment: String,
     drives: Vec<Drive>,
     workloads: Vec<Workload>,
@@ -215,7 +215,7 @@ struct Plan {
     runs: Vec<Run>,
 }
 
-fn plan(path: &Path) -> Result<Plan> {
+pub(crate) fn plan(path: &Path) -> Result<Plan> {
     let origin = path.display().to_string();
     let text = std::fs::read_to_string(path).with_context(|| format!("reading {origin}"))?;
     let spec: Spec = toml::from_str(&text).map_err(|e| anyhow::anyhow!("{origin}: {e}"))?;

@@ -28,7 +28,7 @@ pub(crate) fn table_path(text: &str, pos: usize) -> String {
 /// The dotted key whose key or value contains byte `pos`.
 pub(crate) fn key_path(text: &str, pos: usize) -> String {
     let (section, mut keys, current) = scan_keys(text, pos);
-    let pos = pos.min(text.len());
+    let pos = char_floor(text, pos);
     let line_start = text[..pos].rfind('\n').map_or(0, |i| i + 1);
     let on_header = text[line_start..]
         .lines()
@@ -66,11 +66,21 @@ pub(crate) fn is_key_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.'
 }
 
+/// `pos` clamped to `text` and moved back to a character boundary: a
+/// parser's error span may point inside a multi-byte character.
+pub(crate) fn char_floor(text: &str, pos: usize) -> usize {
+    let mut pos = pos.min(text.len());
+    while !text.is_char_boundary(pos) {
+        pos -= 1;
+    }
+    pos
+}
+
 /// Scan the line holding `pos` up to `pos`: the section header in force, the
 /// keys of the inline tables open at `pos`, and the key whose value `pos` is
 /// in, if any.
 pub(crate) fn scan_keys(text: &str, pos: usize) -> (Option<&str>, Vec<&str>, Option<&str>) {
-    let pos = pos.min(text.len());
+    let pos = char_floor(text, pos);
     let start = text[..pos].rfind('\n').map_or(0, |i| i + 1);
     let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
     // the section in force: the header at or above this line (an error in
@@ -122,7 +132,7 @@ pub(crate) fn scan_keys(text: &str, pos: usize) -> (Option<&str>, Vec<&str>, Opt
 /// The dotted table that a span starting at `pos` is about: a `[section]`
 /// header, or an inline table's `{`.
 pub(crate) fn table_at(text: &str, pos: usize) -> String {
-    let pos = pos.min(text.len());
+    let pos = char_floor(text, pos);
     if text[pos..].starts_with('{') {
         // the key whose value the `{` opens, inside its table
         let (section, mut keys, current) = scan_keys(text, pos + 1);

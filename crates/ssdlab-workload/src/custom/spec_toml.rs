@@ -391,7 +391,7 @@ impl SpecToml {
 /// ` (line L, column C)` of byte `pos` of `text`, whose first `skip` bytes
 /// are not the user's.
 fn position(text: &str, skip: usize, pos: usize) -> String {
-    let pos = pos.min(text.len());
+    let pos = crate::toml_keys::char_floor(text, pos);
     let before = &text[..pos];
     let line = before.matches('\n').count() + 1;
     let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;

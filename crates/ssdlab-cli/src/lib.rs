@@ -1,0 +1,400 @@
+//! `ssdlab`: the command-line front end of the simulator.
+//!
+//! The binary (`src/main.rs`) only calls [`main`]. The commands live in this
+//! library so that what parses a user's files (the sweep spec among them) can
+//! also be driven by the fuzz targets ([`fuzz`]) and other front ends.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use clap::{Args, Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use ssdlab::workload::synthetic::Profile;
+use ssdlab::workload::Source;
+use ssdlab::{Config, Precondition, Report, Simulator};
+
+mod bench;
+pub mod fuzz;
+mod hdi_cmd;
+mod input;
+mod output;
+mod reproduce;
+mod reproduce_pa;
+mod reproduce_pgc;
+mod reproduce_spd;
+mod svg;
+mod sweep;
+mod trace_cmd;
+
+#[derive(Parser)]
+#[command(
+    name = "ssdlab",
+    version,
+    about = "A fast, faithful, trace-driven NAND-flash SSD simulator"
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Replay a trace or a synthetic workload on a drive and report what happened.
+    Run(RunArgs),
+    /// List the built-in drive presets and schemes, or print one drive as editable TOML.
+    Presets {
+        #[command(subcommand)]
+        what: Option<PresetCmd>,
+    },
+    /// Run the model-validation suite and print measured against expected.
+    Validate {
+        /// Also write the checks as JSON.
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
+    /// A built-in workload on a built-in drive, with GC running: the quick tour.
+    Demo {
+        /// Also write the result as JSON.
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
+    /// Measure simulation speed and memory (see docs/benchmarks.md).
+    Bench(bench::BenchArgs),
+    /// Reproduce a seed paper's experiments and print our figures beside the paper's.
+    Reproduce {
+        #[command(subcommand)]
+        what: reproduce::ReproduceCmd,
+    },
+    /// List the built-in workload profiles (look-alikes of the seed papers' traces).
+    Workloads {
+        #[command(subcommand)]
+        what: Option<WorkloadCmd>,
+    },
+    /// Evaluate hot-data identification schemes (WDAC, MIHF, MBF, DL-MBF) on a workload.
+    Hdi(hdi_cmd::HdiArgs),
+    /// Trace tools: statistics, format conversion, generation from a profile.
+    Trace {
+        #[command(subcommand)]
+        cmd: trace_cmd::TraceCmd,
+    },
+    /// Run a matrix of drives × workloads × schemes (× parameter values) from a
+    /// TOML spec in parallel: per-run JSON, a combined CSV, normalised tables, SVG charts.
+    Sweep(sweep::SweepArgs),
+}
+
+#[derive(Subcommand)]
+enum WorkloadCmd {
+    /// Print a built-in workload profile as editable TOML.
+    Show { name: String },
+}
+
+#[derive(Subcommand)]
+enum PresetCmd {
+    /// Print a preset as a complete TOML configuration.
+    Show {
+        name: String,
+        /// Apply this scheme's policies (see `ssdlab presets`) before printing.
+        #[arg(long)]
+        scheme: Option<String>,
+    },
+}
+
+#[derive(Args)]
+struct RunArgs {
+    /// Built-in drive preset (see `ssdlab presets`).
+    #[arg(long, conflicts_with = "config")]
+    preset: Option<String>,
+    /// Drive configuration file (TOML; `ssdlab presets show NAME` prints a complete one).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Apply a named scheme's policies (see `ssdlab presets`) to the drive,
+    /// before any `--set`.
+    #[arg(long)]
+    scheme: Option<String>,
+    /// Override one configuration key, e.g. `--set gc.victim=fifo`. Repeatable.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    sets: Vec<String>,
+    #[command(flatten)]
+    workload: input::WorkloadArgs,
+    /// Write the full result as JSON to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Seed of every random choice (model and synthetic workload).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Drive aging before the run: none, or parts joined by +: fill:USED:VALID, age:X,
+    /// trace-sequence, trace-reads (applied in that order).
+    #[arg(long, default_value = "none")]
+    precondition: String,
+    /// Run the consistency checker (slow; for debugging FTL policies).
+    #[arg(long)]
+    check: bool,
+    /// Do not print the summary.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// The `ssdlab` command: parse the arguments, run the command, print an
+/// error and return a failure code if it fails.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.cmd {
+        Cmd::Run(a) => cmd_run(a),
+        Cmd::Presets { what } => cmd_presets(what),
+        Cmd::Validate { json } => cmd_validate(json),
+        Cmd::Demo { json } => cmd_demo(json),
+        Cmd::Bench(a) => bench::cmd_bench(a),
+        Cmd::Trace { cmd } => trace_cmd::cmd_trace(cmd),
+        Cmd::Hdi(a) => hdi_cmd::cmd_hdi(a),
+        Cmd::Workloads { what } => cmd_workloads(what),
+        Cmd::Reproduce { what } => reproduce::cmd_reproduce(what),
+        Cmd::Sweep(a) => sweep::cmd_sweep(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The drive of a run: a configuration file or a preset (default `small`),
+/// then a scheme's policies, then `--set` overrides, then the seed.
+fn load_config(
+    preset: Option<&str>,
+    config: Option<&Path>,
+    scheme: Option<&str>,
+    sets: &[String],
+    seed: Option<u64>,
+) -> Result<Config> {
+    let base = match (preset, config) {
+        (_, Some(path)) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            Config::from_toml(&text, &path.display().to_string())?
+        }
+        (Some(name), None) => Config::preset(name)?,
+        (None, None) => Config::preset("small")?,
+    };
+    let base = with_scheme(base, scheme)?;
+    let mut cfg = base.with_overrides(sets)?;
+    if let Some(s) = seed {
+        cfg.seed = s;
+    }
+    Ok(cfg)
+}
+
+/// `cfg` with the policies of the scheme named `scheme`, if any.
+fn with_scheme(cfg: Config, scheme: Option<&str>) -> Result<Config> {
+    match scheme {
+        None => Ok(cfg),
+        Some(name) => {
+            let s = ssdlab::scheme::by_name(name)?;
+            s.apply(&cfg)
+                .with_context(|| format!("applying scheme `{name}` to drive `{}`", cfg.name))
+        }
+    }
+}
+
+/// Run with a progress bar on stderr when it is a terminal.
+fn simulate(
+    cfg: &Config,
+    source: &Source,
+    pre: &Precondition,
+    total: Option<u64>,
+) -> Result<Report> {
+    let started = Instant::now();
+    let sim = Simulator::new(cfg, source, pre)?;
+    let prepared = started.elapsed();
+    let bar = if std::io::stderr().is_terminal() {
+        let b = match total {
+            Some(n) => ProgressBar::new(n).with_style(
+                ProgressStyle::with_template(
+                    "{spinner} {bar:30} {human_pos}/{human_len} requests, eta {eta}",
+                )
+                .expect("valid template"),
+            ),
+            None => ProgressBar::new_spinner().with_style(
+                ProgressStyle::with_template("{spinner} {human_pos} requests, {elapsed}")
+                    .expect("valid template"),
+            ),
+        };
+        Some(b)
+    } else {
+        None
+    };
+    let report = sim.run(&mut |done| {
+        if let Some(b) = &bar {
+            b.set_position(done);
+        }
+    });
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let report = report?;
+    eprintln!(
+        "wall time {:.2} s (setup and preconditioning {:.2} s), {:.0} simulated requests per second",
+        started.elapsed().as_secs_f64(),
+        prepared.as_secs_f64(),
+        report.requests as f64 / (started.elapsed() - prepared).as_secs_f64().max(1e-9)
+    );
+    Ok(report)
+}
+
+fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<()> {
+    let text = serde_json::to_string_pretty(value)? + "\n";
+    output::write_atomic(path, text.as_bytes())
+}
+
+fn cmd_run(a: RunArgs) -> Result<ExitCode> {
+    let mut cfg = load_config(
+        a.preset.as_deref(),
+        a.config.as_deref(),
+        a.scheme.as_deref(),
+        &a.sets,
+        a.seed,
+    )?;
+    if a.check {
+        cfg.check.enabled = true;
+    }
+    let pre = Precondition::parse(&a.precondition)?;
+    if let Some(path) = &a.json {
+        output::check_writable(path, "--json")?;
+    }
+    let loaded = a.workload.load(a.seed)?;
+    let report = simulate(&cfg, &loaded.source, &pre, loaded.total);
+    loaded.report_counts();
+    let report = report?;
+    if let Some(path) = &a.json {
+        write_json(path, &report)?;
+    }
+    if !a.quiet {
+        print!("{}", report.summary());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_presets(what: Option<PresetCmd>) -> Result<ExitCode> {
+    match what {
+        None => {
+            for (name, about) in Config::preset_names() {
+                let c = Config::preset(name)?;
+                let gib = c.physical_pages() as f64 * c.geometry.page_size_bytes as f64
+                    / (1u64 << 30) as f64;
+                println!("{name:<10} {gib:>7.1} GiB  {about}");
+            }
+            println!("\nSchemes (--scheme NAME on `run` and `presets show`; `name` in a sweep's [[scheme]]):");
+            let w = ssdlab::scheme::SCHEMES
+                .iter()
+                .map(|s| s.name.len())
+                .max()
+                .unwrap_or(10);
+            for s in ssdlab::scheme::SCHEMES {
+                let only = if s.multi_bit {
+                    " (MLC or TLC drives)"
+                } else {
+                    ""
+                };
+                println!("{:<w$} {}{only}", s.name, s.description);
+            }
+        }
+        Some(PresetCmd::Show { name, scheme }) => {
+            let cfg = with_scheme(Config::preset(&name)?, scheme.as_deref())?;
+            print!("{}", cfg.to_toml());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_workloads(what: Option<WorkloadCmd>) -> Result<ExitCode> {
+    use ssdlab::workload::builtin;
+    match what {
+        None => {
+            // grouped by paper; each line is the paper's table row the
+            // profile is built from (docs/workloads.md)
+            for (prefix, paper) in builtin::PAPERS {
+                println!("{prefix}/  {paper}");
+                for name in builtin::names() {
+                    if name.split('/').next() == Some(prefix) {
+                        println!("  {name:<30} {}", builtin::describe(name).unwrap_or(""));
+                    }
+                }
+                println!();
+            }
+            println!("Each profile is built from its paper's row shown (GB read as GiB, KB as KiB); `ssdlab workloads show NAME`");
+            println!("prints its TOML with the row, the source of every other number and what is scaled. Use one with");
+            println!("--workload NAME (run, hdi, trace generate).");
+        }
+        Some(WorkloadCmd::Show { name }) => match builtin::toml(&name) {
+            Some(t) => print!("{t}"),
+            None => {
+                input::builtin_profile(&name)?;
+            }
+        },
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_validate(json: Option<PathBuf>) -> Result<ExitCode> {
+    if let Some(path) = &json {
+        output::check_writable(path, "--json")?;
+    }
+    let started = Instant::now();
+    let checks = ssdlab::validate::all()?;
+    let mut failed = 0;
+    for c in &checks {
+        if !c.pass {
+            failed += 1;
+        }
+        println!(
+            "{}  {:<78} measured {:>12.4} expected {:>12.4} {:<6} {}",
+            if c.pass { "pass" } else { "FAIL" },
+            c.name,
+            c.measured,
+            c.expected,
+            c.unit,
+            c.tolerance
+        );
+    }
+    println!(
+        "{} passed, {} failed ({:.1} s)",
+        checks.len() - failed,
+        failed,
+        started.elapsed().as_secs_f64()
+    );
+    if let Some(path) = json {
+        write_json(&path, &checks)?;
+    }
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn cmd_demo(json: Option<PathBuf>) -> Result<ExitCode> {
+    if let Some(path) = &json {
+        output::check_writable(path, "--json")?;
+    }
+    let cfg = Config::preset("small")?;
+    let profile = Profile::demo();
+    println!(
+        "Demo: the built-in `{}` workload ({} requests) on the `small` preset (4 GiB, 4 channels, 2-plane dies),\n\
+         aged to 90% full with 80% of it valid so that garbage collection runs.\n",
+        profile.name, profile.requests
+    );
+    let total = Some(profile.requests);
+    let pre = Precondition::parse("fill:0.9:0.8+trace-reads")?;
+    let report = simulate(&cfg, &Source::Synthetic(profile), &pre, total)?;
+    print!("{}", report.summary());
+    if let Some(path) = json {
+        write_json(&path, &report)?;
+    }
+    println!("\nNext: `ssdlab presets`, `ssdlab run --help`, `ssdlab validate`.");
+    Ok(ExitCode::SUCCESS)
+}
