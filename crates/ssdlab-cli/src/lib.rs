@@ -11,16 +11,18 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use ssdlab::workload::synthetic::Profile;
 use ssdlab::workload::Source;
-use ssdlab::{Config, Precondition, Report, Simulator};
+use ssdlab::{Config, Precondition, Progress, Report, Simulator};
 
+mod batch;
 mod bench;
 pub mod fuzz;
 mod hdi_cmd;
 mod input;
+mod interrupt;
 mod output;
 mod reproduce;
 mod reproduce_pa;
@@ -201,41 +203,57 @@ fn with_scheme(cfg: Config, scheme: Option<&str>) -> Result<Config> {
     }
 }
 
-/// Run with a progress bar on stderr when it is a terminal.
+/// Run with a progress bar on stderr when it is a terminal and the run
+/// lasts more than a second: requests done, simulated time, GC state. An
+/// interrupt (SIGINT, SIGTERM) stops the run where it is; the report is
+/// then marked partial.
 fn simulate(
     cfg: &Config,
     source: &Source,
     pre: &Precondition,
     total: Option<u64>,
 ) -> Result<Report> {
+    interrupt::install();
     let started = Instant::now();
     let sim = Simulator::new(cfg, source, pre)?;
     let prepared = started.elapsed();
-    let bar = if std::io::stderr().is_terminal() {
-        let b = match total {
-            Some(n) => ProgressBar::new(n).with_style(
-                ProgressStyle::with_template(
-                    "{spinner} {bar:30} {human_pos}/{human_len} requests, eta {eta}",
-                )
+    let terminal = std::io::stderr().is_terminal();
+    let bar = match total {
+        Some(n) => ProgressBar::with_draw_target(Some(n), ProgressDrawTarget::hidden()).with_style(
+            ProgressStyle::with_template(
+                "{spinner} {bar:25} {human_pos}/{human_len} requests, {msg}, eta {eta}",
+            )
+            .expect("valid template"),
+        ),
+        None => ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden()).with_style(
+            ProgressStyle::with_template("{spinner} {human_pos} requests, {msg}, {elapsed}")
                 .expect("valid template"),
-            ),
-            None => ProgressBar::new_spinner().with_style(
-                ProgressStyle::with_template("{spinner} {human_pos} requests, {elapsed}")
-                    .expect("valid template"),
-            ),
-        };
-        Some(b)
-    } else {
-        None
+        ),
     };
-    let report = sim.run(&mut |done| {
-        if let Some(b) = &bar {
-            b.set_position(done);
+    let mut shown = false;
+    let report = sim.run_observed(&mut |p: &Progress| {
+        if terminal {
+            if !shown && started.elapsed().as_secs_f64() > 1.0 {
+                bar.set_draw_target(ProgressDrawTarget::stderr());
+                shown = true;
+            }
+            bar.set_position(p.completed);
+            bar.set_message(format!(
+                "{:.3} s simulated, GC on {}/{} {}, {} erases",
+                p.now_ns as f64 / 1e9,
+                p.gc_active,
+                p.gc_units,
+                if cfg.ftl.block_groups == ssdlab::config::BlockGroups::Die {
+                    "dies"
+                } else {
+                    "planes"
+                },
+                p.gc_erases
+            ));
         }
+        interrupt::control()
     });
-    if let Some(b) = &bar {
-        b.finish_and_clear();
-    }
+    bar.finish_and_clear();
     let report = report?;
     eprintln!(
         "wall time {:.2} s (setup and preconditioning {:.2} s), {:.0} simulated requests per second",
@@ -244,6 +262,23 @@ fn simulate(
         report.requests as f64 / (started.elapsed() - prepared).as_secs_f64().max(1e-9)
     );
     Ok(report)
+}
+
+/// Exit code of a run stopped by an interrupt (128 + SIGINT, as shells do).
+const INTERRUPTED: u8 = 130;
+
+/// After an interrupted run: say what was kept.
+fn partial_notice(report: &Report, json: Option<&Path>) -> ExitCode {
+    eprintln!(
+        "interrupted at simulated time {:.3} s after {} requests; the figures above cover them only{}",
+        report.simulated_ns as f64 / 1e9,
+        report.requests,
+        match json {
+            Some(p) => format!(" (written to {}, marked \"partial\": true)", p.display()),
+            None => String::new(),
+        }
+    );
+    ExitCode::from(INTERRUPTED)
 }
 
 fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<()> {
@@ -267,7 +302,10 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
         output::check_writable(path, "--json")?;
     }
     let loaded = a.workload.load(a.seed)?;
-    let report = simulate(&cfg, &loaded.source, &pre, loaded.total);
+    let total = loaded
+        .total
+        .map(|n| n.saturating_mul(u64::from(cfg.host.replays)));
+    let report = simulate(&cfg, &loaded.source, &pre, total);
     loaded.report_counts();
     let report = report?;
     if let Some(path) = &a.json {
@@ -275,6 +313,9 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
     }
     if !a.quiet {
         print!("{}", report.summary());
+    }
+    if report.partial {
+        return Ok(partial_notice(&report, a.json.as_deref()));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -392,8 +433,11 @@ fn cmd_demo(json: Option<PathBuf>) -> Result<ExitCode> {
     let pre = Precondition::parse("fill:0.9:0.8+trace-reads")?;
     let report = simulate(&cfg, &Source::Synthetic(profile), &pre, total)?;
     print!("{}", report.summary());
-    if let Some(path) = json {
-        write_json(&path, &report)?;
+    if let Some(path) = &json {
+        write_json(path, &report)?;
+    }
+    if report.partial {
+        return Ok(partial_notice(&report, json.as_deref()));
     }
     println!("\nNext: `ssdlab presets`, `ssdlab run --help`, `ssdlab validate`.");
     Ok(ExitCode::SUCCESS)

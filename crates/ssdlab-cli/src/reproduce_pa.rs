@@ -22,9 +22,9 @@ use clap::Args;
 use ssdlab::workload::Source;
 use ssdlab::{Config, Precondition, Report};
 
+use crate::batch::Task;
 use crate::sweep::{
-    execute_saving, job_count, mean_defined, pct, ratio, results_csv, sanitise, select, write,
-    CsvRow, Grid, MetricFn, Row, Task,
+    mean_defined, pct, ratio, results_csv, sanitise, select, write, CsvRow, Grid, MetricFn, Row,
 };
 
 #[derive(Args)]
@@ -36,9 +36,8 @@ pub struct PaArgs {
     /// per plane, each workload's footprint and request count scaled alike.
     #[arg(long)]
     quick: bool,
-    /// Runs at once (default: the number of available cores).
-    #[arg(long)]
-    jobs: Option<usize>,
+    #[command(flatten)]
+    batch: crate::batch::BatchArgs,
     /// Workloads, comma-separated (default: all eight): tFin, tRA, tDAP,
     /// tRBESS, tDTR, tExch, tMSFS, tBS.
     #[arg(long, value_delimiter = ',')]
@@ -156,7 +155,7 @@ struct Sim {
 
 pub fn reproduce_pa(a: PaArgs) -> Result<ExitCode> {
     let started = Instant::now();
-    let jobs = job_count(a.jobs)?;
+    let jobs = a.batch.job_count()?;
     let names: Vec<&str> = WORKLOADS.iter().map(|w| w.0).collect();
     let selected = select("workload", &a.workloads, &names)?;
     if a.limit == Some(0) {
@@ -257,13 +256,13 @@ pub fn reproduce_pa(a: PaArgs) -> Result<ExitCode> {
         .iter()
         .map(|s| Task {
             label: s.label.clone(),
+            file: s.file.clone(),
             config: &s.config,
             source: &s.source,
             precondition: &precondition,
         })
         .collect();
-    let files: Vec<&str> = sims.iter().map(|s| s.file.as_str()).collect();
-    let reports = execute_saving(&tasks, &files, jobs, &a.out)?;
+    let reports = crate::batch::run(&tasks, &a.batch, &a.out.join("runs"), "reproduction")?;
     let rows: Vec<CsvRow> = sims
         .iter()
         .zip(&reports)

@@ -25,9 +25,10 @@ use clap::Args;
 use ssdlab::workload::Source;
 use ssdlab::{Config, Precondition, Report};
 
+use crate::batch::Task;
 use crate::sweep::{
-    execute_saving, job_count, mean_defined, pct, ratio, results_csv, sanitise, select,
-    workload_args, write, CsvRow, Grid, MetricFn, Row, Task,
+    mean_defined, pct, ratio, results_csv, sanitise, select, workload_args, write, CsvRow, Grid,
+    MetricFn, Row,
 };
 
 #[derive(Args)]
@@ -40,9 +41,8 @@ pub struct PgcArgs {
     /// each workload's footprint and request count scaled with the capacity.
     #[arg(long)]
     quick: bool,
-    /// Runs at once (default: the number of available cores).
-    #[arg(long)]
-    jobs: Option<usize>,
+    #[command(flatten)]
+    batch: crate::batch::BatchArgs,
     /// Experiments to run, comma-separated (default: all): slc-5, slc-10,
     /// slc-14, mlc-10.
     #[arg(long, value_delimiter = ',')]
@@ -482,7 +482,7 @@ fn compare<'r>(
 
 pub fn reproduce_pgc(a: PgcArgs) -> Result<ExitCode> {
     let started = Instant::now();
-    let jobs = job_count(a.jobs)?;
+    let jobs = a.batch.job_count()?;
     let exp_names: Vec<&str> = EXPERIMENTS.iter().map(|e| e.name).collect();
     let chosen = select("experiment", &a.experiments, &exp_names)?;
     let wl_names: Vec<&str> = WORKLOADS.iter().map(|w| w.name).collect();
@@ -609,13 +609,13 @@ pub fn reproduce_pgc(a: PgcArgs) -> Result<ExitCode> {
         .iter()
         .map(|s| Task {
             label: s.label.clone(),
+            file: s.file.clone(),
             config: &s.config,
             source: &s.source,
             precondition: &precondition,
         })
         .collect();
-    let files: Vec<&str> = sims.iter().map(|s| s.file.as_str()).collect();
-    let reports = execute_saving(&tasks, &files, jobs, &a.out)?;
+    let reports = crate::batch::run(&tasks, &a.batch, &a.out.join("runs"), "reproduction")?;
     let thresholds: Vec<String> = sims
         .iter()
         .map(|s| format!("{{percent={:?}}}", EXPERIMENTS[s.exp].threshold))

@@ -9,11 +9,8 @@
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
-use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
@@ -21,8 +18,9 @@ use clap::Args;
 use serde::Deserialize;
 
 use ssdlab::workload::{Source, TraceFormat};
-use ssdlab::{Config, Precondition, Report, Simulator};
+use ssdlab::{Config, Precondition, Report};
 
+use crate::batch::Task;
 use crate::input::{ReadArgs, WorkloadArgs};
 
 #[derive(Args)]
@@ -32,9 +30,12 @@ pub struct SweepArgs {
     /// Output directory (runs/, results.csv, summary.md, charts/).
     #[arg(long)]
     out: PathBuf,
-    /// Runs at once (default: the number of available cores).
-    #[arg(long)]
-    jobs: Option<usize>,
+    #[command(flatten)]
+    batch: crate::batch::BatchArgs,
+    /// Refuse a matrix of more runs than this (a typo in a parameter list
+    /// should not start a month of runs).
+    #[arg(long, default_value_t = DEFAULT_MAX_RUNS)]
+    max_runs: u64,
 }
 
 /// The spec file as written.
@@ -215,7 +216,10 @@ pub(crate) struct Plan {
     runs: Vec<Run>,
 }
 
-pub(crate) fn plan(path: &Path) -> Result<Plan> {
+/// Runs a sweep may have unless `--max-runs` says more.
+pub(crate) const DEFAULT_MAX_RUNS: u64 = 10_000;
+
+pub(crate) fn plan(path: &Path, max_runs: u64) -> Result<Plan> {
     let origin = path.display().to_string();
     let text = std::fs::read_to_string(path).with_context(|| format!("reading {origin}"))?;
     let spec: Spec = toml::from_str(&text).map_err(|e| anyhow::anyhow!("{origin}: {e}"))?;
@@ -315,6 +319,25 @@ pub(crate) fn plan(path: &Path) -> Result<Plan> {
         .into_iter()
         .map(|s| SchemeRun::resolve(&origin, s))
         .collect::<Result<Vec<_>>>()?;
+
+    // The size of the matrix, before anything per run is built.
+    let runs_wanted = spec.param.iter().fold(
+        (drives.len() as u128) * (spec.workloads.len() as u128) * (scheme_runs.len() as u128),
+        |n, p| n.saturating_mul(p.values.len() as u128),
+    );
+    if runs_wanted > max_runs as u128 {
+        bail!(
+            "{origin}: the matrix has {runs_wanted} runs ({} drives × {} workloads × {} schemes{}), more \
+             than --max-runs {max_runs}; raise --max-runs if you mean it",
+            drives.len(),
+            spec.workloads.len(),
+            scheme_runs.len(),
+            spec.param
+                .iter()
+                .map(|p| format!(" × {} values of {}", p.values.len(), p.key))
+                .collect::<String>()
+        );
+    }
 
     // Workloads: a .toml profile, an existing trace file, or a built-in name.
     let mut workloads = Vec::new();
@@ -455,7 +478,6 @@ pub(crate) fn workload_args(limit: Option<u64>) -> WorkloadArgs {
     }
 }
 
-/// `--jobs`: the given count (at least 1) or the number of available cores.
 /// Comma-separated selections (`--workloads a,b`), checked against the
 /// known names, in the known order; empty = all.
 pub(crate) fn select<'a>(what: &str, given: &[String], known: &[&'a str]) -> Result<Vec<&'a str>> {
@@ -469,24 +491,6 @@ pub(crate) fn select<'a>(what: &str, given: &[String], known: &[&'a str]) -> Res
         .copied()
         .filter(|k| given.is_empty() || given.iter().any(|g| g == k))
         .collect())
-}
-
-/// Run the tasks and write each report as `<out>/runs/<file>.json`
-/// (`files[i]` for task `i`); the reports in task order.
-pub(crate) fn execute_saving(
-    tasks: &[Task],
-    files: &[&str],
-    jobs: usize,
-    out: &Path,
-) -> Result<Vec<Report>> {
-    let reports = execute(tasks, jobs, "reproduction")?;
-    let runs_dir = out.join("runs");
-    std::fs::create_dir_all(&runs_dir)
-        .with_context(|| format!("creating {}", runs_dir.display()))?;
-    for (file, report) in files.iter().zip(&reports) {
-        crate::write_json(&runs_dir.join(format!("{file}.json")), report)?;
-    }
-    Ok(reports)
 }
 
 /// A percent change as "+1.2%" ("+0.0%" for a change that rounds to
@@ -532,91 +536,6 @@ pub(crate) fn scaled_profile(
         p.footprint_bytes as f64 / (1u64 << 30) as f64
     );
     Ok((Source::Synthetic(p), from))
-}
-
-pub(crate) fn job_count(jobs: Option<usize>) -> Result<usize> {
-    match jobs {
-        Some(0) => bail!("--jobs must be at least 1"),
-        Some(n) => Ok(n),
-        None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
-    }
-}
-
-/// One simulation: a drive, a workload and its preconditioning.
-pub(crate) struct Task<'a> {
-    /// Human-readable name (progress lines, errors).
-    pub label: String,
-    pub config: &'a Config,
-    pub source: &'a Source,
-    pub precondition: &'a Precondition,
-}
-
-/// Run every task on `jobs` threads; reports in task order, whatever order
-/// they finish in. The first failure (lowest index among those that failed)
-/// stops the batch; `what` names it in the error ("sweep").
-pub(crate) fn execute(tasks: &[Task], jobs: usize, what: &str) -> Result<Vec<Report>> {
-    let n = tasks.len();
-    let next = AtomicUsize::new(0);
-    let done = AtomicUsize::new(0);
-    let stop = AtomicBool::new(false);
-    let results: Mutex<Vec<Option<Result<Report>>>> = Mutex::new((0..n).map(|_| None).collect());
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.min(n).max(1) {
-            scope.spawn(|| loop {
-                if stop.load(Ordering::Relaxed) {
-                    break;
-                }
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= n {
-                    break;
-                }
-                let task = &tasks[i];
-                let started = Instant::now();
-                // A panic in the model (a bug) stops the batch with an error
-                // naming the run instead of tearing down every thread.
-                let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                    Simulator::new(task.config, task.source, task.precondition)
-                        .and_then(|sim| sim.run(&mut |_| {}))
-                        .map_err(anyhow::Error::from)
-                }))
-                .unwrap_or_else(|_| {
-                    Err(anyhow::anyhow!(
-                        "the simulator panicked (a bug; message above)"
-                    ))
-                });
-                if result.is_err() {
-                    stop.store(true, Ordering::Relaxed);
-                } else {
-                    let k = done.fetch_add(1, Ordering::Relaxed) + 1;
-                    eprintln!(
-                        "[{k}/{n}] {}: {:.2} s",
-                        task.label,
-                        started.elapsed().as_secs_f64()
-                    );
-                }
-                results.lock().expect("no poisoned lock")[i] = Some(result);
-            });
-        }
-    });
-    let results = results.into_inner().expect("no poisoned lock");
-    let mut reports = Vec::with_capacity(n);
-    for (i, r) in results.into_iter().enumerate() {
-        match r {
-            Some(Ok(report)) => reports.push(report),
-            Some(Err(e)) => {
-                return Err(e.context(format!(
-                    "run {} of {n} ({}) failed; {what} stopped",
-                    i + 1,
-                    tasks[i].label
-                )))
-            }
-            None => {}
-        }
-    }
-    if reports.len() != n {
-        bail!("{what} stopped before all runs finished");
-    }
-    Ok(reports)
 }
 
 /// The metrics of the summary tables and charts: file name, title, value.
@@ -909,14 +828,13 @@ pub(crate) fn write(path: &Path, text: &str) -> Result<()> {
 }
 
 pub fn cmd_sweep(a: SweepArgs) -> Result<ExitCode> {
-    let jobs = job_count(a.jobs)?;
-    let plan = plan(&a.spec)?;
+    let jobs = a.batch.job_count()?;
+    let plan = plan(&a.spec, a.max_runs)?;
     crate::output::check_out_dir(&a.out, "--out")?;
     let runs_dir = a.out.join("runs");
     let charts_dir = a.out.join("charts");
-    for d in [&runs_dir, &charts_dir] {
-        std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
-    }
+    std::fs::create_dir_all(&charts_dir)
+        .with_context(|| format!("creating {}", charts_dir.display()))?;
     eprintln!(
         "sweep `{}`: {} runs on {} threads",
         plan.experiment,
@@ -929,15 +847,13 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<ExitCode> {
         .iter()
         .map(|run| Task {
             label: run.label.clone(),
+            file: run.file.clone(),
             config: &run.config,
             source: &plan.workloads[run.workload].source,
             precondition: &plan.precondition,
         })
         .collect();
-    let reports = execute(&tasks, jobs, "sweep")?;
-    for (run, report) in plan.runs.iter().zip(&reports) {
-        crate::write_json(&runs_dir.join(format!("{}.json", run.file)), report)?;
-    }
+    let reports = crate::batch::run(&tasks, &a.batch, &runs_dir, "sweep")?;
     write(&a.out.join("results.csv"), &csv(&plan, &reports)?)?;
     let grid = Grid {
         metrics: &METRICS,

@@ -33,6 +33,11 @@ pub const MAX_LINE_BYTES: usize = 1 << 20;
 /// Largest byte address a request may reach: `offset + size <= 2^63`.
 pub const MAX_END_BYTES: u64 = 1 << 63;
 
+/// Latest time a request may arrive, in ns (2^62 ns, 146 years): simulated
+/// time is kept in u64 nanoseconds, and this leaves room for replays and
+/// for every latency to be added without overflow.
+pub const MAX_TIME_NS: u64 = 1 << 62;
+
 /// Capacity of the buffers between file, decompressor and line reader.
 const BUF_BYTES: usize = 64 * 1024;
 
@@ -261,7 +266,10 @@ impl LineReader {
                 Err(e) => {
                     let e = io::Error::new(
                         e.kind(),
-                        format!("read failed after line {}: {e}", self.line),
+                        match self.line {
+                            0 => format!("read failed before the first line: {e}"),
+                            n => format!("read failed after line {n}: {e}"),
+                        },
                     );
                     return Err(Error::io(&self.path, e));
                 }

@@ -48,7 +48,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
-use super::input::{is_blank, split_trimmed, At, LineReader, MAX_END_BYTES};
+use super::input::{is_blank, split_trimmed, At, LineReader, MAX_END_BYTES, MAX_TIME_NS};
 use super::{IoRecord, Op, ReadCounters, TraceFormat, TraceOptions, DEFAULT_SORT_WINDOW};
 use crate::error::{Error, Result};
 
@@ -521,6 +521,24 @@ impl<F: LineFormat> TraceReader<F> {
             } else {
                 t
             };
+            if time_ns > MAX_TIME_NS {
+                let e = At::new(&self.path, self.cur.line).error(
+                    F::TIME_FIELD,
+                    format!(
+                        "time {time_ns} ns{} is beyond 2^62 ns (146 years), the longest a simulation runs",
+                        if self.format.absolute_time() {
+                            " after the first record kept"
+                        } else {
+                            ""
+                        }
+                    ),
+                );
+                if self.options.skip_bad_lines {
+                    self.counters.bad_line(&e);
+                    continue;
+                }
+                return Err(e);
+            }
             if self.skipped < self.options.skip_records || time_ns < self.options.start_ns {
                 self.skipped = self.skipped.saturating_add(1);
                 self.counters.before_start.fetch_add(1, Relaxed);

@@ -410,6 +410,17 @@ fn run(c: &Case) -> Report {
 /// The digest of a result, and the headline figures shown beside it (so a
 /// failing diff says what moved).
 fn digest(r: &Report) -> (String, String) {
+    // A saved result reads back as the same result (`--resume` relies on
+    // it): every field, every float to the bit.
+    let json = serde_json::to_string(r).unwrap();
+    let back: Report = serde_json::from_str(&json)
+        .unwrap_or_else(|e| panic!("{}: the report does not read back: {e}", r.workload));
+    assert_eq!(
+        serde_json::to_string(&back).unwrap(),
+        json,
+        "{}: the report changes through JSON",
+        r.workload
+    );
     let mut v = serde_json::to_value(r).unwrap();
     // The version string is not a result, and a trace's path depends on
     // where the repository is checked out.

@@ -29,9 +29,10 @@ use ssdlab::config::BufferCapacity;
 use ssdlab::workload::Source;
 use ssdlab::{Config, Precondition, Report};
 
+use crate::batch::Task;
 use crate::sweep::{
-    buffer_hit_ratio, execute, fmt_value, job_count, ratio, results_csv, sanitise, select,
-    workload_args, write, CsvRow, Grid, Row, Task,
+    buffer_hit_ratio, fmt_value, ratio, results_csv, sanitise, select, workload_args, write,
+    CsvRow, Grid, Row,
 };
 
 #[derive(Args)]
@@ -50,9 +51,8 @@ pub struct SpdArgs {
     /// states as in the full run.
     #[arg(long)]
     quick: bool,
-    /// Runs at once (default: the number of available cores).
-    #[arg(long)]
-    jobs: Option<usize>,
+    #[command(flatten)]
+    batch: crate::batch::BatchArgs,
     /// Experiments to run, comma-separated (default: all): no-gc, gc,
     /// spd-plus, buffer-size, four-plane, mapping, hot-cold.
     #[arg(long, value_delimiter = ',')]
@@ -736,12 +736,10 @@ fn compare(exp: &ExpPlan, workloads: &[Workload], reports: &[Report]) -> String 
 
 pub fn reproduce_spd(a: SpdArgs) -> Result<ExitCode> {
     let started = Instant::now();
-    let jobs = job_count(a.jobs)?;
+    let jobs = a.batch.job_count()?;
     let plan = plan(&a)?;
     crate::output::check_out_dir(&a.out, "--out")?;
     let runs_dir = a.out.join("runs");
-    std::fs::create_dir_all(&runs_dir)
-        .with_context(|| format!("creating {}", runs_dir.display()))?;
 
     let mut head = String::new();
     let _ = writeln!(
@@ -773,21 +771,31 @@ pub fn reproduce_spd(a: SpdArgs) -> Result<ExitCode> {
         plan.sims.len(),
         jobs.min(plan.sims.len()).max(1)
     );
+    // Each simulation is saved under the file of the first run that uses it.
+    let mut sim_file: Vec<String> = vec![String::new(); plan.sims.len()];
+    for run in plan.runs.iter().rev() {
+        sim_file[run.task] = run.file.clone();
+    }
     let tasks: Vec<Task> = plan
         .sims
         .iter()
-        .map(|sim| Task {
+        .enumerate()
+        .map(|(i, sim)| Task {
             label: sim.label.clone(),
+            file: sim_file[i].clone(),
             config: &sim.config,
             source: &plan.workloads[sim.workload].source,
             precondition: &plan.exps[sim.exp].precondition,
         })
         .collect();
-    let results = execute(&tasks, jobs, "reproduction")?;
+    let results = crate::batch::run(&tasks, &a.batch, &runs_dir, "reproduction")?;
     let reports: Vec<Report> = plan.runs.iter().map(|r| results[r.task].clone()).collect();
-
+    // The batch saved each simulation under its first run's file; the
+    // other runs of a simulation get a copy.
     for (run, report) in plan.runs.iter().zip(&reports) {
-        crate::write_json(&runs_dir.join(format!("{}.json", run.file)), report)?;
+        if run.file != sim_file[run.task] {
+            crate::write_json(&runs_dir.join(format!("{}.json", run.file)), report)?;
+        }
     }
     // The buffer-size column is always there (empty for other experiments),
     // so the header does not depend on --experiments.

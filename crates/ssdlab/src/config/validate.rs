@@ -5,6 +5,24 @@
 use super::*;
 use crate::error::{Error, Result};
 
+/// The longest a single flash operation (an array read, program or erase,
+/// a page's transfer, a command) may take: 10 s, a thousand times the
+/// slowest NAND operation on record. Longer values are typos (ms for µs),
+/// and simulated time, kept in u64 nanoseconds, must stay far from overflow.
+pub const MAX_OPERATION_US: f64 = 1e7;
+
+fn too_slow(v: f64, unit: &str) -> String {
+    let v = if v >= 1e9 {
+        format!("{v:e}")
+    } else {
+        v.to_string()
+    };
+    format!(
+        "{v} {unit} makes one flash operation last over {} s; timings are in the units their names say",
+        MAX_OPERATION_US / 1e6
+    )
+}
+
 impl Config {
     /// Reject impossible or inconsistent settings with the offending key.
     pub fn validate(&self, origin: &str) -> Result<()> {
@@ -114,14 +132,27 @@ impl Config {
             if v.iter().any(|x| !x.is_finite() || *x < 0.0) {
                 return err(f, "values must be finite and non-negative".into());
             }
+            if let Some(x) = v.iter().find(|x| **x > MAX_OPERATION_US) {
+                return err(f, too_slow(*x, "µs"));
+            }
         }
-        for (f, v) in [
-            ("timing.erase_us", self.timing.erase_us),
-            ("timing.bus_ns_per_byte", self.timing.bus_ns_per_byte),
-            ("timing.command_ns", self.timing.command_ns),
+        let page = g.page_size_bytes as f64;
+        for (f, v, per_op, unit) in [
+            ("timing.erase_us", self.timing.erase_us, 1.0, "µs"),
+            // a page's transfer, in µs
+            (
+                "timing.bus_ns_per_byte",
+                self.timing.bus_ns_per_byte,
+                page / 1000.0,
+                "ns per byte",
+            ),
+            ("timing.command_ns", self.timing.command_ns, 1e-3, "ns"),
         ] {
             if !v.is_finite() || v < 0.0 {
                 return err(f, format!("{v} must be finite and non-negative"));
+            }
+            if v * per_op > MAX_OPERATION_US {
+                return err(f, too_slow(v, unit));
             }
         }
         if self.cell.page_layout == PageLayout::Wordlines {
@@ -238,6 +269,15 @@ impl Config {
             return err(
                 "metrics.interval_ms",
                 "must be a non-negative number".into(),
+            );
+        }
+        if self.metrics.interval_ms > 0.0 && self.metrics.interval_ms < 1e-3 {
+            return err(
+                "metrics.interval_ms",
+                format!(
+                    "{} is below 1 µs (0.001); use 0 for no time series",
+                    self.metrics.interval_ms
+                ),
             );
         }
         if self.host.replays == 0 {

@@ -9,7 +9,7 @@ use crate::addr::{BlockId, DieId, Lpn, PlaneId, Ppn, INVALID};
 use crate::error::{Error, Result};
 
 /// Result of preconditioning, reported in the run's JSON.
-#[derive(Clone, Debug, Default, serde::Serialize)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct PreconditionReport {
     pub mode: String,
     /// Untimed page writes of every preconditioning step.
@@ -32,9 +32,9 @@ pub struct PreconditionReport {
     /// trace-writes: passes of the workload's writes replayed, and the mean
     /// valid pages per victim of the last pass's untimed GCs (absent
     /// without trace-writes).
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub write_passes: u32,
-    #[serde(skip_serializing_if = "is_zero_f")]
+    #[serde(default, skip_serializing_if = "is_zero_f")]
     pub write_valid_per_victim: f64,
 }
 

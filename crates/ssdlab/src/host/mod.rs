@@ -15,6 +15,7 @@ use crate::ftl::Writer;
 use crate::host::address::AddressMap;
 use crate::sched::Class;
 use crate::sim::*;
+use crate::workload::input::MAX_TIME_NS;
 use crate::workload::{IoRecord, Op, RecordStream, Source};
 use rustc_hash::FxHashSet;
 
@@ -121,7 +122,28 @@ impl Simulator {
                         *last = r.time_ns;
                         *n += 1;
                     }
-                    r.time_ns += self.host.replay_offset;
+                    match r.time_ns.checked_add(self.host.replay_offset) {
+                        Some(t) if t <= MAX_TIME_NS => r.time_ns = t,
+                        _ => {
+                            self.error = Some(Error::Invalid(format!(
+                                "{}: a request at {} ns{} is beyond 2^62 ns (146 years) of simulated time",
+                                self.host.workload,
+                                r.time_ns,
+                                if self.host.pass > 0 {
+                                    format!(
+                                        " in pass {} of {} (host.replays), which starts {} ns later,",
+                                        self.host.pass + 1,
+                                        self.cfg.host.replays,
+                                        self.host.replay_offset
+                                    )
+                                } else {
+                                    String::new()
+                                }
+                            )));
+                            self.host.stream_done = true;
+                            return None;
+                        }
+                    }
                     return Some(r);
                 }
                 Some(Err(e)) => {
@@ -134,7 +156,7 @@ impl Simulator {
                     let (first, last, n) = self.host.pass0;
                     let span = last - first.unwrap_or(last);
                     let gap = if n > 1 { span / (n - 1) } else { 0 };
-                    self.host.replay_offset += span + gap;
+                    self.host.replay_offset = self.host.replay_offset.saturating_add(span + gap);
                     self.host.pass += 1;
                     match self.host.source.open() {
                         Ok(st) => self.host.stream = st,

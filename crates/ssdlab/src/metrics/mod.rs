@@ -3,7 +3,7 @@
 //! HDR histograms (3 significant digits); the report is built once at the end.
 
 use hdrhistogram::Histogram;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::engine::Time;
 use crate::flash::{CmdCounters, CmdKind, Origin};
@@ -74,7 +74,16 @@ struct Series {
     interval: Time,
     start: Time,
     buckets: Vec<Bucket>,
+    /// Set when an event fell beyond [`MAX_INTERVALS`]: the run stops with
+    /// an error ([`Metrics::series_overflow`]) instead of growing without
+    /// bound; `spare` takes the events meanwhile.
+    overflow: bool,
+    spare: Bucket,
 }
+
+/// Most intervals a time series keeps (about 100 bytes each): a run whose
+/// simulated time needs more stops with an error naming `metrics.interval_ms`.
+pub const MAX_INTERVALS: usize = 1 << 22;
 
 #[derive(Clone, Copy, Default)]
 struct Bucket {
@@ -91,6 +100,10 @@ impl Series {
     #[inline]
     fn at(&mut self, now: Time) -> &mut Bucket {
         let i = (now.saturating_sub(self.start) / self.interval) as usize;
+        if i >= MAX_INTERVALS {
+            self.overflow = true;
+            return &mut self.spare;
+        }
         if i >= self.buckets.len() {
             self.buckets.resize(i + 1, Bucket::default());
         }
@@ -150,7 +163,7 @@ pub struct GcTotals {
 }
 
 /// DFTL's cached mapping table and translation-page traffic.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct MappingTotals {
     /// Map lookups (host reads from flash, host and mapping-page updates)
     /// the cached mapping table served, and those that missed.
@@ -185,6 +198,8 @@ impl Metrics {
                 interval,
                 start: 0,
                 buckets: Vec::new(),
+                overflow: false,
+                spare: Bucket::default(),
             }),
             read_lat: hist(),
             write_lat: hist(),
@@ -268,6 +283,13 @@ impl Metrics {
         self.qd_since = now;
         self.qd = (self.qd as i32 + delta) as u32;
         self.qd_max = self.qd_max.max(self.qd);
+    }
+
+    /// The time series' interval in ns, if it outgrew [`MAX_INTERVALS`].
+    pub fn series_overflow(&self) -> Option<Time> {
+        self.series
+            .as_ref()
+            .and_then(|s| s.overflow.then_some(s.interval))
     }
 
     /// A GC finished at `now` (for the time series).

@@ -35,8 +35,8 @@ impl Metrics {
                     let n = c.get(kind, origin, planes);
                     if n > 0 {
                         commands.push(CommandCount {
-                            kind: kind.name(),
-                            origin: origin.name(),
+                            kind: kind.name().to_string(),
+                            origin: origin.name().to_string(),
                             planes: planes as u32,
                             commands: n,
                         });
@@ -60,10 +60,11 @@ impl Metrics {
         };
         let evs = self.evict_samples.max(1) as f64;
         Report {
-            ssdlab_version: env!("CARGO_PKG_VERSION"),
+            ssdlab_version: env!("CARGO_PKG_VERSION").to_string(),
             config: ctx.config_name,
             workload: ctx.workload,
             seed: ctx.seed,
+            partial: ctx.partial,
             requests,
             simulated_ns: span as u64,
             iops: requests as f64 / sim_s,
@@ -299,7 +300,7 @@ fn op_report(
     }
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct MappingReport {
     pub cache_hit_ratio: f64,
     #[serde(flatten)]
@@ -317,10 +318,12 @@ pub struct ReportContext<'a> {
     pub events: u64,
     /// `flash.plane_registers` (the workers of `gc.pairs_per_worker`).
     pub plane_registers: usize,
+    /// The run was stopped before the end of its workload.
+    pub partial: bool,
 }
 
 /// One interval of the time series.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Interval {
     /// Start of the interval, seconds of simulated time.
     pub t_s: f64,
@@ -341,12 +344,16 @@ pub struct Interval {
 }
 
 /// The result of one run. Field names are stable; units are in the names.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Report {
-    pub ssdlab_version: &'static str,
+    pub ssdlab_version: String,
     pub config: String,
     pub workload: String,
     pub seed: u64,
+    /// The run was interrupted: the figures cover the requests completed
+    /// up to `simulated_ns` (absent when the run finished).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
     pub requests: u64,
     pub simulated_ns: u64,
     pub iops: f64,
@@ -374,7 +381,7 @@ pub struct Report {
     pub queue_depth: QueueDepth,
     pub unmapped_read_pages: u64,
     /// Discards replayed as trims (absent when none were).
-    #[serde(skip_serializing_if = "TrimReport::is_empty")]
+    #[serde(default, skip_serializing_if = "TrimReport::is_empty")]
     pub trim: TrimReport,
     pub erase_count: EraseSpread,
     pub precondition: PreconditionReport,
@@ -384,7 +391,7 @@ pub struct Report {
     pub timeseries: Option<Vec<Interval>>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct OpReport {
     pub count: u64,
     pub bytes: u64,
@@ -394,7 +401,7 @@ pub struct OpReport {
 
 /// Pages that wanted each page type (LSB, CSB, MSB; MLC: LSB, MSB) and
 /// those that got it, host and GC writes apart.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PageTypeAllocation {
     pub host_wanted: [u64; 3],
     pub host_got: [u64; 3],
@@ -407,14 +414,14 @@ pub struct PageTypeAllocation {
 
 /// Write requests by page speed: fast (all their pages LSB), medium (some
 /// CSB, no MSB), slow (some MSB).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct WriteSpeed {
     pub fast: u64,
     pub medium: u64,
     pub slow: u64,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Latency {
     pub mean: f64,
     pub p50: f64,
@@ -426,7 +433,7 @@ pub struct Latency {
     pub stddev: f64,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FlashReport {
     /// Page reads (host and GC; a two-plane read counts two).
     pub reads: u64,
@@ -456,7 +463,7 @@ pub struct FlashReport {
     pub commands: Vec<CommandCount>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PageTypeReport {
     /// Host pages programmed, by page type.
     pub host: PageTypes,
@@ -466,7 +473,7 @@ pub struct PageTypeReport {
     pub host_share: PageTypeShare,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PageTypes {
     pub lsb: u64,
     pub csb: u64,
@@ -479,22 +486,22 @@ impl From<[u64; 3]> for PageTypes {
     }
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PageTypeShare {
     pub lsb: f64,
     pub csb: f64,
     pub msb: f64,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CommandCount {
-    pub kind: &'static str,
-    pub origin: &'static str,
+    pub kind: String,
+    pub origin: String,
     pub planes: u32,
     pub commands: u64,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct GcReport {
     /// Share of host-write time (queueing to program completion) spent
     /// waiting while the target die was collecting garbage (SPD's Fig. 18).
@@ -526,14 +533,14 @@ pub struct GcReport {
     pub time_us: GcTime,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct VictimValid {
     pub victims: u64,
     pub mean: f64,
     pub share: f64,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct GcTime {
     /// Sum over GC invocations of trigger-to-erase-completion time.
     pub total: f64,
@@ -560,7 +567,7 @@ pub struct GcTime {
 
 /// Discards replayed as trims. They are not in `requests`, `iops` or the
 /// latencies: a trim completes when it arrives.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct TrimReport {
     pub requests: u64,
     pub bytes: u64,
@@ -579,7 +586,7 @@ impl TrimReport {
     }
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct BufferReport {
     pub capacity_pages: u64,
     pub read_hit_ratio: f64,
@@ -588,7 +595,7 @@ pub struct BufferReport {
     pub write_hits: u64,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PlaneUtil {
     /// Time-averaged share of planes engaged by an executing command.
     pub mean: f64,
@@ -600,20 +607,20 @@ pub struct PlaneUtil {
     pub at_eviction: Sampled,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Sampled {
     pub samples: u64,
     pub mean: f64,
     pub max: f64,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct QueueDepth {
     pub mean: f64,
     pub max: u32,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct EraseSpread {
     pub min: u32,
     pub max: u32,
@@ -629,8 +636,15 @@ impl Report {
         let secs = self.simulated_ns as f64 / 1e9;
         let _ = writeln!(
             s,
-            "ssdlab {} — {} on {}",
-            self.ssdlab_version, self.workload, self.config
+            "ssdlab {} — {} on {}{}",
+            self.ssdlab_version,
+            self.workload,
+            self.config,
+            if self.partial {
+                " — PARTIAL: interrupted before the end of the workload"
+            } else {
+                ""
+            }
         );
         let _ = writeln!(
             s,

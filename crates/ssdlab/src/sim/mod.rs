@@ -40,6 +40,43 @@ use crate::sched::unit::Unit;
 use crate::sched::Class;
 use crate::workload::Source;
 
+/// Where a run stands: what [`Simulator::run_observed`]'s observer sees.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Progress {
+    /// Host requests completed and submitted so far.
+    pub completed: u64,
+    pub submitted: u64,
+    /// Simulated time reached, ns.
+    pub now_ns: Time,
+    /// GC units (planes, or dies with aligned block groups) collecting now,
+    /// of all.
+    pub gc_active: u32,
+    pub gc_units: u32,
+    /// GCs finished, blocks erased and pages moved by GC so far.
+    pub gc_count: u64,
+    pub gc_erases: u64,
+    pub gc_pages_moved: u64,
+    /// Pages programmed for the host and for the mapping (DFTL's
+    /// translation pages).
+    pub host_pages_programmed: u64,
+    pub mapping_pages_programmed: u64,
+    /// Free pages on the drive.
+    pub free_pages: u64,
+    /// Events fired.
+    pub events: u64,
+}
+
+/// GC headway check ([`Simulator::check_headway`]): the least share of the
+/// pages erased that must be left free for the host (1/1000).
+const HEADWAY_MIN_SHARE: u64 = 1000;
+
+/// An observer's answer: go on, or stop the run here (an interrupt).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Control {
+    Continue,
+    Stop,
+}
+
 pub struct Simulator {
     pub(crate) cfg: Config,
     pub(crate) engine: Engine,
@@ -71,6 +108,10 @@ pub struct Simulator {
     pub(crate) rng: Xoshiro256PlusPlus,
     pub(crate) error: Option<Error>,
     pub(crate) precondition: PreconditionReport,
+    /// The observer stopped the run before the end of the workload.
+    pub(crate) partial: bool,
+    /// Where the current GC headway window started.
+    pub(crate) headway: Progress,
     pub(crate) ppd: u32,
 }
 
@@ -190,6 +231,8 @@ impl Simulator {
             rng,
             error: None,
             precondition: pre,
+            partial: false,
+            headway: Progress::default(),
             ppd,
         };
         sim.host.page_types = crate::host::pagetype::TypeScheme::parse(
@@ -215,19 +258,57 @@ impl Simulator {
 
     /// Run to the end of the workload. `progress` is called now and then with
     /// the number of completed requests.
-    pub fn run(mut self, progress: &mut dyn FnMut(u64)) -> Result<Report> {
-        self.run_events(progress)?;
+    pub fn run(self, progress: &mut dyn FnMut(u64)) -> Result<Report> {
+        self.run_observed(&mut |p| {
+            progress(p.completed);
+            Control::Continue
+        })
+    }
+
+    /// Run to the end of the workload, or until `observe` (called now and
+    /// then, and at the end) says [`Control::Stop`]: then the report
+    /// covers the run so far and is marked partial ([`Report::partial`]).
+    pub fn run_observed(mut self, observe: &mut dyn FnMut(&Progress) -> Control) -> Result<Report> {
+        self.run_events(observe)?;
         Ok(self.finish())
     }
 
     /// Like [`run`](Self::run) but also returns the simulator for inspection.
     pub fn run_inspect(mut self, progress: &mut dyn FnMut(u64)) -> Result<(Report, Simulator)> {
-        self.run_events(progress)?;
+        self.run_events(&mut |p| {
+            progress(p.completed);
+            Control::Continue
+        })?;
         let r = self.finish();
         Ok((r, self))
     }
 
-    pub(crate) fn run_events(&mut self, progress: &mut dyn FnMut(u64)) -> Result<()> {
+    /// Where the run stands (for [`run_observed`](Self::run_observed)).
+    pub fn progress(&self) -> Progress {
+        Progress {
+            completed: self.host.completed,
+            submitted: self.host.submitted,
+            now_ns: self.engine.now(),
+            gc_active: (0..self.gc.jobs.len())
+                .filter(|&u| self.gc.active(u))
+                .count() as u32,
+            gc_units: self.gc.jobs.len() as u32,
+            gc_count: self.metrics.gc.count,
+            gc_erases: self.metrics.gc.erases,
+            gc_pages_moved: self.metrics.gc.pages_migrated,
+            mapping_pages_programmed: self.metrics.programmed_types[2].iter().sum(),
+            host_pages_programmed: self.metrics.host_program_pages[0],
+            free_pages: (0..self.cfg.total_planes())
+                .map(|p| self.ftl.free_pages(PlaneId(p)))
+                .sum(),
+            events: self.engine.fired(),
+        }
+    }
+
+    pub(crate) fn run_events(
+        &mut self,
+        observe: &mut dyn FnMut(&Progress) -> Control,
+    ) -> Result<()> {
         match self.cfg.host.mode {
             HostMode::OpenLoop => {
                 self.schedule_next_arrival();
@@ -239,6 +320,7 @@ impl Simulator {
         }
         self.flush_kicks();
         let mut next_progress = 0u64;
+        let mut tick = 0u32;
         while let Some(ev) = self.engine.pop() {
             match ev.kind {
                 EventKind::Arrival => self.on_arrival(),
@@ -250,12 +332,18 @@ impl Simulator {
             if let Some(e) = self.error.take() {
                 return Err(e);
             }
-            if self.host.completed >= next_progress {
-                progress(self.host.completed);
+            // Every 4096 completions, and every 2^16 events whatever
+            // completes (a run that stops completing is still watched).
+            tick = tick.wrapping_add(1);
+            if self.host.completed >= next_progress || tick & 0xffff == 0 {
                 next_progress = self.host.completed + 4096;
+                if self.checkpoint(observe)? == Control::Stop {
+                    self.partial = true;
+                    return Ok(());
+                }
             }
         }
-        progress(self.host.completed);
+        observe(&self.progress());
         // A bad record met before any event fired (the very first one) ends
         // the run here.
         if let Some(e) = self.error.take() {
@@ -280,6 +368,86 @@ impl Simulator {
             self.check().map_err(Error::Consistency)?;
         }
         Ok(())
+    }
+
+    /// The checks made now and then during a run (time series size, GC
+    /// headway), then the observer.
+    fn checkpoint(&mut self, observe: &mut dyn FnMut(&Progress) -> Control) -> Result<Control> {
+        if let Some(interval) = self.metrics.series_overflow() {
+            return Err(Error::config(
+                &self.cfg.name,
+                "metrics.interval_ms",
+                format!(
+                    "the time series would need more than {} intervals of {} ms by simulated time {:.3} s; \
+                     use a longer interval (or 0 for none)",
+                    crate::metrics::MAX_INTERVALS,
+                    interval as f64 / 1e6,
+                    self.engine.now() as f64 / 1e9
+                ),
+            ));
+        }
+        let p = self.progress();
+        self.check_headway(&p)?;
+        Ok(observe(&p))
+    }
+
+    /// Stop a run whose GC consumes as much space as it frees: over a
+    /// window of as many erases as half the drive's blocks (at least 256;
+    /// long enough for FAST's bursts of full merges, which stall the host
+    /// for hundreds of erases and then let it go), GC's own moves and the mapping's writes took all but
+    /// less than 1/[`HEADWAY_MIN_SHARE`] of the pages erased, leaving the
+    /// host almost none of them. Such a run never ends (GC cannot get
+    /// back above its threshold) or crawls at a write amplification above
+    /// a thousand; ending it with the figures is the useful answer.
+    fn check_headway(&mut self, p: &Progress) -> Result<()> {
+        let w = &self.headway;
+        if p.gc_erases < w.gc_erases || p.host_pages_programmed < w.host_pages_programmed {
+            // the counters were reset (end of a warm-up)
+            self.headway = *p;
+            return Ok(());
+        }
+        let erases = p.gc_erases - w.gc_erases;
+        let blocks =
+            u64::from(self.cfg.total_planes()) * u64::from(self.cfg.geometry.blocks_per_plane);
+        if erases < (blocks / 2).max(256) {
+            return Ok(());
+        }
+        let reclaimed = erases * u64::from(self.cfg.geometry.pages_per_block);
+        let moved = p.gc_pages_moved.saturating_sub(w.gc_pages_moved);
+        let mapping = p
+            .mapping_pages_programmed
+            .saturating_sub(w.mapping_pages_programmed);
+        // What GC left for the host: the free pages gained, and those the
+        // host programmed meanwhile (whatever the reclaimer's own counts).
+        let gained = (p.free_pages + (p.host_pages_programmed - w.host_pages_programmed))
+            .saturating_sub(w.free_pages);
+        let window = *w;
+        self.headway = *p;
+        if gained * HEADWAY_MIN_SHARE >= reclaimed {
+            return Ok(());
+        }
+        Err(Error::Invalid(format!(
+            "garbage collection makes no headway: over the last {erases} block erases ({reclaimed} pages \
+             reclaimed, simulated time {:.3} s to {:.3} s) GC rewrote {moved} valid pages and the mapping \
+             wrote {mapping} pages, leaving {gained} free pages for host writes; {}. The drive holds too \
+             much valid data for `{}`: age it less (--precondition) or give it more over-provisioning",
+            window.now_ns as f64 / 1e9,
+            p.now_ns as f64 / 1e9,
+            if self.host.outstanding == 0 && self.host.stream_done && self.host.next_record.is_none() {
+                format!(
+                    "all {} requests completed, but GC cannot get the drive back above its threshold, \
+                     so the run would never end",
+                    p.completed
+                )
+            } else {
+                format!(
+                    "{} requests completed so far, and the run would not end (or crawl at a write \
+                     amplification above {HEADWAY_MIN_SHARE})",
+                    p.completed
+                )
+            },
+            self.cfg.name,
+        )))
     }
 
     /// What the first die with queued work is waiting for (stall reports).
@@ -333,6 +501,7 @@ impl Simulator {
             precondition: self.precondition.clone(),
             events: self.engine.fired(),
             plane_registers: self.cfg.flash.plane_registers as usize,
+            partial: self.partial,
         };
         self.metrics.report(ctx)
     }

@@ -1,0 +1,240 @@
+//! Running many simulations: sweeps and reproductions share this.
+//!
+//! Runs go on `--jobs` threads; each finished run is written at once to
+//! `runs/<file>.json` (atomically), with a fingerprint of what it ran, so
+//! that an interrupted batch keeps its finished runs and `--resume` reuses
+//! them: a saved run whose fingerprint matches its task is read back
+//! instead of run again (JSON numbers round-trip exactly), and the outputs
+//! are byte-identical to an uninterrupted batch. Reports come back in task
+//! order whatever order the runs finish in.
+
+use std::panic::AssertUnwindSafe;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use ssdlab::workload::Source;
+use ssdlab::{Config, Precondition, Report, Simulator};
+
+/// The options every batch command takes.
+#[derive(Args, Clone, Debug, Default)]
+pub struct BatchArgs {
+    /// Runs at once (default: the number of available cores).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Reuse the finished runs an earlier, interrupted invocation left in
+    /// the output directory's runs/ (those whose drive, workload and
+    /// preconditioning are unchanged); run only the others.
+    #[arg(long)]
+    pub resume: bool,
+}
+
+impl BatchArgs {
+    /// `--jobs`: the given count (at least 1) or the number of available
+    /// cores.
+    pub fn job_count(&self) -> Result<usize> {
+        match self.jobs {
+            Some(0) => bail!("--jobs must be at least 1"),
+            Some(n) => Ok(n),
+            None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
+        }
+    }
+}
+
+/// One simulation: a drive, a workload and its preconditioning, saved as
+/// `runs/<file>.json`.
+pub(crate) struct Task<'a> {
+    /// Human-readable name (progress lines, errors).
+    pub label: String,
+    pub file: String,
+    pub config: &'a Config,
+    pub source: &'a Source,
+    pub precondition: &'a Precondition,
+}
+
+/// A run as saved: its report and the fingerprint of its task.
+#[derive(Serialize, Deserialize)]
+struct Saved {
+    #[serde(flatten)]
+    report: Report,
+    task_sha256: String,
+}
+
+/// What identifies a task's result: the ssdlab version, the resolved
+/// drive, the workload (a profile in full; a trace by path, options, size
+/// and modification time) and the preconditioning.
+fn fingerprint(t: &Task) -> String {
+    let mut h = Sha256::new();
+    h.update(env!("CARGO_PKG_VERSION"));
+    h.update(t.config.to_toml());
+    h.update(source_key(t.source));
+    h.update(format!("{:?}", t.precondition));
+    h.finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect::<String>()
+}
+
+fn source_key(s: &Source) -> String {
+    match s {
+        Source::Trace {
+            path,
+            format,
+            options: o,
+        } => {
+            let meta = std::fs::metadata(path).ok();
+            format!(
+                "trace {} {:?} len {:?} mtime {:?}; device {:?} limit {:?} skip {} start {} skip_bad {} \
+                 window {:?} side {} stride {:?} trims {} action {:?} spec {:?}",
+                path.display(),
+                format,
+                meta.as_ref().map(|m| m.len()),
+                meta.and_then(|m| m.modified().ok()),
+                o.device,
+                o.limit,
+                o.skip_records,
+                o.start_ns,
+                o.skip_bad_lines,
+                o.sort_window,
+                o.side_by_side,
+                o.device_stride,
+                o.replay_trims,
+                o.blkparse_action,
+                o.format_spec
+            )
+        }
+        Source::Synthetic(p) => format!("profile {p:?}"),
+        Source::Records { name, records } => format!("records {name} {}", records.len()),
+        Source::Limited { inner, limit } => format!("{} limit {limit}", source_key(inner)),
+    }
+}
+
+/// The finished run saved for `task`, if `--resume` may use it.
+fn load(path: &Path, task: &Task) -> Option<Report> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let saved: Saved = serde_json::from_str(&text).ok()?;
+    (saved.task_sha256 == fingerprint(task) && !saved.report.partial).then_some(saved.report)
+}
+
+fn save(path: &Path, task: &Task, report: &Report) -> Result<()> {
+    crate::write_json(
+        path,
+        &Saved {
+            report: report.clone(),
+            task_sha256: fingerprint(task),
+        },
+    )
+}
+
+/// Run every task on `jobs` threads, saving each finished run under
+/// `runs_dir` (and with `resume` reusing those saved before); reports in
+/// task order. The first failure (lowest index among those that failed)
+/// stops the batch; so does an interrupt, keeping the finished runs. `what`
+/// names the batch in messages ("sweep").
+pub(crate) fn run(
+    tasks: &[Task],
+    args: &BatchArgs,
+    runs_dir: &Path,
+    what: &str,
+) -> Result<Vec<Report>> {
+    let jobs = args.job_count()?;
+    crate::interrupt::install();
+    std::fs::create_dir_all(runs_dir)
+        .with_context(|| format!("creating {}", runs_dir.display()))?;
+    let n = tasks.len();
+    let path = |t: &Task| -> PathBuf { runs_dir.join(format!("{}.json", t.file)) };
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let reused = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let results: Mutex<Vec<Option<Result<Report>>>> = Mutex::new((0..n).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.min(n).max(1) {
+            scope.spawn(|| loop {
+                if stop.load(Ordering::Relaxed) || crate::interrupt::requested() {
+                    break;
+                }
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= n {
+                    break;
+                }
+                let task = &tasks[i];
+                if args.resume {
+                    if let Some(report) = load(&path(task), task) {
+                        reused.fetch_add(1, Ordering::Relaxed);
+                        done.fetch_add(1, Ordering::Relaxed);
+                        results.lock().expect("no poisoned lock")[i] = Some(Ok(report));
+                        continue;
+                    }
+                }
+                let started = Instant::now();
+                // A panic in the model (a bug) stops the batch with an error
+                // naming the run instead of tearing down every thread.
+                let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                    Simulator::new(task.config, task.source, task.precondition)
+                        .and_then(|sim| sim.run_observed(&mut |_| crate::interrupt::control()))
+                        .map_err(anyhow::Error::from)
+                }))
+                .unwrap_or_else(|_| {
+                    Err(anyhow::anyhow!(
+                        "the simulator panicked (a bug; message above)"
+                    ))
+                });
+                let result = match result {
+                    // interrupted: neither kept nor an error of the run
+                    Ok(r) if r.partial => break,
+                    Ok(r) => save(&path(task), task, &r).map(|()| r),
+                    Err(e) => Err(e),
+                };
+                if result.is_err() {
+                    stop.store(true, Ordering::Relaxed);
+                } else {
+                    let k = done.fetch_add(1, Ordering::Relaxed) + 1;
+                    eprintln!(
+                        "[{k}/{n}] {}: {:.2} s",
+                        task.label,
+                        started.elapsed().as_secs_f64()
+                    );
+                }
+                results.lock().expect("no poisoned lock")[i] = Some(result);
+            });
+        }
+    });
+    let results = results.into_inner().expect("no poisoned lock");
+    let mut reports = Vec::with_capacity(n);
+    for (i, r) in results.into_iter().enumerate() {
+        match r {
+            Some(Ok(report)) => reports.push(report),
+            Some(Err(e)) => {
+                return Err(e.context(format!(
+                    "run {} of {n} ({}) failed; {what} stopped",
+                    i + 1,
+                    tasks[i].label
+                )))
+            }
+            None => {}
+        }
+    }
+    let reused = reused.into_inner();
+    if reused > 0 {
+        eprintln!("{reused} of {n} runs reused from {}", runs_dir.display());
+    }
+    if reports.len() != n {
+        if crate::interrupt::requested() {
+            bail!(
+                "interrupted: {} of {n} runs finished and are saved in {}; run the same command \
+                 with --resume to finish the {what}",
+                reports.len(),
+                runs_dir.display()
+            );
+        }
+        bail!("{what} stopped before all runs finished");
+    }
+    Ok(reports)
+}
