@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 
 use ssdlab::workload::custom::FormatSpec;
 use ssdlab::workload::synthetic::{Generator, Profile};
-use ssdlab::workload::{open_trace, Error, TraceFormat, TraceOptions};
-use ssdlab::{Config, Precondition};
+use ssdlab::workload::{open_trace, Error, IoRecord, Op, Source, TraceFormat, TraceOptions};
+use ssdlab::{Config, Precondition, Simulator};
 
 /// The names of the targets, as `cargo fuzz run` and `tests/fuzz.rs` know
 /// them.
@@ -169,19 +169,17 @@ pub fn config(data: &[u8]) {
         0 => {
             let path = scratch("drive.toml", rest);
             match Config::from_toml(&text, &path.display().to_string()) {
-                Ok(cfg) => {
-                    let _ = cfg.memory_estimate();
-                    let _ = cfg.to_toml();
-                }
+                Ok(cfg) => simulate(&cfg),
                 Err(e) => assert_located(&e, &path),
             }
         }
         1 => {
             let sets: Vec<String> = text.lines().map(str::to_string).collect();
             let base = Config::preset("small").expect("built-in preset");
-            if let Err(e) = base.with_overrides(&sets) {
+            match base.with_overrides(&sets) {
+                Ok(cfg) => simulate(&cfg),
                 // The message names what was wrong: a key or the override.
-                assert!(!e.to_string().is_empty());
+                Err(e) => assert!(!e.to_string().is_empty()),
             }
         }
         _ => {
@@ -192,6 +190,46 @@ pub fn config(data: &[u8]) {
                 }
             }
         }
+    }
+}
+
+/// Drives whose state fits in this are also simulated by the config target.
+const SIMULATED_DRIVE_BYTES: u64 = 64 << 20;
+
+/// A configuration that parsed: printed back, and if small enough run for
+/// a few hundred requests (writes, then reads of them) from an empty drive.
+/// The run may fail with an error (a scheme that does not fit the drive);
+/// it must not panic or hang.
+fn simulate(cfg: &Config) {
+    let text = cfg.to_toml();
+    let again = Config::from_toml(&text, "printed");
+    assert!(
+        again.is_ok(),
+        "a configuration does not read back: {again:?}\n{text}"
+    );
+    if cfg.memory_estimate() > SIMULATED_DRIVE_BYTES {
+        return;
+    }
+    let page = u64::from(cfg.geometry.page_size_bytes);
+    let span = (cfg.logical_pages() * page).max(page);
+    let records: Vec<IoRecord> = (0..400u64)
+        .map(|i| {
+            let size = page * (1 + i % 4);
+            IoRecord {
+                time_ns: i * 20_000,
+                op: if i < 200 { Op::Write } else { Op::Read },
+                offset: ((i % 200) * 7919 * page) % span.saturating_sub(size).max(1) / page * page,
+                size,
+                hint: None,
+            }
+        })
+        .collect();
+    let source = Source::Records {
+        name: "fuzz".into(),
+        records: records.into(),
+    };
+    if let Ok(sim) = Simulator::new(cfg, &source, &Precondition::default()) {
+        let _ = sim.run(&mut |_| {});
     }
 }
 

@@ -1051,3 +1051,38 @@ fn impossible_outputs_and_drives_are_refused_before_running() {
         "{err}"
     );
 }
+
+/// A run whose GC consumes as much space as it frees stops with the figures
+/// instead of running forever (DFTL on a drive aged nearly full of valid
+/// data: each erase only makes room for the pages GC moves and the
+/// translation pages it rewrites).
+#[test]
+fn gc_without_headway_stops_with_the_figures() {
+    let args = [
+        "run",
+        "--preset",
+        "small",
+        "--workload",
+        "spd/hm_0",
+        "--limit",
+        "3000",
+        "--precondition",
+        "fill:0.95:0.75",
+        "--set",
+        "ftl.mapping=\"dftl\"",
+        "-q",
+    ];
+    let out = run(&args);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&args, &out));
+    for needle in [
+        "garbage collection makes no headway",
+        "block erases",
+        "GC rewrote",
+        "the mapping wrote",
+        "all 3000 requests completed",
+        "never end",
+    ] {
+        assert!(err.contains(needle), "missing `{needle}`: {err}");
+    }
+}

@@ -180,6 +180,26 @@ fn reproduce_spd_runs_the_chosen_experiments_and_writes_every_output() {
         contents(&out1) == contents(&out2),
         "results differ with --jobs 1"
     );
+
+    // --resume over a finished reproduction reuses every simulation and
+    // changes nothing.
+    let mut resumed = one_thread.clone();
+    resumed.push("--resume");
+    let (_, err) = ok(&resumed);
+    let sims = err
+        .split(" simulations)")
+        .next()
+        .and_then(|head| head.rsplit('(').next())
+        .and_then(|n| n.parse::<usize>().ok())
+        .unwrap_or_else(|| panic!("no simulation count in: {err}"));
+    assert!(
+        err.contains(&format!("{sims} of {sims} runs reused")),
+        "{err}"
+    );
+    assert!(
+        contents(&out1) == contents(&out2),
+        "results differ after --resume"
+    );
 }
 
 #[test]

@@ -5,6 +5,35 @@ use super::*;
 use crate::addr::{Lpn, INVALID};
 
 impl Ftl {
+    /// The invariants cheap enough to verify after every run, whatever
+    /// `check.enabled` says: O(blocks), not O(pages). Each plane's valid
+    /// count is the sum of its blocks', and no block holds more valid pages
+    /// than it has, or than it has programmed.
+    pub fn check_totals(&self) -> std::result::Result<(), String> {
+        let bpp = self.bpp as usize;
+        for plane in 0..self.planes as usize {
+            let blocks = plane * bpp..(plane + 1) * bpp;
+            let mut counted = 0u32;
+            for gb in blocks {
+                let v = self.valid[gb] as u32;
+                if v > self.ppb || v > self.wp[gb] as u32 {
+                    return Err(format!(
+                        "block {gb}: {v} valid pages, {} programmed of {}",
+                        self.wp[gb], self.ppb
+                    ));
+                }
+                counted += v;
+            }
+            if counted != self.plane_valid[plane] {
+                return Err(format!(
+                    "plane {plane}: {counted} valid pages in its blocks but {} counted",
+                    self.plane_valid[plane]
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Verify the FTL's invariants. `in_flight(lpn)` gives the version of an
     /// LPN's newest data if it is not on flash yet (write buffer or a queued
     /// program). Returns a description of the first violation.

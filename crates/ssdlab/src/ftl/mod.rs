@@ -691,6 +691,12 @@ impl Ftl {
             if old != INVALID {
                 self.invalidate(old);
             }
+            // A release-mode check (one compare): a page is programmed once
+            // between erases.
+            assert_eq!(
+                self.p2l[ppn as usize], INVALID,
+                "programming ppn {ppn}, which holds data"
+            );
             self.l2p[lpn as usize] = ppn;
             self.p2l[ppn as usize] = lpn;
             self.valid[a as usize] += 1;
@@ -849,6 +855,7 @@ impl Ftl {
             "erasing a block with valid data"
         );
         assert_eq!(self.state[gb as usize], BlockState::Victim);
+        assert_eq!(self.pins[gb as usize], 0, "erasing a block a read is using");
         self.wp[gb as usize] = 0;
         if let Some(n) = &mut self.parity {
             n[gb as usize] = [0, 1];

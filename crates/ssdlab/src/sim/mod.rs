@@ -364,6 +364,7 @@ impl Simulator {
                 self.stall_detail()
             )));
         }
+        self.ftl.check_totals().map_err(Error::Consistency)?;
         if self.cfg.check.enabled {
             self.check().map_err(Error::Consistency)?;
         }
