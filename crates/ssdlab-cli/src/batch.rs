@@ -33,6 +33,48 @@ pub struct BatchArgs {
     /// preconditioning are unchanged); run only the others.
     #[arg(long)]
     pub resume: bool,
+    /// Run only the runs whose index modulo N is I (0 ≤ I < N), save them
+    /// under --out's runs/, and stop without the combined results: one
+    /// shard of N (a job of a Slurm array; `--list` shows the indexes).
+    /// Combine the shards with `--merge`.
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    pub shard: Option<Shard>,
+    /// Output directories of shards (or of any earlier invocation) whose
+    /// saved runs are reused, as with --resume; comma-separated or
+    /// repeated. The results are those of one unsharded invocation.
+    #[arg(long, value_name = "DIR", value_delimiter = ',')]
+    pub merge: Vec<PathBuf>,
+}
+
+/// `--shard I/N`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+fn parse_shard(s: &str) -> std::result::Result<Shard, String> {
+    let bad = || format!("`{s}` is not I/N with 0 <= I < N (for example 0/4)");
+    let (i, n) = s.split_once('/').ok_or_else(bad)?;
+    let index: usize = i.trim().parse().map_err(|_| bad())?;
+    let count: usize = n.trim().parse().map_err(|_| bad())?;
+    if count == 0 || index >= count {
+        return Err(bad());
+    }
+    Ok(Shard { index, count })
+}
+
+/// What a batch produced: every report (in task order), or, for one shard,
+/// how many runs it saved.
+pub(crate) enum Outcome {
+    Complete(Vec<Report>),
+    Shard { shard: Shard, runs: usize },
 }
 
 impl BatchArgs {
@@ -132,46 +174,78 @@ fn save(path: &Path, task: &Task, report: &Report) -> Result<()> {
     )
 }
 
-/// Run every task on `jobs` threads, saving each finished run under
-/// `runs_dir` (and with `resume` reusing those saved before); reports in
-/// task order. The first failure (lowest index among those that failed)
-/// stops the batch; so does an interrupt, keeping the finished runs. `what`
-/// names the batch in messages ("sweep").
+/// Run every task (of the shard, with `--shard`) on `jobs` threads, saving
+/// each finished run under `runs_dir`; with `--resume` (runs_dir) and
+/// `--merge` (other directories' runs/) a saved run whose fingerprint
+/// matches is reused instead (and copied to `runs_dir`). The first failure
+/// (lowest index among those that failed) stops the batch; so does an
+/// interrupt, keeping the finished runs. `what` names the batch in
+/// messages ("sweep").
 pub(crate) fn run(
     tasks: &[Task],
     args: &BatchArgs,
     runs_dir: &Path,
     what: &str,
-) -> Result<Vec<Report>> {
+) -> Result<Outcome> {
     let jobs = args.job_count()?;
     crate::interrupt::install();
     std::fs::create_dir_all(runs_dir)
         .with_context(|| format!("creating {}", runs_dir.display()))?;
+    for dir in &args.merge {
+        if !dir.join("runs").is_dir() {
+            bail!(
+                "--merge {}: no runs/ directory there (is it the --out of a shard?)",
+                dir.display()
+            );
+        }
+    }
     let n = tasks.len();
     let path = |t: &Task| -> PathBuf { runs_dir.join(format!("{}.json", t.file)) };
+    // Where saved runs may come from: our own runs/ with --resume, then
+    // the merged directories'.
+    let saved = |t: &Task| -> Option<Report> {
+        let own = args.resume.then(|| path(t));
+        let others = args
+            .merge
+            .iter()
+            .map(|d| d.join("runs").join(format!("{}.json", t.file)));
+        own.into_iter()
+            .chain(others)
+            .find_map(|p| {
+                let r = load(&p, t)?;
+                Some((p, r))
+            })
+            .and_then(|(p, r)| {
+                if p != path(t) {
+                    save(&path(t), t, &r).ok()?;
+                }
+                Some(r)
+            })
+    };
+    let chosen: Vec<usize> = (0..n)
+        .filter(|i| args.shard.is_none_or(|s| i % s.count == s.index))
+        .collect();
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let reused = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let results: Mutex<Vec<Option<Result<Report>>>> = Mutex::new((0..n).map(|_| None).collect());
     std::thread::scope(|scope| {
-        for _ in 0..jobs.min(n).max(1) {
+        for _ in 0..jobs.min(chosen.len()).max(1) {
             scope.spawn(|| loop {
                 if stop.load(Ordering::Relaxed) || crate::interrupt::requested() {
                     break;
                 }
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= n {
+                let k = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&i) = chosen.get(k) else {
                     break;
-                }
+                };
                 let task = &tasks[i];
-                if args.resume {
-                    if let Some(report) = load(&path(task), task) {
-                        reused.fetch_add(1, Ordering::Relaxed);
-                        done.fetch_add(1, Ordering::Relaxed);
-                        results.lock().expect("no poisoned lock")[i] = Some(Ok(report));
-                        continue;
-                    }
+                if let Some(report) = saved(task) {
+                    reused.fetch_add(1, Ordering::Relaxed);
+                    done.fetch_add(1, Ordering::Relaxed);
+                    results.lock().expect("no poisoned lock")[i] = Some(Ok(report));
+                    continue;
                 }
                 let started = Instant::now();
                 // A panic in the model (a bug) stops the batch with an error
@@ -197,7 +271,8 @@ pub(crate) fn run(
                 } else {
                     let k = done.fetch_add(1, Ordering::Relaxed) + 1;
                     eprintln!(
-                        "[{k}/{n}] {}: {:.2} s",
+                        "[{k}/{}] {}: {:.2} s",
+                        chosen.len(),
                         task.label,
                         started.elapsed().as_secs_f64()
                     );
@@ -223,18 +298,53 @@ pub(crate) fn run(
     }
     let reused = reused.into_inner();
     if reused > 0 {
-        eprintln!("{reused} of {n} runs reused from {}", runs_dir.display());
+        eprintln!(
+            "{reused} of {} runs reused from {}",
+            chosen.len(),
+            std::iter::once(runs_dir)
+                .filter(|_| args.resume)
+                .chain(args.merge.iter().map(|d| d.as_path()))
+                .map(|d| d.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
     }
-    if reports.len() != n {
+    if let Some(shard) = args.shard {
+        if reports.len() == chosen.len() {
+            return Ok(Outcome::Shard {
+                shard,
+                runs: reports.len(),
+            });
+        }
+    }
+    if reports.len() != chosen.len() {
         if crate::interrupt::requested() {
             bail!(
-                "interrupted: {} of {n} runs finished and are saved in {}; run the same command \
+                "interrupted: {} of {} runs finished and are saved in {}; run the same command \
                  with --resume to finish the {what}",
                 reports.len(),
+                chosen.len(),
                 runs_dir.display()
             );
         }
         bail!("{what} stopped before all runs finished");
     }
-    Ok(reports)
+    Ok(Outcome::Complete(reports))
+}
+
+/// After a shard: say where its runs are and how to combine the shards.
+/// `merge`: how to combine them, for the message.
+pub(crate) fn shard_done(
+    shard: Shard,
+    runs: usize,
+    out: &Path,
+    merge: &str,
+) -> std::process::ExitCode {
+    eprintln!(
+        "shard {shard}: {runs} runs saved in {}; when all {} shards are done, {merge} gives the \
+         combined results",
+        out.join("runs").display(),
+        shard.count
+    );
+    std::process::ExitCode::SUCCESS
 }

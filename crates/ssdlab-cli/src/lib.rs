@@ -85,7 +85,7 @@ enum Cmd {
     },
     /// Run a matrix of drives × workloads × schemes (× parameter values) from a
     /// TOML spec in parallel: per-run JSON, a combined CSV, normalised tables, SVG charts.
-    Sweep(sweep::SweepArgs),
+    Sweep(sweep::SweepCmd),
 }
 
 #[derive(Subcommand)]

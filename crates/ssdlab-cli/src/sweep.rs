@@ -14,8 +14,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use clap::Args;
-use serde::Deserialize;
+use clap::{Args, Subcommand};
+use serde::{Deserialize, Serialize};
 
 use ssdlab::workload::{Source, TraceFormat};
 use ssdlab::{Config, Precondition, Report};
@@ -23,13 +23,46 @@ use ssdlab::{Config, Precondition, Report};
 use crate::batch::Task;
 use crate::input::{ReadArgs, WorkloadArgs};
 
+/// `ssdlab sweep SPEC …` or `ssdlab sweep merge DIR…`.
+#[derive(Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct SweepCmd {
+    #[command(subcommand)]
+    sub: Option<SweepSub>,
+    #[command(flatten)]
+    args: SweepArgs,
+}
+
+#[derive(Subcommand)]
+enum SweepSub {
+    /// Combine the shards of a sweep (`--shard I/N` invocations) into the
+    /// results of one unsharded sweep: results.csv, summary.md, charts/
+    /// and runs/, byte-identical to a sweep run in one piece.
+    Merge {
+        /// The shards' output directories (each names the spec it ran).
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Where the combined results go.
+        #[arg(long)]
+        out: PathBuf,
+        /// Runs at once, for runs no shard saved (default: the cores).
+        #[arg(long)]
+        jobs: Option<usize>,
+    },
+}
+
 #[derive(Args)]
 pub struct SweepArgs {
     /// The sweep specification (TOML; see README.md, "Sweeps").
-    spec: PathBuf,
+    #[arg(required = true)]
+    spec: Option<PathBuf>,
     /// Output directory (runs/, results.csv, summary.md, charts/).
+    #[arg(long, required_unless_present = "list")]
+    out: Option<PathBuf>,
+    /// Print the runs of the matrix (index, file under runs/, label) and
+    /// stop: what `--shard I/N` divides.
     #[arg(long)]
-    out: PathBuf,
+    list: bool,
     #[command(flatten)]
     batch: crate::batch::BatchArgs,
     /// Refuse a matrix of more runs than this (a typo in a parameter list
@@ -827,12 +860,100 @@ pub(crate) fn write(path: &Path, text: &str) -> Result<()> {
     crate::output::write_atomic(path, text.as_bytes())
 }
 
-pub fn cmd_sweep(a: SweepArgs) -> Result<ExitCode> {
+/// What a shard's output directory says about it (`shard.json`), so that
+/// `sweep merge` finds the spec.
+#[derive(Serialize, Deserialize)]
+struct ShardInfo {
+    spec: PathBuf,
+    spec_sha256: String,
+    shard: String,
+}
+
+const SHARD_INFO: &str = "shard.json";
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+pub fn cmd_sweep(c: SweepCmd) -> Result<ExitCode> {
+    match c.sub {
+        None => sweep(c.args),
+        Some(SweepSub::Merge { dirs, out, jobs }) => {
+            let mut spec: Option<(PathBuf, String)> = None;
+            for d in &dirs {
+                let p = d.join(SHARD_INFO);
+                let text = std::fs::read_to_string(&p).with_context(|| {
+                    format!(
+                        "reading {} (is {} the --out of a `sweep --shard` run?)",
+                        p.display(),
+                        d.display()
+                    )
+                })?;
+                let info: ShardInfo = serde_json::from_str(&text)
+                    .with_context(|| format!("{}: not a shard description", p.display()))?;
+                match &spec {
+                    None => spec = Some((info.spec, info.spec_sha256)),
+                    Some((path, sha)) if *path != info.spec || *sha != info.spec_sha256 => bail!(
+                        "{} ran {} (or another version of it), not {}: merge the shards of one sweep",
+                        d.display(),
+                        info.spec.display(),
+                        path.display()
+                    ),
+                    Some(_) => {}
+                }
+            }
+            let (path, sha) = spec.expect("at least one directory");
+            let now = std::fs::read(&path)
+                .with_context(|| format!("reading the shards' spec {}", path.display()))?;
+            if sha256_hex(&now) != sha {
+                bail!(
+                    "{} changed since the shards ran; rerun them, or merge by hand with the old spec",
+                    path.display()
+                );
+            }
+            sweep(SweepArgs {
+                spec: Some(path),
+                out: Some(out),
+                list: false,
+                batch: crate::batch::BatchArgs {
+                    jobs,
+                    merge: dirs,
+                    ..Default::default()
+                },
+                max_runs: u64::MAX,
+            })
+        }
+    }
+}
+
+fn sweep(a: SweepArgs) -> Result<ExitCode> {
+    let spec = a.spec.expect("clap requires the spec");
     let jobs = a.batch.job_count()?;
-    let plan = plan(&a.spec, a.max_runs)?;
-    crate::output::check_out_dir(&a.out, "--out")?;
-    let runs_dir = a.out.join("runs");
-    let charts_dir = a.out.join("charts");
+    let plan = plan(&spec, a.max_runs)?;
+    if a.list {
+        for (i, run) in plan.runs.iter().enumerate() {
+            println!("{i}\t{}\t{}", run.file, run.label);
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let out = a.out.expect("clap requires --out without --list");
+    crate::output::check_out_dir(&out, "--out")?;
+    if let Some(shard) = a.batch.shard {
+        let text = std::fs::read(&spec).with_context(|| format!("reading {}", spec.display()))?;
+        let info = ShardInfo {
+            spec: std::path::absolute(&spec)
+                .with_context(|| format!("resolving {}", spec.display()))?,
+            spec_sha256: sha256_hex(&text),
+            shard: shard.to_string(),
+        };
+        crate::write_json(&out.join(SHARD_INFO), &info)?;
+    }
+    let runs_dir = out.join("runs");
+    let charts_dir = out.join("charts");
     std::fs::create_dir_all(&charts_dir)
         .with_context(|| format!("creating {}", charts_dir.display()))?;
     eprintln!(
@@ -853,8 +974,18 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<ExitCode> {
             precondition: &plan.precondition,
         })
         .collect();
-    let reports = crate::batch::run(&tasks, &a.batch, &runs_dir, "sweep")?;
-    write(&a.out.join("results.csv"), &csv(&plan, &reports)?)?;
+    let reports = match crate::batch::run(&tasks, &a.batch, &runs_dir, "sweep")? {
+        crate::batch::Outcome::Complete(r) => r,
+        crate::batch::Outcome::Shard { shard, runs } => {
+            return Ok(crate::batch::shard_done(
+                shard,
+                runs,
+                &out,
+                "`ssdlab sweep merge DIR… --out OUT` (the shards' --out)",
+            ))
+        }
+    };
+    write(&out.join("results.csv"), &csv(&plan, &reports)?)?;
     let grid = Grid {
         metrics: &METRICS,
         schemes: &plan.schemes,
@@ -872,14 +1003,14 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<ExitCode> {
         plan.runs.len()
     );
     grid.tables(&mut text, "##");
-    write(&a.out.join("summary.md"), &text)?;
+    write(&out.join("summary.md"), &text)?;
     grid.write_charts(&charts_dir)?;
     print!("{text}");
     eprintln!(
         "{} runs in {:.1} s; results in {}",
         plan.runs.len(),
         started.elapsed().as_secs_f64(),
-        a.out.display()
+        out.display()
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -200,6 +200,33 @@ fn reproduce_spd_runs_the_chosen_experiments_and_writes_every_output() {
         contents(&out1) == contents(&out2),
         "results differ after --resume"
     );
+
+    // Two shards, merged: the same results again.
+    let mut shard_dirs = Vec::new();
+    for i in 0..2 {
+        let d = dir.path().join(format!("shard{i}"));
+        let mut shard = args.to_vec();
+        shard[11] = d.to_str().unwrap();
+        let which = format!("{i}/2");
+        shard.extend(["--shard", which.as_str()]);
+        ok(&shard);
+        assert!(!d.join("results.csv").exists());
+        shard_dirs.push(d.to_str().unwrap().to_string());
+    }
+    let out3 = dir.path().join("c");
+    let mut merge = args.to_vec();
+    merge[11] = out3.to_str().unwrap();
+    let joined = shard_dirs.join(",");
+    merge.extend(["--merge", joined.as_str()]);
+    let (_, err) = ok(&merge);
+    assert!(
+        err.contains(&format!("{sims} of {sims} runs reused")),
+        "{err}"
+    );
+    assert!(
+        contents(&out1) == contents(&out3),
+        "merged shards differ from one reproduction"
+    );
 }
 
 #[test]

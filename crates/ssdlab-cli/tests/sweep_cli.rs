@@ -293,3 +293,126 @@ set = ["geometry.blocks_per_plane=64", "geometry.pages_per_block=32"]
     );
     assert!(!stderr.contains("panicked"), "{}", describe(&o));
 }
+
+/// Every file under `dir`, relative, with its bytes.
+fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).unwrap().display().to_string();
+                out.push((rel, std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `--list` shows the runs; `--shard I/N` runs every N-th; `sweep merge`
+/// combines the shards into exactly what one unsharded sweep writes.
+#[test]
+fn sharded_sweeps_merge_to_the_unsharded_results() {
+    let dir = setup(&spec_text("baseline = \"greedy\"", SCHEMES));
+    let spec = dir.path().join("spec.toml");
+    let bin = || std::process::Command::new(env!("CARGO_BIN_EXE_ssdlab"));
+
+    let o = bin()
+        .arg("sweep")
+        .arg(&spec)
+        .arg("--list")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", describe(&o));
+    let listed = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(listed.lines().count(), 8, "{listed}");
+    assert!(
+        listed.starts_with("0\tgc-policies__small__tiny__greedy__"),
+        "{listed}"
+    );
+
+    let whole = dir.path().join("whole");
+    assert!(sweep(&spec, &whole, None).status.success());
+    let mut shards = Vec::new();
+    for i in 0..3 {
+        let out = dir.path().join(format!("shard{i}"));
+        let o = bin()
+            .arg("sweep")
+            .arg(&spec)
+            .arg("--out")
+            .arg(&out)
+            .args(["--shard", &format!("{i}/3")])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", describe(&o));
+        assert!(!out.join("results.csv").exists());
+        let saved = std::fs::read_dir(out.join("runs")).unwrap().count();
+        assert_eq!(saved, if i < 2 { 3 } else { 2 });
+        shards.push(out);
+    }
+    let merged = dir.path().join("merged");
+    let o = bin()
+        .args(["sweep", "merge"])
+        .args(&shards)
+        .arg("--out")
+        .arg(&merged)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", describe(&o));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("8 of 8 runs reused"));
+    assert!(
+        tree(&whole) == tree(&merged),
+        "merged shards differ from one sweep"
+    );
+
+    // A missing shard: its runs are simply run, the results the same.
+    let partial = dir.path().join("partial");
+    let o = bin()
+        .args(["sweep", "merge"])
+        .args(&shards[..2])
+        .arg("--out")
+        .arg(&partial)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", describe(&o));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("6 of 8 runs reused"));
+    assert!(tree(&whole) == tree(&partial));
+
+    for (bad, needle) in [
+        ("3/3", "0 <= I < N"),
+        ("1/0", "0 <= I < N"),
+        ("x", "is not I/N"),
+    ] {
+        let o = bin()
+            .arg("sweep")
+            .arg(&spec)
+            .arg("--out")
+            .arg(dir.path().join("bad"))
+            .args(["--shard", bad])
+            .output()
+            .unwrap();
+        assert!(!o.status.success());
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains(needle),
+            "{}",
+            describe(&o)
+        );
+    }
+    let o = bin()
+        .args(["sweep", "merge"])
+        .arg(&whole)
+        .arg("--out")
+        .arg(dir.path().join("bad"))
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("shard.json"),
+        "{}",
+        describe(&o)
+    );
+}
