@@ -44,12 +44,13 @@ impl Config {
                 node = table.get_mut(*part).expect("checked");
             }
         }
-        let text = toml::to_string(&root).expect("value serialises");
         let origin = format!("--set {}", sets.join(" --set "));
-        // The document is internal: report toml's message without its line
-        // and column, which would point into text the user never saw.
-        let cfg: Config = toml::from_str(&text)
-            .map_err(|e| Error::config(&origin, "value", e.message().to_string()))?;
+        // Straight from the value tree (no round trip through TOML text,
+        // whose writer overflowed on a string of hundreds of quotes in a
+        // fuzzed override); the message has no line or column to point at.
+        let cfg: Config = root
+            .try_into()
+            .map_err(|e: toml::de::Error| Error::config(&origin, "value", e.message().to_string()))?;
         cfg.validate(&origin)?;
         Ok(cfg)
     }
