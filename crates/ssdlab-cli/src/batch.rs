@@ -19,6 +19,7 @@ use clap::Args;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::meta::{Hashes, RunMeta};
 use ssdlab::workload::Source;
 use ssdlab::{Config, Precondition, Report, Simulator};
 
@@ -100,11 +101,13 @@ pub(crate) struct Task<'a> {
     pub precondition: &'a Precondition,
 }
 
-/// A run as saved: its report and the fingerprint of its task.
+/// A run as saved: its report, what produced it, and the fingerprint of
+/// its task.
 #[derive(Serialize, Deserialize)]
 struct Saved {
     #[serde(flatten)]
     report: Report,
+    run: RunMeta,
     task_sha256: String,
 }
 
@@ -164,11 +167,12 @@ fn load(path: &Path, task: &Task) -> Option<Report> {
     (saved.task_sha256 == fingerprint(task) && !saved.report.partial).then_some(saved.report)
 }
 
-fn save(path: &Path, task: &Task, report: &Report) -> Result<()> {
+fn save(path: &Path, task: &Task, report: &Report, hashes: &Hashes) -> Result<()> {
     crate::write_json(
         path,
         &Saved {
             report: report.clone(),
+            run: crate::meta::describe(task.config, task.source, task.precondition, hashes)?,
             task_sha256: fingerprint(task),
         },
     )
@@ -200,6 +204,7 @@ pub(crate) fn run(
         }
     }
     let n = tasks.len();
+    let hashes = Hashes::default();
     let path = |t: &Task| -> PathBuf { runs_dir.join(format!("{}.json", t.file)) };
     // Where saved runs may come from: our own runs/ with --resume, then
     // the merged directories'.
@@ -217,7 +222,7 @@ pub(crate) fn run(
             })
             .and_then(|(p, r)| {
                 if p != path(t) {
-                    save(&path(t), t, &r).ok()?;
+                    save(&path(t), t, &r, &hashes).ok()?;
                 }
                 Some(r)
             })
@@ -263,7 +268,7 @@ pub(crate) fn run(
                 let result = match result {
                     // interrupted: neither kept nor an error of the run
                     Ok(r) if r.partial => break,
-                    Ok(r) => save(&path(task), task, &r).map(|()| r),
+                    Ok(r) => save(&path(task), task, &r, &hashes).map(|()| r),
                     Err(e) => Err(e),
                 };
                 if result.is_err() {

@@ -184,6 +184,9 @@ pub fn config(data: &[u8]) {
         }
         _ => {
             if let Ok(p) = Precondition::parse(&text) {
+                // Its spec (as run JSON records it) reads back the same.
+                let spec = p.to_string();
+                assert_eq!(Precondition::parse(&spec).ok(), Some(p.clone()), "{spec}");
                 if let Some((lo, hi, valid)) = p.fill {
                     assert!((0.0..=1.0).contains(&lo) && lo <= hi && hi <= 1.0, "{p:?}");
                     assert!((0.0..=1.0).contains(&valid), "{p:?}");

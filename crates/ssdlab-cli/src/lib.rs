@@ -23,6 +23,7 @@ pub mod fuzz;
 mod hdi_cmd;
 mod input;
 mod interrupt;
+pub mod meta;
 mod output;
 mod reproduce;
 mod reproduce_pa;
@@ -125,6 +126,14 @@ struct RunArgs {
     /// Write the full result as JSON to this file.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Write every request as it completes to this CSV file:
+    /// arrival_ns, completion_ns, op, offset_bytes, size_bytes, latency_ns.
+    #[arg(long, value_name = "FILE")]
+    latency_log: Option<PathBuf>,
+    /// Write the latency distribution to this CSV file (op, latency_us,
+    /// count, cumulative fraction: one row per histogram bucket, for CDFs).
+    #[arg(long, value_name = "FILE")]
+    histogram: Option<PathBuf>,
     /// Seed of every random choice (model and synthetic workload).
     #[arg(long)]
     seed: Option<u64>,
@@ -213,9 +222,52 @@ fn simulate(
     pre: &Precondition,
     total: Option<u64>,
 ) -> Result<Report> {
+    simulate_with(cfg, source, pre, total, None).map(|(r, _)| r)
+}
+
+/// [`simulate`], with every completed request written to `log` if given;
+/// also returns the latency distribution.
+fn simulate_with(
+    cfg: &Config,
+    source: &Source,
+    pre: &Precondition,
+    total: Option<u64>,
+    log: Option<output::AtomicFile>,
+) -> Result<(Report, Vec<ssdlab::CdfPoint>)> {
     interrupt::install();
     let started = Instant::now();
-    let sim = Simulator::new(cfg, source, pre)?;
+    let mut sim = Simulator::new(cfg, source, pre)?;
+    let log = log.map(|mut f| {
+        use std::io::Write;
+        let e = writeln!(
+            f,
+            "arrival_ns,completion_ns,op,offset_bytes,size_bytes,latency_ns"
+        );
+        let f = std::sync::Arc::new(std::sync::Mutex::new((f, e.err())));
+        let sink = f.clone();
+        sim.log_requests(Box::new(move |c: &ssdlab::Completion| {
+            let mut g = sink.lock().expect("no poisoned lock");
+            if g.1.is_none() {
+                let op = match c.op {
+                    ssdlab::workload::Op::Read => "R",
+                    ssdlab::workload::Op::Write => "W",
+                    ssdlab::workload::Op::Trim => "T",
+                };
+                g.1 = writeln!(
+                    g.0,
+                    "{},{},{op},{},{},{}",
+                    c.arrival_ns,
+                    c.completion_ns,
+                    c.offset,
+                    c.size,
+                    c.completion_ns - c.arrival_ns
+                )
+                .err();
+            }
+        }));
+        f
+    });
+
     let prepared = started.elapsed();
     let terminal = std::io::stderr().is_terminal();
     let bar = match total {
@@ -231,7 +283,7 @@ fn simulate(
         ),
     };
     let mut shown = false;
-    let report = sim.run_observed(&mut |p: &Progress| {
+    let report = sim.run_observed_inspect(&mut |p: &Progress| {
         if terminal {
             if !shown && started.elapsed().as_secs_f64() > 1.0 {
                 bar.set_draw_target(ProgressDrawTarget::stderr());
@@ -254,14 +306,38 @@ fn simulate(
         interrupt::control()
     });
     bar.finish_and_clear();
-    let report = report?;
+    let (report, sim) = report?;
+    let cdf = sim.latency_cdf();
+    drop(sim); // releases the log's sink
+    if let Some(f) = log {
+        let (file, err) = std::sync::Arc::try_unwrap(f)
+            .map_err(|_| anyhow::anyhow!("the request log is still in use"))?
+            .into_inner()
+            .expect("no poisoned lock");
+        if let Some(e) = err {
+            return Err(e).context("writing the request log");
+        }
+        file.finish()?;
+    }
     eprintln!(
         "wall time {:.2} s (setup and preconditioning {:.2} s), {:.0} simulated requests per second",
         started.elapsed().as_secs_f64(),
         prepared.as_secs_f64(),
         report.requests as f64 / (started.elapsed() - prepared).as_secs_f64().max(1e-9)
     );
-    Ok(report)
+    Ok((report, cdf))
+}
+
+/// The latency distribution as CSV (`--histogram`).
+fn cdf_csv(points: &[ssdlab::CdfPoint]) -> String {
+    let mut s = String::from("op,latency_us,count,fraction\n");
+    for p in points {
+        s.push_str(&format!(
+            "{},{},{},{}\n",
+            p.op, p.latency_us, p.count, p.fraction
+        ));
+    }
+    s
 }
 
 /// Exit code of a run stopped by an interrupt (128 + SIGINT, as shells do).
@@ -298,18 +374,39 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
         cfg.check.enabled = true;
     }
     let pre = Precondition::parse(&a.precondition)?;
-    if let Some(path) = &a.json {
-        output::check_writable(path, "--json")?;
+    for (path, what) in [
+        (&a.json, "--json"),
+        (&a.latency_log, "--latency-log"),
+        (&a.histogram, "--histogram"),
+    ] {
+        if let Some(path) = path {
+            output::check_writable(path, what)?;
+        }
     }
     let loaded = a.workload.load(a.seed)?;
     let total = loaded
         .total
         .map(|n| n.saturating_mul(u64::from(cfg.host.replays)));
-    let report = simulate(&cfg, &loaded.source, &pre, total);
+    let log = a
+        .latency_log
+        .as_deref()
+        .map(output::AtomicFile::create)
+        .transpose()?;
+    let result = simulate_with(&cfg, &loaded.source, &pre, total, log);
     loaded.report_counts();
-    let report = report?;
+    let (report, cdf) = result?;
     if let Some(path) = &a.json {
-        write_json(path, &report)?;
+        let run = meta::describe(&cfg, &loaded.source, &pre, &meta::Hashes::default())?;
+        write_json(
+            path,
+            &meta::Described {
+                report: std::borrow::Cow::Borrowed(&report),
+                run,
+            },
+        )?;
+    }
+    if let Some(path) = &a.histogram {
+        output::write_atomic(path, cdf_csv(&cdf).as_bytes())?;
     }
     if !a.quiet {
         print!("{}", report.summary());

@@ -4,7 +4,7 @@
 //! rename), so that a crash or an interruption never leaves a truncated
 //! JSON or CSV behind.
 
-use std::io::Write as _;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -69,6 +69,53 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         .map_err(|e| e.error)
         .with_context(|| format!("writing {}", path.display()))?;
     Ok(())
+}
+
+/// A file written as a stream and put in place atomically: a temporary
+/// file in the target's directory until [`finish`](Self::finish) renames
+/// it; dropped unfinished (an error, an interrupt), it is removed.
+pub struct AtomicFile {
+    path: PathBuf,
+    writer: std::io::BufWriter<tempfile::NamedTempFile>,
+}
+
+impl AtomicFile {
+    pub fn create(path: &Path) -> Result<AtomicFile> {
+        let dir = parent(path);
+        let tmp = tempfile::NamedTempFile::new_in(&dir).with_context(|| {
+            format!(
+                "writing {}: cannot create a file in {}",
+                path.display(),
+                dir.display()
+            )
+        })?;
+        Ok(AtomicFile {
+            path: path.to_path_buf(),
+            writer: std::io::BufWriter::with_capacity(1 << 20, tmp),
+        })
+    }
+
+    pub fn finish(self) -> Result<()> {
+        let path = self.path;
+        let tmp = self
+            .writer
+            .into_inner()
+            .map_err(|e| e.into_error())
+            .with_context(|| format!("writing {}", path.display()))?;
+        tmp.persist(&path)
+            .map_err(|e| e.error)
+            .with_context(|| format!("writing {}", path.display()))?;
+        Ok(())
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.writer.write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.writer.flush()
+    }
 }
 
 #[cfg(test)]

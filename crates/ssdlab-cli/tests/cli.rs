@@ -1086,3 +1086,142 @@ fn gc_without_headway_stops_with_the_figures() {
         assert!(err.contains(needle), "missing `{needle}`: {err}");
     }
 }
+
+/// `--latency-log` writes every request (latency = completion − arrival),
+/// `--histogram` the distribution: counts add up to the JSON's, the
+/// cumulative fraction rises to 1.
+#[test]
+fn request_log_and_latency_histogram() {
+    let dir = tempfile::tempdir().unwrap();
+    let (log, hist, json) = (
+        dir.path().join("lat.csv"),
+        dir.path().join("hist.csv"),
+        dir.path().join("r.json"),
+    );
+    let args = [
+        "run",
+        "--workload",
+        "spd/hm_0",
+        "--limit",
+        "3000",
+        "--precondition",
+        "fill:0.9:0.8",
+        "--latency-log",
+        log.to_str().unwrap(),
+        "--histogram",
+        hist.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+        "-q",
+    ];
+    ok(&args);
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let text = std::fs::read_to_string(&log).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("arrival_ns,completion_ns,op,offset_bytes,size_bytes,latency_ns")
+    );
+    let mut counts = [0u64; 2];
+    let mut latency_sum = [0u128; 2];
+    for l in lines {
+        let f: Vec<&str> = l.split(',').collect();
+        assert_eq!(f.len(), 6, "{l}");
+        let n = |i: usize| f[i].parse::<u64>().unwrap();
+        assert_eq!(n(1) - n(0), n(5), "{l}");
+        assert!(n(4) > 0, "{l}");
+        let k = match f[2] {
+            "R" => 0,
+            "W" => 1,
+            other => panic!("op {other}"),
+        };
+        counts[k] += 1;
+        latency_sum[k] += n(5) as u128;
+    }
+    assert_eq!(counts[0], r["read"]["count"].as_u64().unwrap());
+    assert_eq!(counts[1], r["write"]["count"].as_u64().unwrap());
+    let mean_us = latency_sum[1] as f64 / counts[1] as f64 / 1e3;
+    let want = r["write"]["latency_us"]["mean"].as_f64().unwrap();
+    assert!(
+        (mean_us - want).abs() <= 1e-6 * want.max(1.0),
+        "{mean_us} vs {want}"
+    );
+
+    let text = std::fs::read_to_string(&hist).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("op,latency_us,count,fraction"));
+    let mut per_op: std::collections::BTreeMap<String, (u64, f64, f64)> = Default::default();
+    for l in lines {
+        let f: Vec<&str> = l.split(',').collect();
+        let e = per_op.entry(f[0].to_string()).or_insert((0, 0.0, 0.0));
+        let (lat, frac): (f64, f64) = (f[1].parse().unwrap(), f[3].parse().unwrap());
+        assert!(lat >= e.1 && frac >= e.2, "not increasing: {l}");
+        *e = (e.0 + f[2].parse::<u64>().unwrap(), lat, frac);
+    }
+    assert_eq!(per_op["read"].0, counts[0]);
+    assert_eq!(per_op["write"].0, counts[1]);
+    assert!((per_op["write"].2 - 1.0).abs() < 1e-12);
+}
+
+/// A run's JSON says what produced it: version, git revision, seed, the
+/// preconditioning, the resolved configuration, and the trace by path,
+/// format and SHA-256 (a profile in full).
+#[test]
+fn run_json_records_what_produced_it() {
+    use sha2::{Digest, Sha256};
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let trace = shared_trace("hm_0-sample.msr.csv");
+    ok(&[
+        "run",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--precondition",
+        "fill:0.5-0.6:0.8+trace-reads",
+        "--set",
+        "gc.victim=fifo",
+        "--seed",
+        "9",
+        "--limit",
+        "500",
+        "--json",
+        json.to_str().unwrap(),
+        "-q",
+    ]);
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let run = &v["run"];
+    assert_eq!(run["ssdlab_version"], env!("CARGO_PKG_VERSION"));
+    assert!(!run["git_revision"].as_str().unwrap().is_empty());
+    assert_eq!(run["seed"], 9);
+    assert_eq!(run["precondition"], "fill:0.5-0.6:0.8+trace-reads");
+    assert_eq!(run["config"]["gc"]["victim"], "fifo");
+    assert_eq!(run["config"]["seed"], 9);
+    let w = &run["workload"];
+    assert_eq!(w["kind"], "trace");
+    assert_eq!(w["limit"], 500);
+    assert_eq!(w["trace"]["format"], "msr");
+    let bytes = std::fs::read(&trace).unwrap();
+    let sha: String = Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(w["trace"]["sha256"], sha);
+    assert_eq!(w["trace"]["bytes"], bytes.len() as u64);
+    // The report's own fields are where they were.
+    assert_eq!(v["requests"], 500);
+
+    ok(&[
+        "run",
+        "--workload",
+        "spd/hm_0",
+        "--limit",
+        "100",
+        "--json",
+        json.to_str().unwrap(),
+        "-q",
+    ]);
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["run"]["workload"]["kind"], "profile");
+    assert_eq!(v["run"]["workload"]["profile"]["name"], "spd/hm_0");
+    assert_eq!(v["run"]["precondition"], "none");
+}

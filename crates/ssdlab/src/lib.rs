@@ -27,4 +27,4 @@ pub use config::Config;
 pub use error::{Error, Result};
 pub use host::precondition::Precondition;
 pub use metrics::Report;
-pub use sim::{Control, Progress, Simulator};
+pub use sim::{CdfPoint, Completion, Control, Progress, Simulator};

@@ -48,9 +48,9 @@ impl Config {
         // Straight from the value tree (no round trip through TOML text,
         // whose writer overflowed on a string of hundreds of quotes in a
         // fuzzed override); the message has no line or column to point at.
-        let cfg: Config = root
-            .try_into()
-            .map_err(|e: toml::de::Error| Error::config(&origin, "value", e.message().to_string()))?;
+        let cfg: Config = root.try_into().map_err(|e: toml::de::Error| {
+            Error::config(&origin, "value", e.message().to_string())
+        })?;
         cfg.validate(&origin)?;
         Ok(cfg)
     }

@@ -92,6 +92,9 @@ impl ReqId {
 
 pub(crate) struct Req {
     pub(crate) arrival: Time,
+    /// The request as the host issued it (for the request log).
+    pub(crate) offset: u64,
+    pub(crate) size: u64,
     pub(crate) pages_left: u32,
     pub(crate) op: Op,
     /// A write: the slowest page type (index) its host programs used so
@@ -272,6 +275,8 @@ impl Simulator {
             None => {
                 self.host.reqs.push(Req {
                     arrival: 0,
+                    offset: 0,
+                    size: 0,
                     pages_left: 0,
                     op: Op::Read,
                     slowest: NO_PROGRAM,
@@ -282,6 +287,8 @@ impl Simulator {
         };
         self.host.reqs[id] = Req {
             arrival: now,
+            offset: rec.offset,
+            size: rec.size,
             // A trim of no whole page still completes (once).
             pages_left: n.max(1) as u32,
             op: rec.op,
@@ -340,6 +347,15 @@ impl Simulator {
             self.metrics.trim.requests += 1;
         } else {
             self.metrics.record_latency(op == Op::Write, lat, now);
+        }
+        if let Some(log) = &mut self.request_log {
+            log(&Completion {
+                arrival_ns: r.arrival,
+                completion_ns: now,
+                op,
+                offset: r.offset,
+                size: r.size,
+            });
         }
         self.metrics.last_completion = now;
         self.metrics.queue_depth(now, -1);

@@ -34,6 +34,38 @@ pub struct Precondition {
     pub trace_reads: bool,
 }
 
+/// The spec [`Precondition::parse`] reads back as the same value: parts in
+/// the order they apply, `none` for no aging.
+impl std::fmt::Display for Precondition {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut parts = Vec::new();
+        if let Some((lo, hi, v)) = self.fill {
+            parts.push(if lo == hi {
+                format!("fill:{lo}:{v}")
+            } else {
+                format!("fill:{lo}-{hi}:{v}")
+            });
+        }
+        if let Some(x) = self.age {
+            parts.push(format!("age:{x}"));
+        }
+        for (on, name) in [
+            (self.trace_sequence, "trace-sequence"),
+            (self.trace_writes, "trace-writes"),
+            (self.trace_reads, "trace-reads"),
+        ] {
+            if on {
+                parts.push(name.to_string());
+            }
+        }
+        if parts.is_empty() {
+            f.write_str("none")
+        } else {
+            f.write_str(&parts.join("+"))
+        }
+    }
+}
+
 impl Precondition {
     /// Parse `none` or `+`-joined parts: `fill:USED:VALID` (USED a share or a
     /// range `LO-HI`), `age:X`,

@@ -70,6 +70,31 @@ pub struct Progress {
 /// pages erased that must be left free for the host (1/1000).
 const HEADWAY_MIN_SHARE: u64 = 1000;
 
+/// A host request as it completed (the request log,
+/// [`Simulator::log_requests`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Completion {
+    pub arrival_ns: Time,
+    pub completion_ns: Time,
+    pub op: crate::workload::Op,
+    pub offset: u64,
+    pub size: u64,
+}
+
+/// The sink of [`Simulator::log_requests`].
+pub type RequestLog = Box<dyn FnMut(&Completion) + Send>;
+
+/// One point of a latency distribution ([`Simulator::latency_cdf`]): of the
+/// requests of `op`, `count` took `latency_us` (a bucket of the histogram,
+/// 3 significant digits), and `fraction` took at most that.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct CdfPoint {
+    pub op: &'static str,
+    pub latency_us: f64,
+    pub count: u64,
+    pub fraction: f64,
+}
+
 /// An observer's answer: go on, or stop the run here (an interrupt).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Control {
@@ -110,6 +135,8 @@ pub struct Simulator {
     pub(crate) precondition: PreconditionReport,
     /// The observer stopped the run before the end of the workload.
     pub(crate) partial: bool,
+    /// Called with every completed host request, if set.
+    pub(crate) request_log: Option<RequestLog>,
     /// Where the current GC headway window started.
     pub(crate) headway: Progress,
     pub(crate) ppd: u32,
@@ -232,6 +259,7 @@ impl Simulator {
             error: None,
             precondition: pre,
             partial: false,
+            request_log: None,
             headway: Progress::default(),
             ppd,
         };
@@ -274,13 +302,53 @@ impl Simulator {
     }
 
     /// Like [`run`](Self::run) but also returns the simulator for inspection.
-    pub fn run_inspect(mut self, progress: &mut dyn FnMut(u64)) -> Result<(Report, Simulator)> {
-        self.run_events(&mut |p| {
+    pub fn run_inspect(self, progress: &mut dyn FnMut(u64)) -> Result<(Report, Simulator)> {
+        self.run_observed_inspect(&mut |p| {
             progress(p.completed);
             Control::Continue
-        })?;
+        })
+    }
+
+    /// Like [`run_observed`](Self::run_observed) but also returns the
+    /// simulator for inspection ([`latency_cdf`](Self::latency_cdf), the FTL).
+    pub fn run_observed_inspect(
+        mut self,
+        observe: &mut dyn FnMut(&Progress) -> Control,
+    ) -> Result<(Report, Simulator)> {
+        self.run_events(observe)?;
         let r = self.finish();
         Ok((r, self))
+    }
+
+    /// Call `log` with every host request as it completes (after a
+    /// warm-up too), in completion order.
+    pub fn log_requests(&mut self, log: RequestLog) {
+        self.request_log = Some(log);
+    }
+
+    /// The latency distribution of reads and of writes so far (after the
+    /// warm-up): one point per histogram bucket that holds requests, in
+    /// increasing latency.
+    pub fn latency_cdf(&self) -> Vec<CdfPoint> {
+        let mut out = Vec::new();
+        for (op, h) in [
+            ("read", &self.metrics.read_lat),
+            ("write", &self.metrics.write_lat),
+        ] {
+            let total = h.len();
+            let mut below = 0u64;
+            for v in h.iter_recorded() {
+                let n = v.count_at_value();
+                below += n;
+                out.push(CdfPoint {
+                    op,
+                    latency_us: h.highest_equivalent(v.value_iterated_to()) as f64 / 1e3,
+                    count: n,
+                    fraction: below as f64 / total as f64,
+                });
+            }
+        }
+        out
     }
 
     /// Where the run stands (for [`run_observed`](Self::run_observed)).
