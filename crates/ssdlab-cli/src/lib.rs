@@ -29,6 +29,7 @@ mod reproduce;
 mod reproduce_pa;
 mod reproduce_pgc;
 mod reproduce_spd;
+mod results;
 mod svg;
 mod sweep;
 mod trace_cmd;

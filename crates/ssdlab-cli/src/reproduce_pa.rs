@@ -23,9 +23,8 @@ use ssdlab::workload::Source;
 use ssdlab::{Config, Precondition, Report};
 
 use crate::batch::Task;
-use crate::sweep::{
-    mean_defined, pct, ratio, results_csv, sanitise, select, write, CsvRow, Grid, MetricFn, Row,
-};
+use crate::results::CsvRow;
+use crate::sweep::{mean_defined, pct, ratio, sanitise, select, write, Grid, MetricFn, Row};
 
 #[derive(Args)]
 pub struct PaArgs {
@@ -285,7 +284,7 @@ pub fn reproduce_pa(a: PaArgs) -> Result<ExitCode> {
             report,
         })
         .collect();
-    write(&a.out.join("results.csv"), &results_csv(&[], &rows)?)?;
+    crate::results::write_results(&a.out, &[], &rows)?;
 
     let find = |exp: &str, k: usize, s: usize| {
         sims.iter()

@@ -26,9 +26,9 @@ use ssdlab::workload::Source;
 use ssdlab::{Config, Precondition, Report};
 
 use crate::batch::Task;
+use crate::results::CsvRow;
 use crate::sweep::{
-    mean_defined, pct, ratio, results_csv, sanitise, select, workload_args, write, CsvRow, Grid,
-    MetricFn, Row,
+    mean_defined, pct, ratio, sanitise, select, workload_args, write, Grid, MetricFn, Row,
 };
 
 #[derive(Args)]
@@ -643,10 +643,7 @@ pub fn reproduce_pgc(a: PgcArgs) -> Result<ExitCode> {
             report,
         })
         .collect();
-    write(
-        &a.out.join("results.csv"),
-        &results_csv(&["gc.threshold"], &rows)?,
-    )?;
+    crate::results::write_results(&a.out, &["gc.threshold"], &rows)?;
 
     let mut summary = format!("# Parallel-GC reproduction\n\n```text\n{head}```\n");
     let names: Vec<String> = VARIANTS.iter().map(|v| v.label.to_string()).collect();

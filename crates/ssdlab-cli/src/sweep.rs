@@ -22,6 +22,7 @@ use ssdlab::{Config, Precondition, Report};
 
 use crate::batch::Task;
 use crate::input::{ReadArgs, WorkloadArgs};
+use crate::results::CsvRow;
 
 /// `ssdlab sweep SPEC …` or `ssdlab sweep merge DIR…`.
 #[derive(Args)]
@@ -610,84 +611,8 @@ pub(crate) fn buffer_hit_ratio(r: &Report) -> f64 {
     }
 }
 
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
-/// One line of results.csv: what identifies the run, and its result.
-pub(crate) struct CsvRow<'a> {
-    pub experiment: &'a str,
-    pub preset: &'a str,
-    pub workload: &'a str,
-    pub scheme: &'a str,
-    /// One value per parameter column (empty where a run has none).
-    pub params: Vec<&'a str>,
-    pub report: &'a Report,
-}
-
-/// The combined CSV: identifying columns, one column per parameter key,
-/// then the metrics.
-pub(crate) fn results_csv(param_keys: &[&str], rows: &[CsvRow]) -> Result<String> {
-    let mut out = String::new();
-    let mut header: Vec<&str> = vec!["experiment", "preset", "workload", "scheme"];
-    header.extend_from_slice(param_keys);
-    header.extend([
-        "requests",
-        "write_latency_us_mean",
-        "write_latency_us_p99",
-        "read_latency_us_mean",
-        "read_latency_us_p99",
-        "gc_count",
-        "gc_time_us_total",
-        "erases",
-        "write_amplification",
-        "multiplane_program_share",
-        "plane_utilization_mean",
-        "buffer_hit_ratio",
-        "blocked_by_gc_share",
-    ]);
-    let mut line = |fields: &[&str]| {
-        let f: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
-        out.push_str(&f.join(","));
-        out.push('\n');
-    };
-    line(&header);
-    for row in rows {
-        let r = row.report;
-        let value = serde_json::to_value(r)?;
-        // Read by path so this works whether or not the report has the field.
-        let blocked = match value.pointer("/gc/blocked_share") {
-            Some(serde_json::Value::Null) | None => String::new(),
-            Some(v) => v.as_f64().map_or_else(|| v.to_string(), |x| x.to_string()),
-        };
-        let metrics = [
-            r.requests.to_string(),
-            r.write.latency_us.mean.to_string(),
-            r.write.latency_us.p99.to_string(),
-            r.read.latency_us.mean.to_string(),
-            r.read.latency_us.p99.to_string(),
-            r.gc.count.to_string(),
-            r.gc.time_us.total.to_string(),
-            r.flash.erases.to_string(),
-            r.write_amplification.to_string(),
-            r.flash.host_multiplane_program_share.to_string(),
-            r.plane_utilization.at_eviction.mean.to_string(),
-            buffer_hit_ratio(r).to_string(),
-            blocked,
-        ];
-        let mut f = vec![row.experiment, row.preset, row.workload, row.scheme];
-        f.extend_from_slice(&row.params);
-        f.extend(metrics.iter().map(|m| m.as_str()));
-        line(&f);
-    }
-    Ok(out)
-}
-
-fn csv(plan: &Plan, reports: &[Report]) -> Result<String> {
+/// results.csv and results.parquet of a sweep.
+fn write_results(dir: &Path, plan: &Plan, reports: &[Report]) -> Result<()> {
     let keys: Vec<&str> = plan.params.iter().map(|p| p.key.as_str()).collect();
     let rows: Vec<CsvRow> = plan
         .runs
@@ -707,7 +632,7 @@ fn csv(plan: &Plan, reports: &[Report]) -> Result<String> {
             report,
         })
         .collect();
-    results_csv(&keys, &rows)
+    crate::results::write_results(dir, &keys, &rows)
 }
 
 /// Rows of the normalised tables: one per (drive, workload, param values),
@@ -985,7 +910,7 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
             ))
         }
     };
-    write(&out.join("results.csv"), &csv(&plan, &reports)?)?;
+    write_results(&out, &plan, &reports)?;
     let grid = Grid {
         metrics: &METRICS,
         schemes: &plan.schemes,
@@ -1030,11 +955,9 @@ mod tests {
     }
 
     #[test]
-    fn ratios_and_csv_quoting() {
+    fn ratios() {
         assert_eq!(ratio(2.0, 4.0), Some(0.5));
         assert_eq!(ratio(0.0, 0.0), Some(1.0));
         assert_eq!(ratio(1.0, 0.0), None);
-        assert_eq!(csv_field("{a=1, b=2}"), "\"{a=1, b=2}\"");
-        assert_eq!(csv_field("plain"), "plain");
     }
 }

@@ -416,3 +416,53 @@ fn sharded_sweeps_merge_to_the_unsharded_results() {
         describe(&o)
     );
 }
+
+/// results.parquet holds results.csv's columns, typed: strings, integers,
+/// doubles, and the same values.
+#[test]
+fn results_parquet_matches_the_csv() {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    use parquet::record::Field;
+    let dir = setup(&spec_text("baseline = \"greedy\"", SCHEMES));
+    let out = dir.path().join("out");
+    let o = sweep(&dir.path().join("spec.toml"), &out, None);
+    assert!(o.status.success(), "{}", describe(&o));
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+
+    let reader =
+        SerializedFileReader::new(std::fs::File::open(out.join("results.parquet")).unwrap())
+            .unwrap();
+    let meta = reader.metadata().file_metadata();
+    assert_eq!(meta.num_rows() as usize, rows.len());
+    let names: Vec<&str> = meta
+        .schema_descr()
+        .columns()
+        .iter()
+        .map(|c| c.name())
+        .collect();
+    let path_names: Vec<String> = meta
+        .schema_descr()
+        .columns()
+        .iter()
+        .map(|c| c.path().string())
+        .collect();
+    assert_eq!(path_names, header, "{names:?}");
+    for (row, want) in reader.get_row_iter(None).unwrap().zip(&rows) {
+        let row = row.unwrap();
+        for ((name, field), text) in row.get_column_iter().zip(want) {
+            match field {
+                Field::Str(s) => assert_eq!(s, text, "{name}"),
+                Field::Long(n) => assert_eq!(n.to_string(), *text, "{name}"),
+                Field::Double(x) => assert_eq!(x.to_string(), *text, "{name}"),
+                Field::Null => assert_eq!(*text, "", "{name}"),
+                other => panic!("{name}: unexpected {other:?}"),
+            }
+            if ["requests", "gc_count", "erases"].contains(&name.as_str()) {
+                assert!(matches!(field, Field::Long(_)), "{name}: {field:?}");
+            }
+        }
+    }
+}

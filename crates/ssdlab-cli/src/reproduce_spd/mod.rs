@@ -30,9 +30,9 @@ use ssdlab::workload::Source;
 use ssdlab::{Config, Precondition, Report};
 
 use crate::batch::Task;
+use crate::results::CsvRow;
 use crate::sweep::{
-    buffer_hit_ratio, fmt_value, ratio, results_csv, sanitise, select, workload_args, write,
-    CsvRow, Grid, Row,
+    buffer_hit_ratio, fmt_value, ratio, sanitise, select, workload_args, write, Grid, Row,
 };
 
 #[derive(Args)]
@@ -825,10 +825,7 @@ pub fn reproduce_spd(a: SpdArgs) -> Result<ExitCode> {
             }
         })
         .collect();
-    write(
-        &a.out.join("results.csv"),
-        &results_csv(&["buffer.capacity"], &rows)?,
-    )?;
+    crate::results::write_results(&a.out, &["buffer.capacity"], &rows)?;
 
     let mut summary = format!("# SPD reproduction\n\n```text\n{head}```\n");
     for exp in &plan.exps {

@@ -1,0 +1,223 @@
+//! The combined results of a sweep or a reproduction, one row per run:
+//! `results.csv`, and the same columns typed in `results.parquet` (strings,
+//! 64-bit integers, doubles; a parameter a run does not have and a figure a
+//! run does not report are null) for pandas, Arrow, DuckDB or Spark.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use parquet::data_type::{ByteArray, ByteArrayType, DoubleType, Int64Type};
+use parquet::file::properties::WriterProperties;
+use parquet::file::writer::SerializedFileWriter;
+use parquet::schema::types::Type;
+
+use ssdlab::Report;
+
+/// One line of results.csv: what identifies the run, and its result.
+pub(crate) struct CsvRow<'a> {
+    pub experiment: &'a str,
+    pub preset: &'a str,
+    pub workload: &'a str,
+    pub scheme: &'a str,
+    /// One value per parameter column (empty where a run has none).
+    pub params: Vec<&'a str>,
+    pub report: &'a Report,
+}
+
+/// A column's values.
+enum Values {
+    /// Empty strings are nulls in Parquet (parameters a run lacks).
+    Text(Vec<String>),
+    Int(Vec<u64>),
+    /// None: the run does not report it (an empty CSV field).
+    Float(Vec<Option<f64>>),
+}
+
+struct Column {
+    name: String,
+    values: Values,
+}
+
+/// The metric columns after the identifying and parameter ones.
+fn metric_columns(rows: &[CsvRow]) -> Result<Vec<Column>> {
+    let int = |name: &str, f: fn(&Report) -> u64| Column {
+        name: name.into(),
+        values: Values::Int(rows.iter().map(|r| f(r.report)).collect()),
+    };
+    let float = |name: &str, f: fn(&Report) -> f64| Column {
+        name: name.into(),
+        values: Values::Float(rows.iter().map(|r| Some(f(r.report))).collect()),
+    };
+    // Read by path, so that this works whether or not the report has it.
+    let mut blocked = Vec::with_capacity(rows.len());
+    for r in rows {
+        let v = serde_json::to_value(r.report)?;
+        blocked.push(v.pointer("/gc/blocked_share").and_then(|v| v.as_f64()));
+    }
+    Ok(vec![
+        int("requests", |r| r.requests),
+        float("write_latency_us_mean", |r| r.write.latency_us.mean),
+        float("write_latency_us_p99", |r| r.write.latency_us.p99),
+        float("read_latency_us_mean", |r| r.read.latency_us.mean),
+        float("read_latency_us_p99", |r| r.read.latency_us.p99),
+        int("gc_count", |r| r.gc.count),
+        float("gc_time_us_total", |r| r.gc.time_us.total),
+        int("erases", |r| r.flash.erases),
+        float("write_amplification", |r| r.write_amplification),
+        float("multiplane_program_share", |r| {
+            r.flash.host_multiplane_program_share
+        }),
+        float("plane_utilization_mean", |r| {
+            r.plane_utilization.at_eviction.mean
+        }),
+        float("buffer_hit_ratio", crate::sweep::buffer_hit_ratio),
+        Column {
+            name: "blocked_by_gc_share".into(),
+            values: Values::Float(blocked),
+        },
+    ])
+}
+
+fn table(param_keys: &[&str], rows: &[CsvRow]) -> Result<Vec<Column>> {
+    let text = |name: &str, f: &dyn Fn(&CsvRow) -> String| Column {
+        name: name.into(),
+        values: Values::Text(rows.iter().map(f).collect()),
+    };
+    let mut cols = vec![
+        text("experiment", &|r| r.experiment.to_string()),
+        text("preset", &|r| r.preset.to_string()),
+        text("workload", &|r| r.workload.to_string()),
+        text("scheme", &|r| r.scheme.to_string()),
+    ];
+    for (i, key) in param_keys.iter().enumerate() {
+        cols.push(text(key, &|r| r.params[i].to_string()));
+    }
+    cols.extend(metric_columns(rows)?);
+    Ok(cols)
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn csv(cols: &[Column], n: usize) -> String {
+    let mut out = String::new();
+    let header: Vec<String> = cols.iter().map(|c| csv_field(&c.name)).collect();
+    out.push_str(&header.join(","));
+    out.push('\n');
+    for i in 0..n {
+        let fields: Vec<String> = cols
+            .iter()
+            .map(|c| match &c.values {
+                Values::Text(v) => csv_field(&v[i]),
+                Values::Int(v) => v[i].to_string(),
+                Values::Float(v) => v[i].map_or_else(String::new, |x| x.to_string()),
+            })
+            .collect();
+        out.push_str(&fields.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+fn parquet(cols: &[Column]) -> Result<Vec<u8>> {
+    use parquet::basic::{ConvertedType, LogicalType, Repetition, Type as Physical};
+    let fields = cols
+        .iter()
+        .map(|c| {
+            let (physical, repetition) = match &c.values {
+                Values::Text(v) if v.iter().any(|s| s.is_empty()) => {
+                    (Physical::BYTE_ARRAY, Repetition::OPTIONAL)
+                }
+                Values::Text(_) => (Physical::BYTE_ARRAY, Repetition::REQUIRED),
+                Values::Int(_) => (Physical::INT64, Repetition::REQUIRED),
+                Values::Float(v) if v.iter().any(|x| x.is_none()) => {
+                    (Physical::DOUBLE, Repetition::OPTIONAL)
+                }
+                Values::Float(_) => (Physical::DOUBLE, Repetition::REQUIRED),
+            };
+            let mut b = Type::primitive_type_builder(&c.name, physical).with_repetition(repetition);
+            if physical == Physical::BYTE_ARRAY {
+                b = b
+                    .with_logical_type(Some(LogicalType::String))
+                    .with_converted_type(ConvertedType::UTF8);
+            }
+            Ok(Arc::new(b.build()?))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let schema = Arc::new(
+        Type::group_type_builder("results")
+            .with_fields(fields)
+            .build()?,
+    );
+    let mut buf = Vec::new();
+    let props = Arc::new(
+        WriterProperties::builder()
+            .set_created_by(format!("ssdlab {}", env!("CARGO_PKG_VERSION")))
+            .build(),
+    );
+    let mut w = SerializedFileWriter::new(&mut buf, schema, props)?;
+    let mut group = w.next_row_group()?;
+    for c in cols {
+        let mut col = group.next_column()?.context("a column per field")?;
+        match &c.values {
+            Values::Text(v) => {
+                let present: Vec<ByteArray> = v
+                    .iter()
+                    .filter(|s| !s.is_empty())
+                    .map(|s| ByteArray::from(s.as_str()))
+                    .collect();
+                let optional = present.len() != v.len();
+                let levels: Vec<i16> = v.iter().map(|s| i16::from(!s.is_empty())).collect();
+                col.typed::<ByteArrayType>().write_batch(
+                    &present,
+                    optional.then_some(&levels[..]),
+                    None,
+                )?;
+            }
+            Values::Int(v) => {
+                let v: Vec<i64> = v.iter().map(|&x| x as i64).collect();
+                col.typed::<Int64Type>().write_batch(&v, None, None)?;
+            }
+            Values::Float(v) => {
+                let present: Vec<f64> = v.iter().flatten().copied().collect();
+                let optional = present.len() != v.len();
+                let levels: Vec<i16> = v.iter().map(|x| i16::from(x.is_some())).collect();
+                col.typed::<DoubleType>().write_batch(
+                    &present,
+                    optional.then_some(&levels[..]),
+                    None,
+                )?;
+            }
+        }
+        col.close()?;
+    }
+    group.close()?;
+    w.close()?;
+    Ok(buf)
+}
+
+/// Write `dir/results.csv` and `dir/results.parquet`.
+pub(crate) fn write_results(dir: &Path, param_keys: &[&str], rows: &[CsvRow]) -> Result<()> {
+    let cols = table(param_keys, rows)?;
+    crate::sweep::write(&dir.join("results.csv"), &csv(&cols, rows.len()))?;
+    let bytes = parquet(&cols).context("writing results.parquet")?;
+    crate::output::write_atomic(&dir.join("results.parquet"), &bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_quoting() {
+        assert_eq!(csv_field("{a=1, b=2}"), "\"{a=1, b=2}\"");
+        assert_eq!(csv_field("say \"x\""), "\"say \"\"x\"\"\"");
+        assert_eq!(csv_field("plain"), "plain");
+    }
+}
