@@ -60,7 +60,7 @@ impl std::fmt::Display for Shard {
     }
 }
 
-fn parse_shard(s: &str) -> std::result::Result<Shard, String> {
+pub(crate) fn parse_shard(s: &str) -> std::result::Result<Shard, String> {
     let bad = || format!("`{s}` is not I/N with 0 <= I < N (for example 0/4)");
     let (i, n) = s.split_once('/').ok_or_else(bad)?;
     let index: usize = i.trim().parse().map_err(|_| bad())?;

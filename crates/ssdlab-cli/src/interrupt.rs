@@ -8,8 +8,19 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 static REQUESTED: AtomicBool = AtomicBool::new(false);
 
+static DISABLED: AtomicBool = AtomicBool::new(false);
+
+/// Never install the handler in this process (an embedding program, such
+/// as a Python interpreter, handles its signals itself).
+pub fn disable() {
+    DISABLED.store(true, Ordering::SeqCst);
+}
+
 /// Install the handler (once per process; later calls do nothing).
 pub fn install() {
+    if DISABLED.load(Ordering::SeqCst) {
+        return;
+    }
     static INSTALLED: std::sync::Once = std::sync::Once::new();
     INSTALLED.call_once(|| {
         // A process that cannot install it (a handler already set by an

@@ -17,6 +17,7 @@ use ssdlab::workload::synthetic::Profile;
 use ssdlab::workload::Source;
 use ssdlab::{Config, Precondition, Progress, Report, Simulator};
 
+pub mod api;
 mod batch;
 mod bench;
 pub mod fuzz;

@@ -855,6 +855,29 @@ pub fn cmd_sweep(c: SweepCmd) -> Result<ExitCode> {
     }
 }
 
+/// A sweep as a library call ([`crate::api::sweep`]).
+pub(crate) fn run_sweep(spec: &Path, out: &Path, batch: crate::batch::BatchArgs) -> Result<()> {
+    sweep(SweepArgs {
+        spec: Some(spec.to_path_buf()),
+        out: Some(out.to_path_buf()),
+        list: false,
+        batch,
+        max_runs: DEFAULT_MAX_RUNS,
+    })
+    .map(|_| ())
+}
+
+/// The runs of the sweep `spec`: (index, file, label).
+pub(crate) fn list_runs(spec: &Path) -> Result<Vec<(usize, String, String)>> {
+    let plan = plan(spec, DEFAULT_MAX_RUNS)?;
+    Ok(plan
+        .runs
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (i, r.file.clone(), r.label.clone()))
+        .collect())
+}
+
 fn sweep(a: SweepArgs) -> Result<ExitCode> {
     let spec = a.spec.expect("clap requires the spec");
     let jobs = a.batch.job_count()?;

@@ -1,0 +1,170 @@
+//! The CLI's jobs as library calls, for other front ends (the Python
+//! package in `python/`): one run, a sweep (or one shard of it), the
+//! catalogues. Inputs are plain values; results are the JSON the CLI
+//! writes, so every front end reads the same documents.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Result};
+use serde::Serialize;
+
+use ssdlab::{Config, Precondition};
+
+use crate::batch::BatchArgs;
+use crate::input::WorkloadArgs;
+
+/// What `ssdlab run` takes, as values.
+#[derive(Clone, Debug, Default)]
+pub struct RunRequest {
+    /// A built-in drive (default `small`), or a configuration file.
+    pub preset: Option<String>,
+    pub config: Option<PathBuf>,
+    pub scheme: Option<String>,
+    /// `KEY=VALUE` overrides, in order.
+    pub sets: Vec<String>,
+    /// Exactly one of: a built-in workload, a trace file, a profile file.
+    pub workload: Option<String>,
+    pub trace: Option<PathBuf>,
+    /// The trace's format (default `auto`).
+    pub trace_format: Option<String>,
+    pub profile: Option<PathBuf>,
+    /// `--precondition` (default `none`).
+    pub precondition: Option<String>,
+    pub seed: Option<u64>,
+    pub limit: Option<u64>,
+}
+
+/// The result of a run: the report with what produced it (as `--json`
+/// writes it), and the latency distribution (as `--histogram` writes it).
+#[derive(Serialize)]
+struct RunResponse<'a> {
+    result: crate::meta::Described<'a>,
+    latency_cdf: Vec<ssdlab::CdfPoint>,
+}
+
+/// Run one simulation; the response as JSON: `{"result": …, "latency_cdf": […]}`.
+pub fn run(req: &RunRequest) -> Result<String> {
+    let cfg = crate::load_config(
+        req.preset.as_deref(),
+        req.config.as_deref(),
+        req.scheme.as_deref(),
+        &req.sets,
+        req.seed,
+    )?;
+    let pre = Precondition::parse(req.precondition.as_deref().unwrap_or("none"))?;
+    let given = [
+        req.workload.is_some(),
+        req.trace.is_some(),
+        req.profile.is_some(),
+    ];
+    if given.iter().filter(|&&g| g).count() != 1 {
+        bail!("give exactly one of workload=, trace= and profile=");
+    }
+    let mut args: WorkloadArgs = crate::sweep::workload_args(req.limit);
+    args.workload = req.workload.clone();
+    args.trace = req.trace.clone();
+    args.synthetic = req.profile.clone();
+    if let Some(f) = &req.trace_format {
+        args.read.trace_format = f.clone();
+    }
+    let loaded = args.load(req.seed)?;
+    let sim = ssdlab::Simulator::new(&cfg, &loaded.source, &pre)?;
+    let (report, sim) = sim.run_observed_inspect(&mut |_| ssdlab::Control::Continue)?;
+    let latency_cdf = sim.latency_cdf();
+    drop(sim);
+    let run = crate::meta::describe(&cfg, &loaded.source, &pre, &crate::meta::Hashes::default())?;
+    Ok(serde_json::to_string(&RunResponse {
+        result: crate::meta::Described {
+            report: std::borrow::Cow::Owned(report),
+            run,
+        },
+        latency_cdf,
+    })?)
+}
+
+/// Run a sweep (`ssdlab sweep SPEC --out OUT`), or with `shard` one shard of
+/// it, reusing the runs saved in `merge`'s directories.
+pub fn sweep(
+    spec: &Path,
+    out: &Path,
+    jobs: Option<usize>,
+    shard: Option<&str>,
+    merge: Vec<PathBuf>,
+) -> Result<()> {
+    let shard = match shard {
+        Some(s) => Some(crate::batch::parse_shard(s).map_err(anyhow::Error::msg)?),
+        None => None,
+    };
+    crate::sweep::run_sweep(
+        spec,
+        out,
+        BatchArgs {
+            jobs,
+            resume: false,
+            shard,
+            merge,
+        },
+    )
+}
+
+/// The runs of a sweep: (index, file under runs/ without `.json`, label).
+pub fn sweep_runs(spec: &Path) -> Result<Vec<(usize, String, String)>> {
+    crate::sweep::list_runs(spec)
+}
+
+#[derive(Serialize)]
+struct Named {
+    name: String,
+    description: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    capacity_gib: Option<f64>,
+}
+
+/// The built-in drives, as JSON `[{"name", "description", "capacity_gib"}]`.
+pub fn presets() -> Result<String> {
+    let mut v = Vec::new();
+    for (name, about) in Config::preset_names() {
+        let c = Config::preset(name)?;
+        v.push(Named {
+            name: name.to_string(),
+            description: about.to_string(),
+            capacity_gib: Some(
+                c.physical_pages() as f64 * c.geometry.page_size_bytes as f64 / (1u64 << 30) as f64,
+            ),
+        });
+    }
+    Ok(serde_json::to_string(&v)?)
+}
+
+/// The registered schemes, as JSON `[{"name", "description"}]`.
+pub fn schemes() -> Result<String> {
+    let v: Vec<Named> = ssdlab::scheme::SCHEMES
+        .iter()
+        .map(|s| Named {
+            name: s.name.to_string(),
+            description: s.description.to_string(),
+            capacity_gib: None,
+        })
+        .collect();
+    Ok(serde_json::to_string(&v)?)
+}
+
+/// The built-in workloads, as JSON `[{"name", "description"}]`.
+pub fn workloads() -> Result<String> {
+    use ssdlab::workload::builtin;
+    let v: Vec<Named> = builtin::names()
+        .into_iter()
+        .map(|n| Named {
+            name: n.to_string(),
+            description: builtin::describe(n).unwrap_or("").to_string(),
+            capacity_gib: None,
+        })
+        .collect();
+    Ok(serde_json::to_string(&v)?)
+}
+
+/// Do not install the SIGINT/SIGTERM handler (an embedding interpreter
+/// keeps its own: Python's KeyboardInterrupt).
+pub fn leave_signals_alone() {
+    crate::interrupt::disable();
+}

@@ -1,0 +1,108 @@
+//! `ssdlab._native`: the simulator's jobs for the Python package
+//! (`python/ssdlab/__init__.py` wraps them). Every call releases the GIL
+//! while it simulates; errors become `ssdlab.SsdlabError` carrying the same
+//! file/line/field message as the command line.
+
+use std::path::PathBuf;
+
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+
+use ssdlab_cli::api;
+
+pyo3::create_exception!(_native, SsdlabError, PyException);
+
+fn error(e: anyhow::Error) -> PyErr {
+    SsdlabError::new_err(format!("{e:#}"))
+}
+
+/// Run one simulation; returns the JSON `{"result": …, "latency_cdf": […]}`.
+#[pyfunction]
+#[pyo3(signature = (*, preset=None, config=None, scheme=None, sets=Vec::new(), workload=None,
+                    trace=None, trace_format=None, profile=None, precondition=None, seed=None,
+                    limit=None))]
+#[allow(clippy::too_many_arguments)]
+fn run(
+    py: Python<'_>,
+    preset: Option<String>,
+    config: Option<PathBuf>,
+    scheme: Option<String>,
+    sets: Vec<String>,
+    workload: Option<String>,
+    trace: Option<PathBuf>,
+    trace_format: Option<String>,
+    profile: Option<PathBuf>,
+    precondition: Option<String>,
+    seed: Option<u64>,
+    limit: Option<u64>,
+) -> PyResult<String> {
+    let req = api::RunRequest {
+        preset,
+        config,
+        scheme,
+        sets,
+        workload,
+        trace,
+        trace_format,
+        profile,
+        precondition,
+        seed,
+        limit,
+    };
+    py.detach(|| api::run(&req)).map_err(error)
+}
+
+/// Run the sweep `spec` into `out` (or one shard `I/N` of it), reusing the
+/// runs saved under the `merge` directories.
+#[pyfunction]
+#[pyo3(signature = (spec, out, *, jobs=None, shard=None, merge=Vec::new()))]
+fn sweep(
+    py: Python<'_>,
+    spec: PathBuf,
+    out: PathBuf,
+    jobs: Option<usize>,
+    shard: Option<String>,
+    merge: Vec<PathBuf>,
+) -> PyResult<()> {
+    py.detach(|| api::sweep(&spec, &out, jobs, shard.as_deref(), merge))
+        .map_err(error)
+}
+
+/// The runs of a sweep: (index, file, label).
+#[pyfunction]
+fn sweep_runs(py: Python<'_>, spec: PathBuf) -> PyResult<Vec<(usize, String, String)>> {
+    py.detach(|| api::sweep_runs(&spec)).map_err(error)
+}
+
+/// Built-in drives as JSON.
+#[pyfunction]
+fn presets() -> PyResult<String> {
+    api::presets().map_err(error)
+}
+
+/// Registered schemes as JSON.
+#[pyfunction]
+fn schemes() -> PyResult<String> {
+    api::schemes().map_err(error)
+}
+
+/// Built-in workloads as JSON.
+#[pyfunction]
+fn workloads() -> PyResult<String> {
+    api::workloads().map_err(error)
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // Ctrl-C stays Python's KeyboardInterrupt.
+    api::leave_signals_alone();
+    m.add("SsdlabError", m.py().get_type::<SsdlabError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep_runs, m)?)?;
+    m.add_function(wrap_pyfunction!(presets, m)?)?;
+    m.add_function(wrap_pyfunction!(schemes, m)?)?;
+    m.add_function(wrap_pyfunction!(workloads, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,252 @@
+"""ssdlab from Python: runs and sweeps of the trace-driven NAND-flash SSD
+simulator, with results as pandas DataFrames.
+
+>>> import ssdlab
+>>> r = ssdlab.run(preset="small", workload="spd/hm_0", limit=20000,
+...                precondition="fill:0.9:0.8", set={"gc.victim": "fifo"})
+>>> r.summary()                 # one row: the headline figures
+>>> r.latency_histogram()       # the latency CDF, per op
+>>> df = ssdlab.sweep("spec.toml")                 # on this machine
+>>> df = ssdlab.sweep("spec.toml", executor=client)  # on a Dask cluster
+
+Every simulation runs in native code with the GIL released. Errors raise
+:class:`SsdlabError` with the same message (file, line, field) as the
+``ssdlab`` command.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Union
+
+import pandas as pd
+
+from . import _native
+from ._native import SsdlabError
+
+__all__ = [
+    "Result",
+    "SsdlabError",
+    "presets",
+    "run",
+    "schemes",
+    "sweep",
+    "workloads",
+    "__version__",
+]
+
+__version__ = _native.__version__
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def _value(v: Any) -> str:
+    """A Python value as a ``--set`` value (TOML syntax; strings bare)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        if isinstance(v, float) and not math.isfinite(v):
+            raise SsdlabError(f"--set value {v!r} is not a finite number")
+        return repr(v)
+    if isinstance(v, str):
+        return v
+    if isinstance(v, Mapping):
+        return "{" + ", ".join(f"{k} = {_toml(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_toml(x) for x in v) + "]"
+    raise SsdlabError(f"cannot pass {type(v).__name__} {v!r} as a configuration value")
+
+
+def _toml(v: Any) -> str:
+    """A value inside a TOML array or inline table (strings quoted)."""
+    if isinstance(v, str):
+        return json.dumps(v)
+    return _value(v)
+
+
+class Result:
+    """One run's result.
+
+    ``to_dict()`` is the JSON the command line writes with ``--json`` (the
+    report, and under ``"run"`` what produced it: version, git revision,
+    seed, configuration, workload with the trace's SHA-256).
+    """
+
+    def __init__(self, document: Dict[str, Any]):
+        self._result = document["result"]
+        self._cdf = document["latency_cdf"]
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The result as the CLI's ``--json`` writes it (a deep copy)."""
+        return copy.deepcopy(self._result)
+
+    @property
+    def partial(self) -> bool:
+        return bool(self._result.get("partial", False))
+
+    def summary(self) -> pd.DataFrame:
+        """One row of headline figures (the columns of a sweep's results)."""
+        r = self._result
+        gc = r["gc"]
+        row = {
+            "config": r["config"],
+            "workload": r["workload"],
+            "seed": r["seed"],
+            "requests": r["requests"],
+            "simulated_s": r["simulated_ns"] / 1e9,
+            "iops": r["iops"],
+            "bandwidth_mb_s": r["bandwidth_mb_s"],
+            "read_latency_us_mean": r["read"]["latency_us"]["mean"],
+            "read_latency_us_p99": r["read"]["latency_us"]["p99"],
+            "write_latency_us_mean": r["write"]["latency_us"]["mean"],
+            "write_latency_us_p99": r["write"]["latency_us"]["p99"],
+            "gc_count": gc["count"],
+            "gc_time_us_total": gc["time_us"]["total"],
+            "erases": r["flash"]["erases"],
+            "write_amplification": r["write_amplification"],
+            "multiplane_program_share": r["flash"]["host_multiplane_program_share"],
+        }
+        return pd.DataFrame([row])
+
+    def timeseries(self) -> pd.DataFrame:
+        """The time series (one row per ``metrics.interval_ms``); empty
+        when the run kept none (``metrics.interval_ms = 0``)."""
+        return pd.DataFrame(self._result.get("timeseries") or [])
+
+    def latency_histogram(self) -> pd.DataFrame:
+        """The latency distribution: ``op``, ``latency_us``, ``count`` and
+        the cumulative ``fraction`` (one row per histogram bucket holding
+        requests, 3 significant digits) — a CDF plot's points."""
+        return pd.DataFrame(self._cdf, columns=["op", "latency_us", "count", "fraction"])
+
+    def __repr__(self) -> str:
+        r = self._result
+        return (
+            f"<ssdlab.Result {r['workload']} on {r['config']}: {r['requests']} requests, "
+            f"read {r['read']['latency_us']['mean']:.1f} us, "
+            f"write {r['write']['latency_us']['mean']:.1f} us, WA {r['write_amplification']:.3f}>"
+        )
+
+
+def run(
+    preset: Optional[str] = None,
+    config: Optional[PathLike] = None,
+    scheme: Optional[str] = None,
+    workload: Optional[str] = None,
+    trace: Optional[PathLike] = None,
+    profile: Optional[PathLike] = None,
+    precondition: Optional[str] = None,
+    set: Optional[Mapping[str, Any]] = None,  # noqa: A002 (the CLI's name)
+    seed: Optional[int] = None,
+    limit: Optional[int] = None,
+    trace_format: Optional[str] = None,
+) -> Result:
+    """Run one simulation, as ``ssdlab run`` does.
+
+    The drive is ``preset`` (default ``small``) or the TOML file
+    ``config``, then ``scheme``'s policies, then ``set``'s overrides
+    (``{"gc.victim": "fifo", "buffer.capacity": {"pages": 256}}``), then
+    ``seed``. The workload is exactly one of ``workload`` (a built-in name,
+    see :func:`workloads`), ``trace`` (a trace file; ``trace_format``
+    default ``auto``) and ``profile`` (a synthetic profile TOML file);
+    ``limit`` cuts it. ``precondition`` ages the drive first
+    (``"fill:0.9:0.8+trace-reads"``).
+    """
+    sets: List[str] = [f"{k}={_value(v)}" for k, v in (set or {}).items()]
+    text = _native.run(
+        preset=preset,
+        config=None if config is None else os.fspath(config),
+        scheme=scheme,
+        sets=sets,
+        workload=workload,
+        trace=None if trace is None else os.fspath(trace),
+        trace_format=trace_format,
+        profile=None if profile is None else os.fspath(profile),
+        precondition=precondition,
+        seed=seed,
+        limit=limit,
+    )
+    return Result(json.loads(text))
+
+
+def _sweep_task(spec: str, index: int, count: int) -> tuple:
+    """One run of a sweep, in a worker: runs shard ``index/count`` (one run)
+    in a scratch directory and returns (file name, the saved run's JSON)."""
+    scratch = tempfile.mkdtemp(prefix="ssdlab-task-")
+    try:
+        _native.sweep(spec, scratch, jobs=1, shard=f"{index}/{count}")
+        runs = Path(scratch) / "runs"
+        (saved,) = list(runs.glob("*.json"))
+        return saved.name, saved.read_text()
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def sweep(
+    spec: PathLike,
+    executor: Any = None,
+    out: Optional[PathLike] = None,
+    jobs: Optional[int] = None,
+) -> pd.DataFrame:
+    """Run the sweep ``spec`` (a TOML sweep spec, as ``ssdlab sweep``
+    takes) and return its results (the ``results.csv`` columns, typed).
+
+    ``executor``: ``None`` or ``"local"`` runs on this machine (``jobs``
+    threads, default all cores); a ``dask.distributed.Client`` runs each
+    run of the matrix as one Dask task (the simulation in the worker's
+    process; only its result comes back), so the same call runs on a
+    ``LocalCluster``, on Slurm through dask-jobqueue or on Kubernetes. The
+    spec and the files it names must be readable by the workers at the
+    same path. Results are identical whatever the executor.
+
+    ``out`` keeps the sweep's directory (runs/, results.csv,
+    results.parquet, summary.md, charts/); by default a temporary one.
+    """
+    spec = os.path.abspath(os.fspath(spec))
+    keep = out is not None
+    target = os.fspath(out) if keep else tempfile.mkdtemp(prefix="ssdlab-sweep-")
+    try:
+        if executor is None or executor == "local":
+            _native.sweep(spec, target, jobs=jobs)
+        elif isinstance(executor, str):
+            raise SsdlabError(f"unknown executor {executor!r}: use None, 'local' or a dask Client")
+        else:
+            runs = _native.sweep_runs(spec)
+            count = len(runs)
+            futures = executor.map(
+                _sweep_task, [spec] * count, range(count), [count] * count, pure=False
+            )
+            merged = tempfile.mkdtemp(prefix="ssdlab-merge-")
+            try:
+                os.makedirs(os.path.join(merged, "runs"))
+                for name, text in executor.gather(futures):
+                    with open(os.path.join(merged, "runs", name), "w") as f:
+                        f.write(text)
+                _native.sweep(spec, target, jobs=jobs, merge=[merged])
+            finally:
+                shutil.rmtree(merged, ignore_errors=True)
+        return pd.read_parquet(os.path.join(target, "results.parquet"))
+    finally:
+        if not keep:
+            shutil.rmtree(target, ignore_errors=True)
+
+
+def presets() -> pd.DataFrame:
+    """The built-in drives: ``name``, ``description``, ``capacity_gib``."""
+    return pd.DataFrame(json.loads(_native.presets()))
+
+
+def schemes() -> pd.DataFrame:
+    """The registered schemes: ``name``, ``description``."""
+    return pd.DataFrame(json.loads(_native.schemes()))
+
+
+def workloads() -> pd.DataFrame:
+    """The built-in workload profiles: ``name``, ``description``."""
+    return pd.DataFrame(json.loads(_native.workloads()))
