@@ -108,7 +108,16 @@ struct Saved {
     #[serde(flatten)]
     report: Report,
     run: RunMeta,
+    /// The latency distribution (as `--histogram` writes it; `ssdlab
+    /// report` draws it).
+    latency_cdf: Vec<ssdlab::CdfPoint>,
     task_sha256: String,
+}
+
+/// A finished run: its report and latency distribution.
+struct Finished {
+    report: Report,
+    cdf: Vec<ssdlab::CdfPoint>,
 }
 
 /// What identifies a task's result: the ssdlab version, the resolved
@@ -161,18 +170,22 @@ fn source_key(s: &Source) -> String {
 }
 
 /// The finished run saved for `task`, if `--resume` may use it.
-fn load(path: &Path, task: &Task) -> Option<Report> {
+fn load(path: &Path, task: &Task) -> Option<Finished> {
     let text = std::fs::read_to_string(path).ok()?;
     let saved: Saved = serde_json::from_str(&text).ok()?;
-    (saved.task_sha256 == fingerprint(task) && !saved.report.partial).then_some(saved.report)
+    (saved.task_sha256 == fingerprint(task) && !saved.report.partial).then_some(Finished {
+        report: saved.report,
+        cdf: saved.latency_cdf,
+    })
 }
 
-fn save(path: &Path, task: &Task, report: &Report, hashes: &Hashes) -> Result<()> {
+fn save(path: &Path, task: &Task, run: &Finished, hashes: &Hashes) -> Result<()> {
     crate::write_json(
         path,
         &Saved {
-            report: report.clone(),
+            report: run.report.clone(),
             run: crate::meta::describe(task.config, task.source, task.precondition, hashes)?,
+            latency_cdf: run.cdf.clone(),
             task_sha256: fingerprint(task),
         },
     )
@@ -208,7 +221,7 @@ pub(crate) fn run(
     let path = |t: &Task| -> PathBuf { runs_dir.join(format!("{}.json", t.file)) };
     // Where saved runs may come from: our own runs/ with --resume, then
     // the merged directories'.
-    let saved = |t: &Task| -> Option<Report> {
+    let saved = |t: &Task| -> Option<Finished> {
         let own = args.resume.then(|| path(t));
         let others = args
             .merge
@@ -246,10 +259,10 @@ pub(crate) fn run(
                     break;
                 };
                 let task = &tasks[i];
-                if let Some(report) = saved(task) {
+                if let Some(run) = saved(task) {
                     reused.fetch_add(1, Ordering::Relaxed);
                     done.fetch_add(1, Ordering::Relaxed);
-                    results.lock().expect("no poisoned lock")[i] = Some(Ok(report));
+                    results.lock().expect("no poisoned lock")[i] = Some(Ok(run.report));
                     continue;
                 }
                 let started = Instant::now();
@@ -257,7 +270,13 @@ pub(crate) fn run(
                 // naming the run instead of tearing down every thread.
                 let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
                     Simulator::new(task.config, task.source, task.precondition)
-                        .and_then(|sim| sim.run_observed(&mut |_| crate::interrupt::control()))
+                        .and_then(|sim| {
+                            sim.run_observed_inspect(&mut |_| crate::interrupt::control())
+                        })
+                        .map(|(report, sim)| Finished {
+                            report,
+                            cdf: sim.latency_cdf(),
+                        })
                         .map_err(anyhow::Error::from)
                 }))
                 .unwrap_or_else(|_| {
@@ -267,8 +286,8 @@ pub(crate) fn run(
                 });
                 let result = match result {
                     // interrupted: neither kept nor an error of the run
-                    Ok(r) if r.partial => break,
-                    Ok(r) => save(&path(task), task, &r, &hashes).map(|()| r),
+                    Ok(r) if r.report.partial => break,
+                    Ok(r) => save(&path(task), task, &r, &hashes).map(|()| r.report),
                     Err(e) => Err(e),
                 };
                 if result.is_err() {

@@ -26,6 +26,7 @@ mod input;
 mod interrupt;
 pub mod meta;
 mod output;
+mod report;
 mod reproduce;
 mod reproduce_pa;
 mod reproduce_pgc;
@@ -86,6 +87,9 @@ enum Cmd {
         #[command(subcommand)]
         cmd: trace_cmd::TraceCmd,
     },
+    /// A sweep's or reproduction's directory as one self-contained HTML page:
+    /// tables, charts, latency CDFs, GC timelines, provenance.
+    Report(report::ReportArgs),
     /// Run a matrix of drives × workloads × schemes (× parameter values) from a
     /// TOML spec in parallel: per-run JSON, a combined CSV, normalised tables, SVG charts.
     Sweep(sweep::SweepCmd),
@@ -166,6 +170,7 @@ pub fn main() -> ExitCode {
         Cmd::Workloads { what } => cmd_workloads(what),
         Cmd::Reproduce { what } => reproduce::cmd_reproduce(what),
         Cmd::Sweep(a) => sweep::cmd_sweep(a),
+        Cmd::Report(a) => report::cmd_report(a),
     };
     match result {
         Ok(code) => code,

@@ -51,11 +51,24 @@ pub fn check_out_dir(dir: &Path, what: &str) -> Result<()> {
     check_writable(&dir.join("probe"), what)
 }
 
+/// A temporary file in `dir` that becomes an output: readable by all, as a
+/// file created the usual way would be (tempfile makes 0600 files).
+fn temp_in(dir: &Path) -> std::io::Result<tempfile::NamedTempFile> {
+    let mut b = tempfile::Builder::new();
+    b.prefix(".ssdlab-");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        b.permissions(std::fs::Permissions::from_mode(0o644));
+    }
+    b.tempfile_in(dir)
+}
+
 /// Write `bytes` to `path` atomically: a temporary file in the same
 /// directory, flushed, then renamed over `path`.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = parent(path);
-    let mut tmp = tempfile::NamedTempFile::new_in(&dir).with_context(|| {
+    let mut tmp = temp_in(&dir).with_context(|| {
         format!(
             "writing {}: cannot create a file in {}",
             path.display(),
@@ -82,7 +95,7 @@ pub struct AtomicFile {
 impl AtomicFile {
     pub fn create(path: &Path) -> Result<AtomicFile> {
         let dir = parent(path);
-        let tmp = tempfile::NamedTempFile::new_in(&dir).with_context(|| {
+        let tmp = temp_in(&dir).with_context(|| {
             format!(
                 "writing {}: cannot create a file in {}",
                 path.display(),
@@ -132,6 +145,25 @@ mod tests {
         check_writable(&dir.path().join("out.json"), "--json").unwrap();
         // Nothing left behind by the check.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn outputs_are_readable_by_all() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("r.json");
+        write_atomic(&p, b"{}").unwrap();
+        let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o644);
+        let q = dir.path().join("log.csv");
+        let mut f = AtomicFile::create(&q).unwrap();
+        f.write_all(b"x\n").unwrap();
+        f.finish().unwrap();
+        assert_eq!(
+            std::fs::metadata(&q).unwrap().permissions().mode() & 0o777,
+            0o644
+        );
     }
 
     #[test]

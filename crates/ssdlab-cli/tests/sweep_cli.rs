@@ -466,3 +466,47 @@ fn results_parquet_matches_the_csv() {
         }
     }
 }
+
+/// `ssdlab report DIR`: one self-contained page (nothing fetched) with the
+/// summary's tables, every chart inline, latency CDFs, all runs and what
+/// produced them.
+#[test]
+fn report_is_one_self_contained_page() {
+    let dir = setup(&spec_text("baseline = \"greedy\"", SCHEMES));
+    let out = dir.path().join("out");
+    let o = sweep(&dir.path().join("spec.toml"), &out, None);
+    assert!(o.status.success(), "{}", describe(&o));
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .arg("report")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", describe(&o));
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    for needle in [
+        "<h1>Sweep <code>gc-policies</code>: 8 runs</h1>",
+        "<th>greedy (absolute)</th>",
+        "Write latency, mean (us)",
+        "write latency CDF",
+        "<h2>All runs</h2>",
+        "What produced these results",
+        "git revision",
+    ] {
+        assert!(html.contains(needle), "no `{needle}` in the report");
+    }
+    let charts = std::fs::read_dir(out.join("charts")).unwrap().count();
+    assert!(html.matches("<svg").count() >= charts + 2);
+    // Nothing outside the page: no scripts, links, images or fonts fetched.
+    for external in ["<script", "<link", "<img", "url(", "@import", "src="] {
+        assert!(!html.contains(external), "`{external}` in the report");
+    }
+    // Not an output directory: a clear error.
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .arg("report")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no summary.md and no results.csv"));
+}

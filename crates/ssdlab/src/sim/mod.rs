@@ -87,9 +87,9 @@ pub type RequestLog = Box<dyn FnMut(&Completion) + Send>;
 /// One point of a latency distribution ([`Simulator::latency_cdf`]): of the
 /// requests of `op`, `count` took `latency_us` (a bucket of the histogram,
 /// 3 significant digits), and `fraction` took at most that.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CdfPoint {
-    pub op: &'static str,
+    pub op: String,
     pub latency_us: f64,
     pub count: u64,
     pub fraction: f64,
@@ -341,7 +341,7 @@ impl Simulator {
                 let n = v.count_at_value();
                 below += n;
                 out.push(CdfPoint {
-                    op,
+                    op: op.to_string(),
                     latency_us: h.highest_equivalent(v.value_iterated_to()) as f64 / 1e3,
                     count: n,
                     fraction: below as f64 / total as f64,

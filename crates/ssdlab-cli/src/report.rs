@@ -1,0 +1,610 @@
+//! `ssdlab report DIR`: a sweep's or reproduction's directory as one
+//! self-contained HTML page (styles and SVG inline, nothing fetched): the
+//! summary's tables (a reproduction's: the papers' numbers beside ours),
+//! every chart, the latency CDFs and GC timelines of the runs, the results
+//! table, and what produced them (versions, revisions, seeds, drives,
+//! workloads with their traces' SHA-256).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use serde_json::Value;
+
+use crate::svg::{line_chart, Series};
+
+#[derive(Args)]
+pub struct ReportArgs {
+    /// A sweep's or reproduction's output directory (summary.md,
+    /// results.csv, runs/, charts/).
+    dir: PathBuf,
+    /// The page to write (default DIR/report.html).
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+/// Charts of one kind drawn at most (the rest are counted in a note).
+const MAX_GROUPS: usize = 24;
+/// Series per chart at most.
+const MAX_SERIES: usize = 12;
+/// Points per curve at most.
+const MAX_POINTS: usize = 160;
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// Inline markdown: `code`, **bold**; the rest escaped.
+fn inline(s: &str) -> String {
+    let mut out = String::new();
+    let mut rest = s;
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix('`') {
+            if let Some(end) = r.find('`') {
+                let _ = write!(out, "<code>{}</code>", esc(&r[..end]));
+                rest = &r[end + 1..];
+                continue;
+            }
+        }
+        if let Some(r) = rest.strip_prefix("**") {
+            if let Some(end) = r.find("**") {
+                let _ = write!(out, "<strong>{}</strong>", inline(&r[..end]));
+                rest = &r[end + 2..];
+                continue;
+            }
+        }
+        let next = rest[1..].find(['`', '*']).map_or(rest.len(), |i| i + 1);
+        out.push_str(&esc(&rest[..next]));
+        rest = &rest[next..];
+    }
+    out
+}
+
+fn table_cells(line: &str) -> Vec<&str> {
+    let t = line.trim().trim_start_matches('|').trim_end_matches('|');
+    t.split('|').map(str::trim).collect()
+}
+
+fn is_number(s: &str) -> bool {
+    let s = s.trim_start_matches(['+', '-']);
+    s.chars().next().is_some_and(|c| c.is_ascii_digit())
+}
+
+/// The markdown the summaries use (headings, paragraphs, lists, pipe
+/// tables, fenced blocks) as HTML.
+pub(crate) fn markdown(text: &str) -> String {
+    let mut out = String::new();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut i = 0;
+    let mut para: Vec<&str> = Vec::new();
+    let flush = |para: &mut Vec<&str>, out: &mut String| {
+        if !para.is_empty() {
+            let _ = writeln!(out, "<p>{}</p>", inline(&para.join(" ")));
+            para.clear();
+        }
+    };
+    while i < lines.len() {
+        let line = lines[i];
+        let t = line.trim_end();
+        if t.starts_with("```") {
+            flush(&mut para, &mut out);
+            let mut block = String::new();
+            i += 1;
+            while i < lines.len() && !lines[i].starts_with("```") {
+                block.push_str(lines[i]);
+                block.push('\n');
+                i += 1;
+            }
+            let _ = writeln!(out, "<pre>{}</pre>", esc(&block));
+        } else if let Some(h) = t.strip_prefix('#') {
+            flush(&mut para, &mut out);
+            let level = 1 + h.chars().take_while(|&c| c == '#').count();
+            let title = h.trim_start_matches('#').trim();
+            let _ = writeln!(
+                out,
+                "<h{l}>{}</h{l}>",
+                inline(title),
+                l = (level + 1).min(6)
+            );
+        } else if t.starts_with('|')
+            && i + 1 < lines.len()
+            && lines[i + 1].trim_start().starts_with("|-")
+            || t.starts_with('|') && i + 1 < lines.len() && lines[i + 1].starts_with("|:")
+        {
+            flush(&mut para, &mut out);
+            let head = table_cells(t);
+            out.push_str("<div class=\"wide\"><table><thead><tr>");
+            for h in &head {
+                let _ = write!(out, "<th>{}</th>", inline(h));
+            }
+            out.push_str("</tr></thead><tbody>\n");
+            i += 2;
+            while i < lines.len() && lines[i].trim_start().starts_with('|') {
+                out.push_str("<tr>");
+                for c in table_cells(lines[i]) {
+                    let class = if is_number(c) { " class=\"n\"" } else { "" };
+                    let _ = write!(out, "<td{class}>{}</td>", inline(c));
+                }
+                out.push_str("</tr>\n");
+                i += 1;
+            }
+            out.push_str("</tbody></table></div>\n");
+            continue;
+        } else if let Some(item) = t.strip_prefix("* ").or_else(|| t.strip_prefix("- ")) {
+            flush(&mut para, &mut out);
+            out.push_str("<ul>");
+            let _ = write!(out, "<li>{}</li>", inline(item));
+            i += 1;
+            while i < lines.len() {
+                let l = lines[i].trim_end();
+                if let Some(item) = l.strip_prefix("* ").or_else(|| l.strip_prefix("- ")) {
+                    let _ = write!(out, "<li>{}</li>", inline(item));
+                } else {
+                    break;
+                }
+                i += 1;
+            }
+            out.push_str("</ul>\n");
+            continue;
+        } else if t.is_empty() {
+            flush(&mut para, &mut out);
+        } else {
+            para.push(t);
+        }
+        i += 1;
+    }
+    flush(&mut para, &mut out);
+    out
+}
+
+/// Every SVG under `dir`, sorted by path.
+fn svgs(dir: &Path) -> Result<Vec<(String, String)>> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries {
+            let p = e?.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "svg") {
+                let rel = p.strip_prefix(dir).unwrap_or(&p).display().to_string();
+                let text = std::fs::read_to_string(&p)
+                    .with_context(|| format!("reading {}", p.display()))?;
+                // the XML declaration is not allowed inside HTML
+                let text = match text.find("<svg") {
+                    Some(k) => text[k..].to_string(),
+                    None => continue,
+                };
+                out.push((rel, text));
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// The saved runs: file stem and JSON.
+fn runs(dir: &Path) -> Result<Vec<(String, Value)>> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir.join("runs")) else {
+        return Ok(out);
+    };
+    for e in entries {
+        let p = e?.path();
+        if p.extension().is_some_and(|x| x == "json") {
+            let text =
+                std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?;
+            let v: Value = serde_json::from_str(&text)
+                .with_context(|| format!("{}: not a run's JSON", p.display()))?;
+            let stem = p
+                .file_stem()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
+            out.push((stem, v));
+        }
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(out)
+}
+
+/// The longest common prefix of the names, cut at a `__` boundary.
+fn common_prefix<'a>(names: impl Iterator<Item = &'a str>) -> usize {
+    let names: Vec<&str> = names.collect();
+    let Some(first) = names.first() else {
+        return 0;
+    };
+    let mut n = first.len();
+    for s in &names[1..] {
+        n = n.min(
+            first
+                .bytes()
+                .zip(s.bytes())
+                .take_while(|(a, b)| a == b)
+                .count(),
+        );
+    }
+    first[..n].rfind("__").map_or(0, |k| k + 2)
+}
+
+/// Runs grouped by workload (the CDFs and timelines of one workload share
+/// a chart).
+fn by_workload(runs: &[(String, Value)]) -> BTreeMap<String, Vec<&(String, Value)>> {
+    let mut g: BTreeMap<String, Vec<&(String, Value)>> = BTreeMap::new();
+    for r in runs {
+        let w = r.1["workload"].as_str().unwrap_or("?").to_string();
+        g.entry(w).or_default().push(r);
+    }
+    g
+}
+
+fn cdf_charts(runs: &[(String, Value)], out: &mut String) {
+    let groups = by_workload(runs);
+    let with_cdf = groups
+        .iter()
+        .filter(|(_, rs)| rs.iter().any(|r| r.1["latency_cdf"].is_array()))
+        .collect::<Vec<_>>();
+    if with_cdf.is_empty() {
+        return;
+    }
+    out.push_str("<h2>Latency distributions</h2>\n<p>Cumulative share of requests by latency (x: log10 of the latency in µs), one line per run of the workload.</p>\n<div class=\"grid\">\n");
+    for (w, rs) in with_cdf.iter().take(MAX_GROUPS) {
+        let cut = common_prefix(rs.iter().map(|r| r.0.as_str()));
+        for op in ["read", "write"] {
+            let series: Vec<Series> = rs
+                .iter()
+                .take(MAX_SERIES)
+                .filter_map(|r| {
+                    let pts: Vec<(f64, f64)> = r.1["latency_cdf"]
+                        .as_array()?
+                        .iter()
+                        .filter(|p| p["op"] == op)
+                        .filter_map(|p| {
+                            Some((
+                                p["latency_us"].as_f64()?.max(1e-3).log10(),
+                                p["fraction"].as_f64()?,
+                            ))
+                        })
+                        .collect();
+                    (!pts.is_empty()).then(|| Series {
+                        name: &r.0[cut..],
+                        points: thin(pts),
+                    })
+                })
+                .collect();
+            if series.is_empty() {
+                continue;
+            }
+            let svg = line_chart(
+                &format!("{w}: {op} latency CDF"),
+                "log10 latency (us)",
+                "share of requests",
+                &series,
+            );
+            let _ = writeln!(out, "<figure>{}</figure>", svg_body(&svg));
+        }
+    }
+    out.push_str("</div>\n");
+    if with_cdf.len() > MAX_GROUPS {
+        let _ = writeln!(
+            out,
+            "<p class=\"note\">{} more workloads not drawn.</p>",
+            with_cdf.len() - MAX_GROUPS
+        );
+    }
+}
+
+fn gc_timelines(runs: &[(String, Value)], out: &mut String) {
+    let groups = by_workload(runs);
+    let with_series = groups
+        .iter()
+        .filter(|(_, rs)| rs.iter().any(|r| r.1["timeseries"].is_array()))
+        .collect::<Vec<_>>();
+    if with_series.is_empty() {
+        return;
+    }
+    out.push_str("<h2>GC timelines</h2>\n<p>GCs finished per interval of the time series (<code>metrics.interval_ms</code>), one line per run.</p>\n<div class=\"grid\">\n");
+    for (w, rs) in with_series.iter().take(MAX_GROUPS) {
+        let cut = common_prefix(rs.iter().map(|r| r.0.as_str()));
+        let series: Vec<Series> = rs
+            .iter()
+            .take(MAX_SERIES)
+            .filter_map(|r| {
+                let pts: Vec<(f64, f64)> = r.1["timeseries"]
+                    .as_array()?
+                    .iter()
+                    .filter_map(|p| Some((p["t_s"].as_f64()?, p["gc_count"].as_f64()?)))
+                    .collect();
+                (!pts.is_empty()).then(|| Series {
+                    name: &r.0[cut..],
+                    points: thin(pts),
+                })
+            })
+            .collect();
+        if !series.is_empty() {
+            let svg = line_chart(
+                &format!("{w}: GCs per interval"),
+                "time (s)",
+                "GCs",
+                &series,
+            );
+            let _ = writeln!(out, "<figure>{}</figure>", svg_body(&svg));
+        }
+    }
+    out.push_str("</div>\n");
+}
+
+/// At most [`MAX_POINTS`] points of a curve (evenly spaced, the last one
+/// kept): a chart does not need every histogram bucket.
+fn thin(pts: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
+    if pts.len() <= MAX_POINTS {
+        return pts;
+    }
+    let step = pts.len().div_ceil(MAX_POINTS);
+    let last = *pts.last().expect("not empty");
+    let mut out: Vec<(f64, f64)> = pts.into_iter().step_by(step).collect();
+    if out.last() != Some(&last) {
+        out.push(last);
+    }
+    out
+}
+
+fn svg_body(svg: &str) -> &str {
+    svg.find("<svg").map_or(svg, |k| &svg[k..])
+}
+
+fn metadata(runs: &[(String, Value)], out: &mut String) {
+    let mut sets: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
+    let mut traces: BTreeMap<String, String> = BTreeMap::new();
+    for (_, v) in runs {
+        let run = &v["run"];
+        let mut add = |k: &'static str, x: &Value| {
+            if let Some(s) = x
+                .as_str()
+                .map(str::to_string)
+                .or_else(|| (!x.is_null()).then(|| x.to_string()))
+            {
+                sets.entry(k).or_default().insert(s);
+            }
+        };
+        add("ssdlab version", &run["ssdlab_version"]);
+        add("git revision", &run["git_revision"]);
+        add("seed", &run["seed"]);
+        add("preconditioning", &run["precondition"]);
+        add("drive", &v["config"]);
+        add("workload", &v["workload"]);
+        if let Some(t) = run["workload"]["trace"].as_object() {
+            if let (Some(p), Some(h)) = (t["path"].as_str(), t["sha256"].as_str()) {
+                traces.insert(p.to_string(), h.to_string());
+            }
+        }
+    }
+    let _ = writeln!(
+        out,
+        "<h2>What produced these results</h2>\n<p>{} runs. Each run's JSON under <code>runs/</code> carries its full configuration (<code>run.config</code>) and can be rerun exactly.</p>\n<table class=\"meta\"><tbody>",
+        runs.len()
+    );
+    for (k, vals) in &sets {
+        let list: Vec<String> = vals
+            .iter()
+            .map(|s| format!("<code>{}</code>", esc(s)))
+            .collect();
+        let _ = writeln!(out, "<tr><th>{k}</th><td>{}</td></tr>", list.join(" "));
+    }
+    for (p, h) in &traces {
+        let _ = writeln!(
+            out,
+            "<tr><th>trace</th><td><code>{}</code> SHA-256 <code>{}</code></td></tr>",
+            esc(p),
+            esc(h)
+        );
+    }
+    out.push_str("</tbody></table>\n");
+}
+
+fn results_table(dir: &Path, out: &mut String) -> Result<()> {
+    let Ok(text) = std::fs::read_to_string(dir.join("results.csv")) else {
+        return Ok(());
+    };
+    let mut lines = text.lines();
+    let Some(header) = lines.next() else {
+        return Ok(());
+    };
+    let _ = writeln!(
+        out,
+        "<h2>All runs</h2>\n<p>The rows of <code>results.csv</code> (also <code>results.parquet</code>).</p>\n<div class=\"wide\"><table class=\"results\"><thead><tr>"
+    );
+    for h in split_csv(header) {
+        let _ = write!(out, "<th>{}</th>", esc(&h));
+    }
+    out.push_str("</tr></thead><tbody>\n");
+    for l in lines {
+        out.push_str("<tr>");
+        for c in split_csv(l) {
+            match c.parse::<f64>() {
+                Ok(x) if x.fract() != 0.0 => {
+                    let _ = write!(out, "<td class=\"n\">{}</td>", esc(&format!("{x:.4}")));
+                }
+                Ok(_) => {
+                    let _ = write!(out, "<td class=\"n\">{}</td>", esc(&c));
+                }
+                Err(_) => {
+                    let _ = write!(out, "<td>{}</td>", esc(&c));
+                }
+            }
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody></table></div>\n");
+    Ok(())
+}
+
+/// One CSV line's fields (RFC 4180 quoting).
+fn split_csv(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                cur.push('"');
+                chars.next();
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => out.push(std::mem::take(&mut cur)),
+            _ => cur.push(c),
+        }
+    }
+    out.push(cur);
+    out
+}
+
+const STYLE: &str = r#"
+body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0; color: #1d232a; background: #fafbfc; }
+main { max-width: 1200px; margin: 0 auto; padding: 24px 32px 64px; }
+header { background: #1f3a5f; color: #fff; padding: 18px 32px; }
+header h1 { margin: 0; font-size: 22px; font-weight: 600; }
+header p { margin: 4px 0 0; opacity: .8; font-size: 13px; }
+h2 { border-bottom: 2px solid #d8dee6; padding-bottom: 4px; margin-top: 40px; font-size: 19px; }
+h3 { margin-top: 28px; font-size: 16px; }
+table { border-collapse: collapse; margin: 12px 0; font-size: 13px; background: #fff; }
+th, td { border: 1px solid #d8dee6; padding: 4px 8px; text-align: left; vertical-align: top; }
+th { background: #eef2f6; font-weight: 600; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; }
+tbody tr:nth-child(even) td { background: #f7f9fb; }
+pre { background: #fff; border: 1px solid #d8dee6; border-left: 4px solid #1f3a5f; padding: 10px 12px; overflow-x: auto; font-size: 12.5px; line-height: 1.35; }
+code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; background: #eef2f6; padding: 0 3px; border-radius: 3px; }
+pre code { background: none; padding: 0; }
+.grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(520px, 1fr)); gap: 16px; }
+figure { margin: 0; background: #fff; border: 1px solid #d8dee6; padding: 8px; }
+figure svg { width: 100%; height: auto; }
+figcaption { font-size: 12px; color: #5a6673; margin-top: 4px; }
+.wide { overflow-x: auto; }
+.note { color: #5a6673; font-size: 13px; }
+nav { font-size: 13px; margin: 12px 0 0; }
+nav a { margin-right: 14px; color: #1f3a5f; }
+"#;
+
+pub fn cmd_report(a: ReportArgs) -> Result<ExitCode> {
+    let dir = &a.dir;
+    if !dir.is_dir() {
+        bail!(
+            "{}: not a directory (give a sweep's or reproduction's --out)",
+            dir.display()
+        );
+    }
+    let summary = std::fs::read_to_string(dir.join("summary.md")).ok();
+    let has_results = dir.join("results.csv").is_file();
+    if summary.is_none() && !has_results {
+        bail!(
+            "{}: no summary.md and no results.csv: not a sweep's or reproduction's output directory",
+            dir.display()
+        );
+    }
+    let out_path = a.out.clone().unwrap_or_else(|| dir.join("report.html"));
+    crate::output::check_writable(&out_path, "--out")?;
+    let runs = runs(dir)?;
+    let title = summary
+        .as_deref()
+        .and_then(|s| s.lines().find_map(|l| l.strip_prefix("# ")))
+        .unwrap_or("ssdlab results")
+        .to_string();
+
+    let mut body = String::new();
+    let _ = writeln!(
+        body,
+        "<nav><a href=\"#summary\">Summary</a><a href=\"#charts\">Charts</a><a href=\"#latency\">Latency</a><a href=\"#runs\">All runs</a><a href=\"#meta\">Provenance</a></nav>"
+    );
+    body.push_str("<section id=\"summary\">\n");
+    if let Some(s) = &summary {
+        // the page's title is the summary's first heading
+        let rest: String = s
+            .lines()
+            .skip_while(|l| !l.starts_with("# "))
+            .skip(1)
+            .collect::<Vec<_>>()
+            .join("\n");
+        body.push_str(&markdown(&rest));
+    }
+    body.push_str("</section>\n<section id=\"charts\">\n");
+    let charts = svgs(&dir.join("charts"))?;
+    if !charts.is_empty() {
+        body.push_str("<h2>Charts</h2>\n<div class=\"grid\">\n");
+        for (name, svg) in &charts {
+            let _ = writeln!(
+                body,
+                "<figure>{svg}<figcaption>{}</figcaption></figure>",
+                esc(name)
+            );
+        }
+        body.push_str("</div>\n");
+    }
+    body.push_str("</section>\n<section id=\"latency\">\n");
+    cdf_charts(&runs, &mut body);
+    gc_timelines(&runs, &mut body);
+    body.push_str("</section>\n<section id=\"runs\">\n");
+    results_table(dir, &mut body)?;
+    body.push_str("</section>\n<section id=\"meta\">\n");
+    if !runs.is_empty() {
+        metadata(&runs, &mut body);
+    }
+    body.push_str("</section>\n");
+
+    let page = format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{t}</title>\n<style>{STYLE}</style></head>\n<body><header><h1>{t}</h1><p>ssdlab {v} · {d}</p></header><main>\n{body}</main></body></html>\n",
+        t = inline(&title),
+        v = env!("CARGO_PKG_VERSION"),
+        d = esc(&dir.display().to_string()),
+    );
+    crate::output::write_atomic(&out_path, page.as_bytes())?;
+    eprintln!(
+        "report: {} ({} runs, {} charts)",
+        out_path.display(),
+        runs.len(),
+        charts.len()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markdown_subset() {
+        let html = markdown(
+            "## Title `x`\n\nSome **bold** text\nwrapped.\n\n| a | b |\n|---|---:|\n| x | 1.5 |\n\n* one\n* two\n\n```text\n<raw>\n```\n",
+        );
+        assert!(html.contains("<h3>Title <code>x</code></h3>"), "{html}");
+        assert!(
+            html.contains("<p>Some <strong>bold</strong> text wrapped.</p>"),
+            "{html}"
+        );
+        assert!(html.contains("<th>a</th><th>b</th>"), "{html}");
+        assert!(
+            html.contains("<td>x</td><td class=\"n\">1.5</td>"),
+            "{html}"
+        );
+        assert!(html.contains("<ul><li>one</li><li>two</li></ul>"), "{html}");
+        assert!(html.contains("<pre>&lt;raw&gt;\n</pre>"), "{html}");
+    }
+
+    #[test]
+    fn csv_fields_and_prefixes() {
+        assert_eq!(split_csv("a,\"b,c\",\"d\"\"e\""), ["a", "b,c", "d\"e"]);
+        assert_eq!(
+            common_prefix(["x__w__a", "x__w__b"].into_iter()),
+            "x__w__".len()
+        );
+    }
+}
