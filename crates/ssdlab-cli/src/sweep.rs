@@ -70,6 +70,9 @@ pub struct SweepArgs {
     /// should not start a month of runs).
     #[arg(long, default_value_t = DEFAULT_MAX_RUNS)]
     max_runs: u64,
+    /// Do not print the summary (it is in summary.md).
+    #[arg(long, short)]
+    quiet: bool,
 }
 
 /// The spec file as written.
@@ -850,6 +853,7 @@ pub fn cmd_sweep(c: SweepCmd) -> Result<ExitCode> {
                     ..Default::default()
                 },
                 max_runs: u64::MAX,
+                quiet: false,
             })
         }
     }
@@ -863,6 +867,7 @@ pub(crate) fn run_sweep(spec: &Path, out: &Path, batch: crate::batch::BatchArgs)
         list: false,
         batch,
         max_runs: DEFAULT_MAX_RUNS,
+        quiet: true,
     })
     .map(|_| ())
 }
@@ -953,7 +958,9 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
     grid.tables(&mut text, "##");
     write(&out.join("summary.md"), &text)?;
     grid.write_charts(&charts_dir)?;
-    print!("{text}");
+    if !a.quiet {
+        print!("{text}");
+    }
     eprintln!(
         "{} runs in {:.1} s; results in {}",
         plan.runs.len(),
