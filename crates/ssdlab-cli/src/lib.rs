@@ -87,6 +87,16 @@ enum Cmd {
         #[command(subcommand)]
         cmd: trace_cmd::TraceCmd,
     },
+    /// Run again what produced a result (a `run --json` file or a sweep's
+    /// runs/*.json): the same configuration, workload (a trace must be
+    /// unchanged), preconditioning and seed; fails if the result differs.
+    Rerun {
+        /// The result JSON.
+        file: PathBuf,
+        /// Also write the new result here.
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
     /// A sweep's or reproduction's directory as one self-contained HTML page:
     /// tables, charts, latency CDFs, GC timelines, provenance.
     Report(report::ReportArgs),
@@ -171,6 +181,7 @@ pub fn main() -> ExitCode {
         Cmd::Reproduce { what } => reproduce::cmd_reproduce(what),
         Cmd::Sweep(a) => sweep::cmd_sweep(a),
         Cmd::Report(a) => report::cmd_report(a),
+        Cmd::Rerun { file, json } => cmd_rerun(&file, json.as_deref()),
     };
     match result {
         Ok(code) => code,
@@ -422,6 +433,75 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
         return Ok(partial_notice(&report, a.json.as_deref()));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_rerun(file: &Path, json: Option<&Path>) -> Result<ExitCode> {
+    if let Some(path) = json {
+        output::check_writable(path, "--json")?;
+    }
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    let mut old: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("{}: not JSON", file.display()))?;
+    let run: meta::RunMeta = serde_json::from_value(old["run"].take()).with_context(|| {
+        format!(
+            "{}: no `run` record (results written before ssdlab recorded what produced them cannot be rerun)",
+            file.display()
+        )
+    })?;
+    let cfg: Config = serde_json::from_value(run.config.clone())
+        .with_context(|| format!("{}: run.config", file.display()))?;
+    cfg.validate(&format!("{}: run.config", file.display()))?;
+    let source = meta::source_of(&run.workload)
+        .with_context(|| format!("{}: run.workload", file.display()))?;
+    let pre = Precondition::parse(&run.precondition)?;
+    if run.ssdlab_version != env!("CARGO_PKG_VERSION") || run.git_revision != meta::GIT_REVISION {
+        eprintln!(
+            "note: the result came from ssdlab {} ({}), this is {} ({}): figures may differ",
+            run.ssdlab_version,
+            run.git_revision,
+            env!("CARGO_PKG_VERSION"),
+            meta::GIT_REVISION
+        );
+    }
+    let report = simulate(&cfg, &source, &pre, None)?;
+    if let Some(path) = json {
+        let run = meta::describe(&cfg, &source, &pre, &meta::Hashes::default())?;
+        write_json(
+            path,
+            &meta::Described {
+                report: std::borrow::Cow::Borrowed(&report),
+                run,
+            },
+        )?;
+    }
+    let new = serde_json::to_value(&report)?;
+    let obj = old.as_object_mut().context("a result is a JSON object")?;
+    for extra in ["run", "latency_cdf", "task_sha256"] {
+        obj.remove(extra);
+    }
+    let differing: Vec<&String> = new
+        .as_object()
+        .expect("a report is an object")
+        .iter()
+        .filter(|(k, v)| obj.get(k.as_str()) != Some(v))
+        .map(|(k, _)| k)
+        .collect();
+    if differing.is_empty() && obj.len() == new.as_object().map_or(0, |o| o.len()) {
+        println!("identical: the rerun reproduces {} exactly", file.display());
+        Ok(ExitCode::SUCCESS)
+    } else {
+        println!(
+            "different: the rerun of {} differs in {}",
+            file.display(),
+            differing
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        Ok(ExitCode::FAILURE)
+    }
 }
 
 fn cmd_presets(what: Option<PresetCmd>) -> Result<ExitCode> {

@@ -61,6 +61,9 @@ pub struct TraceMeta {
     pub sort_window: Option<usize>,
     pub device_stride: Option<u64>,
     pub replay_trims: bool,
+    /// blkparse: the action replayed (`D` or `Q`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blkparse_action: Option<char>,
 }
 
 /// A result as written: the report, then what produced it.
@@ -135,6 +138,8 @@ fn workload(source: &Source, hashes: &Hashes) -> Result<WorkloadMeta> {
                     sort_window: o.sort_window,
                     device_stride: o.side_by_side.then_some(o.device_stride).flatten(),
                     replay_trims: o.replay_trims,
+                    blkparse_action: (*format == ssdlab::workload::TraceFormat::Blkparse)
+                        .then(|| o.blkparse_action.letter()),
                 }),
                 profile: None,
             }
@@ -171,4 +176,68 @@ pub fn describe(
         workload: workload(source, hashes)?,
         config: serde_json::to_value(config)?,
     })
+}
+
+/// The workload a record describes, to run it again: a profile from its
+/// fields; a trace from its path and options, refused if the file's bytes
+/// changed (its SHA-256) or its format was described by a spec file (not
+/// recorded).
+pub fn source_of(w: &WorkloadMeta) -> Result<Source> {
+    use ssdlab::workload::{BlkparseAction, TraceFormat, TraceOptions};
+    let source = match w.kind.as_str() {
+        "profile" => {
+            let p = w
+                .profile
+                .clone()
+                .context("a profile workload without its profile")?;
+            Source::Synthetic(serde_json::from_value(p).context("the recorded profile")?)
+                .limited(w.limit)
+        }
+        "trace" => {
+            let t = w
+                .trace
+                .as_ref()
+                .context("a trace workload without its trace")?;
+            let format = TraceFormat::parse(&t.format)?;
+            if format == TraceFormat::Custom {
+                anyhow::bail!(
+                    "{}: read in a described format, which the record does not hold; rerun it with \
+                     `ssdlab run --trace-format SPEC.toml`",
+                    t.path.display()
+                );
+            }
+            let (bytes, sha256) = Hashes::default().get(&t.path)?;
+            if sha256 != t.sha256 {
+                anyhow::bail!(
+                    "{}: the file changed since the run (SHA-256 {sha256}, {bytes} bytes; the run read {}, {} bytes)",
+                    t.path.display(),
+                    t.sha256,
+                    t.bytes
+                );
+            }
+            let options = TraceOptions {
+                device: t.device,
+                skip_records: t.skip_records,
+                start_ns: t.start_ns,
+                skip_bad_lines: t.skip_bad_lines,
+                sort_window: t.sort_window,
+                side_by_side: t.device_stride.is_some(),
+                device_stride: t.device_stride,
+                replay_trims: t.replay_trims,
+                limit: w.limit,
+                blkparse_action: match t.blkparse_action {
+                    Some('Q') => BlkparseAction::Queue,
+                    _ => BlkparseAction::Issue,
+                },
+                ..TraceOptions::default()
+            };
+            Source::Trace {
+                path: t.path.clone(),
+                format,
+                options,
+            }
+        }
+        other => anyhow::bail!("a `{other}` workload cannot be rerun from its record"),
+    };
+    Ok(source)
 }

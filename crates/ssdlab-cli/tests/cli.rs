@@ -1227,3 +1227,70 @@ fn run_json_records_what_produced_it() {
     assert_eq!(v["run"]["workload"]["profile"]["name"], "spd/hm_0");
     assert_eq!(v["run"]["precondition"], "none");
 }
+
+/// `ssdlab rerun` runs a result's record again: identical results, a
+/// changed trace refused, a result that differs reported (exit 1).
+#[test]
+fn rerun_reproduces_a_result_from_its_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.csv");
+    std::fs::copy(shared_trace("hm_0-sample.msr.csv"), &trace).unwrap();
+    let json = dir.path().join("a.json");
+    ok(&[
+        "run",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--limit",
+        "400",
+        "--precondition",
+        "fill:0.6:0.5",
+        "--set",
+        "gc.victim=fifo",
+        "--json",
+        json.to_str().unwrap(),
+        "-q",
+    ]);
+    let (out, _) = ok(&["rerun", json.to_str().unwrap()]);
+    assert!(out.contains("identical"), "{out}");
+
+    let profile_json = dir.path().join("p.json");
+    ok(&[
+        "run",
+        "--workload",
+        "spd/prn_0",
+        "--limit",
+        "2000",
+        "--json",
+        profile_json.to_str().unwrap(),
+        "-q",
+    ]);
+    let (out, _) = ok(&["rerun", profile_json.to_str().unwrap()]);
+    assert!(out.contains("identical"), "{out}");
+
+    // A result edited by hand differs from its rerun.
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    v["requests"] = Value::from(1);
+    let edited = dir.path().join("edited.json");
+    std::fs::write(&edited, v.to_string()).unwrap();
+    let args = ["rerun", edited.to_str().unwrap()];
+    let o = run(&args);
+    assert_eq!(o.status.code(), Some(1), "{}", describe(&args, &o));
+    assert!(
+        text(&o.stdout).contains("differs in `requests`"),
+        "{}",
+        describe(&args, &o)
+    );
+
+    // The trace changed: refused, naming the file.
+    let mut bytes = std::fs::read(&trace).unwrap();
+    bytes.extend_from_slice(b"\n");
+    std::fs::write(&trace, bytes).unwrap();
+    let args = ["rerun", json.to_str().unwrap()];
+    let o = run(&args);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o.stderr).contains("the file changed since the run"),
+        "{}",
+        describe(&args, &o)
+    );
+}
