@@ -13,14 +13,13 @@
 /// Maps smaller than this are allocated normally (tests, small drives).
 const HUGE_MIN_BYTES: usize = 64 << 20;
 
-/// `n` copies of `value`, backed by huge pages where possible.
-pub fn page_map(n: usize, value: u32) -> Vec<u32> {
-    let mut v: Vec<u32> = Vec::with_capacity(n);
-    if n * std::mem::size_of::<u32>() >= HUGE_MIN_BYTES {
-        advise_huge(v.as_mut_ptr() as usize, n * std::mem::size_of::<u32>());
+/// Ask for huge pages behind the memory of `v` (whole 2 MiB pages inside
+/// it; smaller slices are left alone).
+pub fn advise_huge_slice(v: &mut [u32]) {
+    let bytes = std::mem::size_of_val(v);
+    if bytes >= HUGE_MIN_BYTES {
+        advise_huge(v.as_mut_ptr() as usize, bytes);
     }
-    v.resize(n, value);
-    v
 }
 
 #[cfg(target_os = "linux")]

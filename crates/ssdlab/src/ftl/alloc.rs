@@ -64,7 +64,7 @@ impl Ftl {
         let mut seen = vec![0u64; (self.logical_pages as usize).div_ceil(64)];
         for &lpn in writes {
             let (w, b) = (lpn as usize / 64, lpn % 64);
-            if seen[w] & (1 << b) != 0 || self.l2p[lpn as usize] != INVALID {
+            if seen[w] & (1 << b) != 0 || self.l2p.get(lpn as usize) != INVALID {
                 continue;
             }
             seen[w] |= 1 << b;

@@ -45,7 +45,7 @@ impl Ftl {
             let mut valid = 0;
             for page in 0..ppb {
                 let ppn = gb * ppb + page;
-                let lpn = self.p2l[ppn];
+                let lpn = self.p2l.get(ppn);
                 if lpn == INVALID {
                     continue;
                 }
@@ -59,10 +59,10 @@ impl Ftl {
                         "block {gb} page {page}: valid data on a page not programmed yet (write pointer {wp})"
                     ));
                 }
-                if self.l2p[lpn as usize] != ppn as u32 {
+                if self.l2p.get(lpn as usize) != ppn as u32 {
                     return Err(format!(
                         "ppn {ppn} claims lpn {lpn}, which maps to {}",
-                        self.l2p[lpn as usize]
+                        self.l2p.get(lpn as usize)
                     ));
                 }
                 valid += 1;
@@ -150,11 +150,11 @@ impl Ftl {
         if self.pools.is_some() {
             self.pools_check()?;
         }
-        for (lpn, &ppn) in self.l2p.iter().enumerate() {
-            if ppn != INVALID && self.p2l[ppn as usize] != lpn as u32 {
+        for (lpn, ppn) in self.l2p.iter().enumerate() {
+            if ppn != INVALID && self.p2l.get(ppn as usize) != lpn as u32 {
                 return Err(format!(
                     "lpn {lpn} maps to ppn {ppn}, which holds {}",
-                    self.p2l[ppn as usize]
+                    self.p2l.get(ppn as usize)
                 ));
             }
             if let Some(v) = &self.versions {

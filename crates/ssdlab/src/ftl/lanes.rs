@@ -464,8 +464,8 @@ impl Ftl {
             if old != INVALID {
                 self.invalidate(old);
             }
-            self.l2p[lpn as usize] = ppn;
-            self.p2l[ppn as usize] = lpn;
+            self.l2p.set(lpn as usize, ppn);
+            self.p2l.set(ppn as usize, lpn);
             self.valid[b as usize] += 1;
             self.plane_valid[p] += 1;
             if let Some(v) = &mut self.versions {

@@ -17,7 +17,9 @@ pub mod groups;
 pub mod hot;
 pub(crate) mod lanes;
 pub mod mapping;
+mod pagemap;
 pub mod precondition;
+pub(crate) use pagemap::{encode, PageMap};
 #[cfg(test)]
 mod tests;
 
@@ -98,8 +100,8 @@ pub struct Ftl {
     ppb: u32,
     bpp: u32,
     pub logical_pages: u64,
-    l2p: Vec<Ppn>,
-    p2l: Vec<Lpn>,
+    l2p: PageMap,
+    p2l: PageMap,
     valid: Vec<u16>,
     /// Pages programmed per block; in index order (`parity` off) also the
     /// next page to program.
@@ -212,8 +214,8 @@ impl Ftl {
             ppb,
             bpp,
             logical_pages: logical,
-            l2p: crate::mem::page_map(mapped as usize, INVALID),
-            p2l: crate::mem::page_map(phys, INVALID),
+            l2p: PageMap::new_random_access(mapped as usize),
+            p2l: PageMap::new(phys),
             valid: vec![0; nblocks],
             wp: vec![0; nblocks],
             parity: cfg.gc.parity_destinations.then(|| vec![[0, 1]; nblocks]),
@@ -286,21 +288,21 @@ impl Ftl {
     /// the memory latency. Has no effect on results.
     #[inline]
     pub fn prefetch(&self, lpn: Lpn) {
-        if let Some(entry) = self.l2p.get(lpn as usize) {
+        if let Some(entry) = self.l2p.slot(lpn as usize) {
             prefetch(entry);
         }
     }
 
     #[inline]
     pub fn lookup(&self, lpn: Lpn) -> Option<Ppn> {
-        let p = self.l2p[lpn as usize];
+        let p = self.l2p.get(lpn as usize);
         (p != INVALID).then_some(p)
     }
 
     /// LPN stored in a physical page, if the page is valid.
     #[inline]
     pub fn owner(&self, ppn: Ppn) -> Option<Lpn> {
-        let l = self.p2l[ppn as usize];
+        let l = self.p2l.get(ppn as usize);
         (l != INVALID).then_some(l)
     }
 
@@ -617,7 +619,7 @@ impl Ftl {
         let old = if lpn == INVALID {
             INVALID
         } else {
-            self.l2p[lpn as usize]
+            self.l2p.get(lpn as usize)
         };
         self.write_replacing(plane, lpn, old, version, w, now, place)
     }
@@ -694,11 +696,12 @@ impl Ftl {
             // A release-mode check (one compare): a page is programmed once
             // between erases.
             assert_eq!(
-                self.p2l[ppn as usize], INVALID,
+                self.p2l.get(ppn as usize),
+                INVALID,
                 "programming ppn {ppn}, which holds data"
             );
-            self.l2p[lpn as usize] = ppn;
-            self.p2l[ppn as usize] = lpn;
+            self.l2p.set(lpn as usize, ppn);
+            self.p2l.set(ppn as usize, lpn);
             self.valid[a as usize] += 1;
             self.plane_valid[p] += 1;
             if let Some(v) = &mut self.versions {
@@ -731,7 +734,7 @@ impl Ftl {
     #[inline]
     pub fn invalidate(&mut self, ppn: Ppn) {
         let gb = ppn / self.ppb;
-        self.p2l[ppn as usize] = INVALID;
+        self.p2l.set(ppn as usize, INVALID);
         self.valid[gb as usize] -= 1;
         self.plane_valid[(gb / self.bpp) as usize] -= 1;
         if self.state[gb as usize] == BlockState::Closed && self.fast.is_none() {
@@ -756,7 +759,7 @@ impl Ftl {
     /// mixing GC moves and host pages writes all of them to one stream).
     #[inline]
     pub fn relocate_as(&mut self, src: Ppn, plane: PlaneId, w: Writer, now: Time) -> Option<Ppn> {
-        let lpn = self.p2l[src as usize];
+        let lpn = self.p2l.get(src as usize);
         assert_ne!(lpn, INVALID);
         let version = self.versions.as_ref().map_or(0, |v| v.page[src as usize]);
         self.write_replacing(plane, lpn, src, version, w, now, Place::Next)
@@ -772,7 +775,7 @@ impl Ftl {
         now: Time,
         place: Place,
     ) -> Option<Ppn> {
-        let lpn = self.p2l[src as usize];
+        let lpn = self.p2l.get(src as usize);
         assert_ne!(lpn, INVALID);
         let version = self.versions.as_ref().map_or(0, |v| v.page[src as usize]);
         self.write_replacing(plane, lpn, src, version, w, now, place)
@@ -799,7 +802,7 @@ impl Ftl {
     fn relocate_parity(&mut self, src: Ppn, plane: PlaneId, w: Writer, now: Time) -> Option<Ppn> {
         let parity = self.map.page_of(src) % 2;
         self.peek_write_parity(plane, w, parity)?;
-        let lpn = self.p2l[src as usize];
+        let lpn = self.p2l.get(src as usize);
         assert_ne!(lpn, INVALID);
         let version = self.versions.as_ref().map_or(0, |v| v.page[src as usize]);
         self.write_replacing(plane, lpn, src, version, w, now, Place::Parity(parity))
@@ -890,7 +893,7 @@ impl Ftl {
             return false;
         };
         self.invalidate(ppn);
-        self.l2p[lpn as usize] = INVALID;
+        self.l2p.set(lpn as usize, INVALID);
         true
     }
 

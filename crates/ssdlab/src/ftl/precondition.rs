@@ -121,8 +121,8 @@ impl FillJob<'_> {
                 // SAFETY: see the function's contract; indices are in range
                 // (lpn < logical, ppn < physical pages).
                 unsafe {
-                    *self.l2p.0.add(lpn as usize) = ppn;
-                    *self.p2l.0.add(ppn as usize) = lpn as u32;
+                    *self.l2p.0.add(lpn as usize) = encode(ppn);
+                    *self.p2l.0.add(ppn as usize) = encode(lpn as u32);
                     *self.valid.0.add((ppn / self.ppb) as usize) += 1;
                 }
             }
@@ -219,6 +219,9 @@ impl Ftl {
             report.pages_written += used[plane];
             report.valid_pages += n_valid;
         }
+        // The fill writes the maps nearly whole: huge pages, before touching.
+        self.l2p.advise_whole();
+        self.p2l.advise_whole();
         let job = FillJob {
             l2p: SharedMut(self.l2p.as_mut_ptr()),
             p2l: SharedMut(self.p2l.as_mut_ptr()),
@@ -317,7 +320,7 @@ impl Ftl {
         }
         let mut written = 0;
         for lpn in lpns {
-            if self.l2p[lpn as usize] != INVALID {
+            if self.l2p.get(lpn as usize) != INVALID {
                 continue;
             }
             let plane = self.choose_plane(lpn, Writer::Host { hot: false }, |_| 0);
@@ -347,7 +350,7 @@ impl Ftl {
             .filter(|&i| {
                 let lo = (i * per_page) as usize;
                 let hi = ((i + 1) * per_page).min(logical) as usize;
-                self.l2p[lo..hi].iter().any(|&p| p != INVALID)
+                self.l2p.any_mapped(lo..hi)
             })
             .map(|i| (logical + i) as Lpn)
             .collect();
@@ -395,7 +398,7 @@ impl Ftl {
             // a steady state.
             previous = wrapped.then_some(wa);
         }
-        report.valid_pages = self.l2p.iter().filter(|&&p| p != INVALID).count() as u64;
+        report.valid_pages = self.l2p.count_mapped() as u64;
         Ok(())
     }
 
@@ -436,7 +439,7 @@ impl Ftl {
             d.len() as u64
         };
         let physical = self.planes as u64 * self.bpp as u64 * self.ppb as u64;
-        let valid = self.l2p.iter().filter(|&&p| p != INVALID).count() as u64;
+        let valid = self.l2p.count_mapped() as u64;
         let turnover = hot + physical.saturating_sub(valid);
         let per_pass = (order.len() as u64).max(1);
         let min_passes = (MIN_TURNOVERS * turnover).div_ceil(per_pass) as u32;
@@ -479,7 +482,7 @@ impl Ftl {
             }
             previous = Some(per_victim);
         }
-        report.valid_pages = self.l2p.iter().filter(|&&p| p != INVALID).count() as u64;
+        report.valid_pages = self.l2p.count_mapped() as u64;
         Ok(())
     }
 

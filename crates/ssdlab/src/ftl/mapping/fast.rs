@@ -248,7 +248,7 @@ impl crate::ftl::Ftl {
         let mut out = Vec::new();
         for b in self.unit_blocks(unit) {
             for p in b.0 * self.ppb..(b.0 + 1) * self.ppb {
-                let lpn = self.p2l[p as usize];
+                let lpn = self.p2l.get(p as usize);
                 if lpn != INVALID && seen.insert(f.lbn_of(lpn).0) {
                     out.push(f.lbn_of(lpn).0);
                 }
@@ -262,7 +262,7 @@ impl crate::ftl::Ftl {
         let f = self.fast.as_ref().expect("FAST");
         (0..f.unit_pages).any(|o| {
             f.lpn_of(lbn, o).is_some_and(|lpn| {
-                let p = self.l2p[lpn as usize];
+                let p = self.l2p.get(lpn as usize);
                 p != INVALID && f.unit_of_block(p / self.ppb) == unit
             })
         })
@@ -275,7 +275,7 @@ impl crate::ftl::Ftl {
         let mut mapped = 0u32;
         for o in 0..f.unit_pages {
             let Some(lpn) = f.lpn_of(lbn, o) else { break };
-            let p = self.l2p[lpn as usize];
+            let p = self.l2p.get(lpn as usize);
             if p != INVALID {
                 if p != f.page_at(unit, o) {
                     return false;
@@ -315,7 +315,7 @@ impl crate::ftl::Ftl {
         assert_eq!(self.state[b], BlockState::Data);
         assert!(self.wp[b] <= page, "merge programs in offset order");
         self.wp[b] = page + 1;
-        if src == INVALID || lpn == INVALID || self.p2l[src as usize] != lpn {
+        if src == INVALID || lpn == INVALID || self.p2l.get(src as usize) != lpn {
             return false;
         }
         let version = self.versions.as_ref().map_or(0, |v| v.page[src as usize]);
@@ -328,8 +328,8 @@ impl crate::ftl::Ftl {
     /// programmed (its write pointer is past it).
     pub(crate) fn fast_place(&mut self, lpn: Lpn, dst: Ppn, version: u32) {
         let b = (dst / self.ppb) as usize;
-        self.l2p[lpn as usize] = dst;
-        self.p2l[dst as usize] = lpn;
+        self.l2p.set(lpn as usize, dst);
+        self.p2l.set(dst as usize, lpn);
         self.valid[b] += 1;
         self.plane_valid[b / self.bpp as usize] += 1;
         if let Some(v) = &mut self.versions {
@@ -362,7 +362,7 @@ impl crate::ftl::Ftl {
         let f = self.fast.as_ref().expect("FAST");
         let mut by_lbn: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
         for lpn in lpns {
-            if self.l2p[lpn as usize] == INVALID {
+            if self.l2p.get(lpn as usize) == INVALID {
                 let (lbn, o) = f.lbn_of(lpn);
                 by_lbn.entry(lbn).or_default().push(o);
             }
@@ -374,7 +374,7 @@ impl crate::ftl::Ftl {
             // Offsets already in the old data unit move along.
             offsets.extend((0..f.unit_pages).filter(|&o| {
                 f.lpn_of(lbn, o)
-                    .is_some_and(|l| self.l2p[l as usize] != INVALID)
+                    .is_some_and(|l| self.l2p.get(l as usize) != INVALID)
             }));
             offsets.sort_unstable();
             offsets.dedup();
@@ -388,7 +388,7 @@ impl crate::ftl::Ftl {
                 let f = self.fast.as_ref().expect("FAST");
                 let lpn = f.lpn_of(lbn, o).expect("offset within the capacity");
                 let dst = f.page_at(unit, o);
-                let src = self.l2p[lpn as usize];
+                let src = self.l2p.get(lpn as usize);
                 if src == INVALID {
                     self.wp[(dst / self.ppb) as usize] = (dst % self.ppb) as u16 + 1;
                     self.fast_place(lpn, dst, 0);
@@ -445,7 +445,7 @@ impl crate::ftl::Ftl {
                 }
             }
         }
-        for (ppn, &lpn) in self.p2l.iter().enumerate() {
+        for (ppn, lpn) in self.p2l.iter().enumerate() {
             if lpn == INVALID {
                 continue;
             }
