@@ -356,19 +356,31 @@ pub(crate) fn run(
     Ok(Outcome::Complete(reports))
 }
 
-/// After a shard: say where its runs are and how to combine the shards.
-/// `merge`: how to combine them, for the message.
-pub(crate) fn shard_done(
-    shard: Shard,
-    runs: usize,
+/// [`run`] with the runs saved under `out/runs`: every report, or None
+/// after a shard, whose runs are saved and whose message (where they are,
+/// how to combine the shards) is printed. `what` is "sweep" or
+/// "reproduction".
+pub(crate) fn run_all(
+    tasks: &[Task],
+    args: &BatchArgs,
     out: &Path,
-    merge: &str,
-) -> std::process::ExitCode {
-    eprintln!(
-        "shard {shard}: {runs} runs saved in {}; when all {} shards are done, {merge} gives the \
-         combined results",
-        out.join("runs").display(),
-        shard.count
-    );
-    std::process::ExitCode::SUCCESS
+    what: &str,
+) -> Result<Option<Vec<Report>>> {
+    match run(tasks, args, &out.join("runs"), what)? {
+        Outcome::Complete(reports) => Ok(Some(reports)),
+        Outcome::Shard { shard, runs } => {
+            eprintln!(
+                "shard {shard}: {runs} runs saved in {}; when all {} shards are done, {} gives the \
+                 combined results",
+                out.join("runs").display(),
+                shard.count,
+                if what == "sweep" {
+                    "`ssdlab sweep merge DIR… --out OUT` (the shards' --out)"
+                } else {
+                    "the same command without --shard, with --merge DIR,DIR,… (the shards' --out)"
+                }
+            );
+            Ok(None)
+        }
+    }
 }

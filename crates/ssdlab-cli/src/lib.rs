@@ -375,6 +375,24 @@ fn partial_notice(report: &Report, json: Option<&Path>) -> ExitCode {
     ExitCode::from(INTERRUPTED)
 }
 
+/// A run's result as `--json` writes it: the report, then what produced it.
+fn write_described(
+    path: &Path,
+    report: &Report,
+    cfg: &Config,
+    source: &Source,
+    pre: &Precondition,
+) -> Result<()> {
+    let run = meta::describe(cfg, source, pre, &meta::Hashes::default())?;
+    write_json(
+        path,
+        &meta::Described {
+            report: std::borrow::Cow::Borrowed(report),
+            run,
+        },
+    )
+}
+
 fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<()> {
     let text = serde_json::to_string_pretty(value)? + "\n";
     output::write_atomic(path, text.as_bytes())
@@ -414,14 +432,7 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
     loaded.report_counts();
     let (report, cdf) = result?;
     if let Some(path) = &a.json {
-        let run = meta::describe(&cfg, &loaded.source, &pre, &meta::Hashes::default())?;
-        write_json(
-            path,
-            &meta::Described {
-                report: std::borrow::Cow::Borrowed(&report),
-                run,
-            },
-        )?;
+        write_described(path, &report, &cfg, &loaded.source, &pre)?;
     }
     if let Some(path) = &a.histogram {
         output::write_atomic(path, cdf_csv(&cdf).as_bytes())?;
@@ -466,14 +477,7 @@ fn cmd_rerun(file: &Path, json: Option<&Path>) -> Result<ExitCode> {
     }
     let report = simulate(&cfg, &source, &pre, None)?;
     if let Some(path) = json {
-        let run = meta::describe(&cfg, &source, &pre, &meta::Hashes::default())?;
-        write_json(
-            path,
-            &meta::Described {
-                report: std::borrow::Cow::Borrowed(&report),
-                run,
-            },
-        )?;
+        write_described(path, &report, &cfg, &source, &pre)?;
     }
     let new = serde_json::to_value(&report)?;
     let obj = old.as_object_mut().context("a result is a JSON object")?;
@@ -615,10 +619,11 @@ fn cmd_demo(json: Option<PathBuf>) -> Result<ExitCode> {
     );
     let total = Some(profile.requests);
     let pre = Precondition::parse("fill:0.9:0.8+trace-reads")?;
-    let report = simulate(&cfg, &Source::Synthetic(profile), &pre, total)?;
+    let source = Source::Synthetic(profile);
+    let report = simulate(&cfg, &source, &pre, total)?;
     print!("{}", report.summary());
     if let Some(path) = &json {
-        write_json(path, &report)?;
+        write_described(path, &report, &cfg, &source, &pre)?;
     }
     if report.partial {
         return Ok(partial_notice(&report, json.as_deref()));

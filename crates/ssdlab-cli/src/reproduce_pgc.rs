@@ -615,16 +615,8 @@ pub fn reproduce_pgc(a: PgcArgs) -> Result<ExitCode> {
             precondition: &precondition,
         })
         .collect();
-    let reports = match crate::batch::run(&tasks, &a.batch, &a.out.join("runs"), "reproduction")? {
-        crate::batch::Outcome::Complete(r) => r,
-        crate::batch::Outcome::Shard { shard, runs } => {
-            return Ok(crate::batch::shard_done(
-                shard,
-                runs,
-                &a.out,
-                "the same command without --shard, with --merge DIR,DIR,… (the shards' --out)",
-            ))
-        }
+    let Some(reports) = crate::batch::run_all(&tasks, &a.batch, &a.out, "reproduction")? else {
+        return Ok(ExitCode::SUCCESS);
     };
     let thresholds: Vec<String> = sims
         .iter()

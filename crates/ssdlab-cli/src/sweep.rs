@@ -905,7 +905,6 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         };
         crate::write_json(&out.join(SHARD_INFO), &info)?;
     }
-    let runs_dir = out.join("runs");
     let charts_dir = out.join("charts");
     std::fs::create_dir_all(&charts_dir)
         .with_context(|| format!("creating {}", charts_dir.display()))?;
@@ -927,16 +926,8 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
             precondition: &plan.precondition,
         })
         .collect();
-    let reports = match crate::batch::run(&tasks, &a.batch, &runs_dir, "sweep")? {
-        crate::batch::Outcome::Complete(r) => r,
-        crate::batch::Outcome::Shard { shard, runs } => {
-            return Ok(crate::batch::shard_done(
-                shard,
-                runs,
-                &out,
-                "`ssdlab sweep merge DIR… --out OUT` (the shards' --out)",
-            ))
-        }
+    let Some(reports) = crate::batch::run_all(&tasks, &a.batch, &out, "sweep")? else {
+        return Ok(ExitCode::SUCCESS);
     };
     write_results(&out, &plan, &reports)?;
     let grid = Grid {

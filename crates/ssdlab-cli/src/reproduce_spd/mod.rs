@@ -788,16 +788,8 @@ pub fn reproduce_spd(a: SpdArgs) -> Result<ExitCode> {
             precondition: &plan.exps[sim.exp].precondition,
         })
         .collect();
-    let results = match crate::batch::run(&tasks, &a.batch, &runs_dir, "reproduction")? {
-        crate::batch::Outcome::Complete(r) => r,
-        crate::batch::Outcome::Shard { shard, runs } => {
-            return Ok(crate::batch::shard_done(
-                shard,
-                runs,
-                &a.out,
-                "the same command without --shard, with --merge DIR,DIR,… (the shards' --out)",
-            ))
-        }
+    let Some(results) = crate::batch::run_all(&tasks, &a.batch, &a.out, "reproduction")? else {
+        return Ok(ExitCode::SUCCESS);
     };
     let reports: Vec<Report> = plan.runs.iter().map(|r| results[r.task].clone()).collect();
     // The batch saved each simulation under its first run's file; the
