@@ -67,8 +67,13 @@ pub struct Progress {
 }
 
 /// GC headway check ([`Simulator::check_headway`]): the least share of the
-/// pages erased that must be left free for the host (1/1000).
+/// pages erased that must be left free for the host (1/1000), and the
+/// consecutive windows (each as many erases as half the drive's blocks)
+/// without it before the run stops: two turnovers of the drive, so that a
+/// GC that recovers after a bad stretch (random victims under DFTL do) is
+/// not stopped.
 const HEADWAY_MIN_SHARE: u64 = 1000;
+const HEADWAY_WINDOWS: u32 = 4;
 
 /// A host request as it completed (the request log,
 /// [`Simulator::log_requests`]).
@@ -137,8 +142,10 @@ pub struct Simulator {
     pub(crate) partial: bool,
     /// Called with every completed host request, if set.
     pub(crate) request_log: Option<RequestLog>,
-    /// Where the current GC headway window started.
+    /// Where the current GC headway window started, and where the current
+    /// run of windows without headway started (and how many).
     pub(crate) headway: Progress,
+    pub(crate) stalled_since: Option<(Progress, u32)>,
     pub(crate) ppd: u32,
 }
 
@@ -261,6 +268,7 @@ impl Simulator {
             partial: false,
             request_log: None,
             headway: Progress::default(),
+            stalled_since: None,
             ppd,
         };
         sim.host.page_types = crate::host::pagetype::TypeScheme::parse(
@@ -460,48 +468,62 @@ impl Simulator {
         Ok(observe(&p))
     }
 
-    /// Stop a run whose GC consumes as much space as it frees: over a
-    /// window of as many erases as half the drive's blocks (at least 256;
-    /// long enough for FAST's bursts of full merges, which stall the host
-    /// for hundreds of erases and then let it go), GC's own moves and the mapping's writes took all but
+    /// Stop a run whose GC consumes as much space as it frees: in each of
+    /// [`HEADWAY_WINDOWS`] consecutive windows of as many erases as half
+    /// the drive's blocks (at least 256; long enough for FAST's bursts of
+    /// full merges, which stall the host for hundreds of erases and then
+    /// let it go), GC's own moves and the mapping's writes took all but
     /// less than 1/[`HEADWAY_MIN_SHARE`] of the pages erased, leaving the
-    /// host almost none of them. Such a run never ends (GC cannot get
-    /// back above its threshold) or crawls at a write amplification above
-    /// a thousand; ending it with the figures is the useful answer.
+    /// host almost none of them. Such a run never ends (GC cannot get back
+    /// above its threshold) or crawls at a write amplification above a
+    /// thousand; ending it with the figures is the useful answer.
     fn check_headway(&mut self, p: &Progress) -> Result<()> {
-        let w = &self.headway;
+        let w = self.headway;
         if p.gc_erases < w.gc_erases || p.host_pages_programmed < w.host_pages_programmed {
             // the counters were reset (end of a warm-up)
             self.headway = *p;
+            self.stalled_since = None;
             return Ok(());
         }
-        let erases = p.gc_erases - w.gc_erases;
         let blocks =
             u64::from(self.cfg.total_planes()) * u64::from(self.cfg.geometry.blocks_per_plane);
-        if erases < (blocks / 2).max(256) {
+        if p.gc_erases - w.gc_erases < (blocks / 2).max(256) {
             return Ok(());
         }
-        let reclaimed = erases * u64::from(self.cfg.geometry.pages_per_block);
-        let moved = p.gc_pages_moved.saturating_sub(w.gc_pages_moved);
-        let mapping = p
-            .mapping_pages_programmed
-            .saturating_sub(w.mapping_pages_programmed);
+        self.headway = *p;
         // What GC left for the host: the free pages gained, and those the
         // host programmed meanwhile (whatever the reclaimer's own counts).
-        let gained = (p.free_pages + (p.host_pages_programmed - w.host_pages_programmed))
-            .saturating_sub(w.free_pages);
-        let window = *w;
-        self.headway = *p;
-        if gained * HEADWAY_MIN_SHARE >= reclaimed {
+        let gained = |from: &Progress| {
+            (p.free_pages + (p.host_pages_programmed - from.host_pages_programmed))
+                .saturating_sub(from.free_pages)
+        };
+        let ppb = u64::from(self.cfg.geometry.pages_per_block);
+        if gained(&w) * HEADWAY_MIN_SHARE >= (p.gc_erases - w.gc_erases) * ppb {
+            self.stalled_since = None;
             return Ok(());
         }
+        let (from, windows) = match self.stalled_since {
+            Some((from, n)) => (from, n + 1),
+            None => (w, 1),
+        };
+        self.stalled_since = Some((from, windows));
+        if windows < HEADWAY_WINDOWS {
+            return Ok(());
+        }
+        let erases = p.gc_erases - from.gc_erases;
+        let reclaimed = erases * ppb;
+        let moved = p.gc_pages_moved.saturating_sub(from.gc_pages_moved);
+        let mapping = p
+            .mapping_pages_programmed
+            .saturating_sub(from.mapping_pages_programmed);
         Err(Error::Invalid(format!(
             "garbage collection makes no headway: over the last {erases} block erases ({reclaimed} pages \
              reclaimed, simulated time {:.3} s to {:.3} s) GC rewrote {moved} valid pages and the mapping \
-             wrote {mapping} pages, leaving {gained} free pages for host writes; {}. The drive holds too \
+             wrote {mapping} pages, leaving {} free pages for host writes; {}. The drive holds too \
              much valid data for `{}`: age it less (--precondition) or give it more over-provisioning",
-            window.now_ns as f64 / 1e9,
+            from.now_ns as f64 / 1e9,
             p.now_ns as f64 / 1e9,
+            gained(&from),
             if self.host.outstanding == 0 && self.host.stream_done && self.host.next_record.is_none() {
                 format!(
                     "all {} requests completed, but GC cannot get the drive back above its threshold, \
