@@ -595,8 +595,9 @@ fn records_upto(tick: u64, unit: u64, max_time: u64) -> impl Strategy<Value = Ve
         })
 }
 
+/// Records up to the latest time a reader accepts (2^62 ns).
 fn records(tick: u64, unit: u64) -> impl Strategy<Value = Vec<IoRecord>> {
-    records_upto(tick, unit, u64::MAX)
+    records_upto(tick, unit, ssdlab_workload::input::MAX_TIME_NS)
 }
 
 /// What reading back a written trace gives: the same records, rebased to
