@@ -40,15 +40,18 @@ def spec(tmp_path):
     return p
 
 
+RUN = dict(
+    preset="small",
+    workload="spd/hm_0",
+    limit=3000,
+    precondition="fill:0.9:0.8",
+    set={"gc.victim": "fifo", "metrics.interval_ms": 1000.0},
+    seed=5,
+)
+
+
 def test_run_gives_the_report_and_frames():
-    r = ssdlab.run(
-        preset="small",
-        workload="spd/hm_0",
-        limit=3000,
-        precondition="fill:0.9:0.8",
-        set={"gc.victim": "fifo", "metrics.interval_ms": 1000.0},
-        seed=5,
-    )
+    r = ssdlab.run(**RUN)
     d = r.to_dict()
     assert d["requests"] == 3000
     assert d["run"]["seed"] == 5
@@ -67,15 +70,7 @@ def test_run_gives_the_report_and_frames():
         assert part["fraction"].is_monotonic_increasing
         assert part["fraction"].iloc[-1] == pytest.approx(1.0)
     # Deterministic for a seed.
-    again = ssdlab.run(
-        preset="small",
-        workload="spd/hm_0",
-        limit=3000,
-        precondition="fill:0.9:0.8",
-        set={"gc.victim": "fifo", "metrics.interval_ms": 1000.0},
-        seed=5,
-    )
-    assert again.to_dict() == d
+    assert ssdlab.run(**RUN).to_dict() == d
 
 
 def test_errors_are_exceptions_with_the_location(tmp_path):

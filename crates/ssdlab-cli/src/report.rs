@@ -247,100 +247,114 @@ fn by_workload(runs: &[(String, Value)]) -> BTreeMap<String, Vec<&(String, Value
     g
 }
 
-fn cdf_charts(runs: &[(String, Value)], out: &mut String) {
+/// One kind of chart drawn per workload: `field` is the runs' JSON array
+/// it is drawn from, `charts` the charts of a workload (title suffix, axis
+/// labels, and the (x, y) points of one run's array).
+struct ChartKind<'a> {
+    heading: &'a str,
+    intro: &'a str,
+    field: &'a str,
+    charts: Vec<(String, &'a str, &'a str, Points<'a>)>,
+}
+
+type Points<'a> = Box<dyn Fn(&[Value]) -> Vec<(f64, f64)> + 'a>;
+
+fn grouped_charts(runs: &[(String, Value)], kind: &ChartKind, out: &mut String) {
     let groups = by_workload(runs);
-    let with_cdf = groups
+    let drawn: Vec<_> = groups
         .iter()
-        .filter(|(_, rs)| rs.iter().any(|r| r.1["latency_cdf"].is_array()))
-        .collect::<Vec<_>>();
-    if with_cdf.is_empty() {
+        .filter(|(_, rs)| rs.iter().any(|r| r.1[kind.field].is_array()))
+        .collect();
+    if drawn.is_empty() {
         return;
     }
-    out.push_str("<h2>Latency distributions</h2>\n<p>Cumulative share of requests by latency (x: log10 of the latency in µs), one line per run of the workload.</p>\n<div class=\"grid\">\n");
-    for (w, rs) in with_cdf.iter().take(MAX_GROUPS) {
+    let _ = writeln!(
+        out,
+        "<h2>{}</h2>\n<p>{}</p>\n<div class=\"grid\">",
+        kind.heading, kind.intro
+    );
+    for (w, rs) in drawn.iter().take(MAX_GROUPS) {
         let cut = common_prefix(rs.iter().map(|r| r.0.as_str()));
-        for op in ["read", "write"] {
+        for (title, x_label, y_label, points) in &kind.charts {
             let series: Vec<Series> = rs
                 .iter()
                 .take(MAX_SERIES)
                 .filter_map(|r| {
-                    let pts: Vec<(f64, f64)> = r.1["latency_cdf"]
-                        .as_array()?
-                        .iter()
-                        .filter(|p| p["op"] == op)
-                        .filter_map(|p| {
-                            Some((
-                                p["latency_us"].as_f64()?.max(1e-3).log10(),
-                                p["fraction"].as_f64()?,
-                            ))
-                        })
-                        .collect();
+                    let pts = points(r.1[kind.field].as_array()?);
                     (!pts.is_empty()).then(|| Series {
                         name: &r.0[cut..],
                         points: thin(pts),
                     })
                 })
                 .collect();
-            if series.is_empty() {
-                continue;
+            if !series.is_empty() {
+                let svg = line_chart(&format!("{w}: {title}"), x_label, y_label, &series);
+                let _ = writeln!(out, "<figure>{}</figure>", svg_body(&svg));
             }
-            let svg = line_chart(
-                &format!("{w}: {op} latency CDF"),
-                "log10 latency (us)",
-                "share of requests",
-                &series,
-            );
-            let _ = writeln!(out, "<figure>{}</figure>", svg_body(&svg));
         }
     }
     out.push_str("</div>\n");
-    if with_cdf.len() > MAX_GROUPS {
+    if drawn.len() > MAX_GROUPS {
         let _ = writeln!(
             out,
             "<p class=\"note\">{} more workloads not drawn.</p>",
-            with_cdf.len() - MAX_GROUPS
+            drawn.len() - MAX_GROUPS
         );
     }
 }
 
-fn gc_timelines(runs: &[(String, Value)], out: &mut String) {
-    let groups = by_workload(runs);
-    let with_series = groups
-        .iter()
-        .filter(|(_, rs)| rs.iter().any(|r| r.1["timeseries"].is_array()))
-        .collect::<Vec<_>>();
-    if with_series.is_empty() {
-        return;
-    }
-    out.push_str("<h2>GC timelines</h2>\n<p>GCs finished per interval of the time series (<code>metrics.interval_ms</code>), one line per run.</p>\n<div class=\"grid\">\n");
-    for (w, rs) in with_series.iter().take(MAX_GROUPS) {
-        let cut = common_prefix(rs.iter().map(|r| r.0.as_str()));
-        let series: Vec<Series> = rs
-            .iter()
-            .take(MAX_SERIES)
-            .filter_map(|r| {
-                let pts: Vec<(f64, f64)> = r.1["timeseries"]
-                    .as_array()?
-                    .iter()
-                    .filter_map(|p| Some((p["t_s"].as_f64()?, p["gc_count"].as_f64()?)))
-                    .collect();
-                (!pts.is_empty()).then(|| Series {
-                    name: &r.0[cut..],
-                    points: thin(pts),
+/// The latency CDFs (from the runs' `latency_cdf`), reads and writes apart.
+fn cdf_charts(runs: &[(String, Value)], out: &mut String) {
+    let cdf = |op: &'static str| -> Points<'static> {
+        Box::new(move |a: &[Value]| {
+            a.iter()
+                .filter(|p| p["op"] == op)
+                .filter_map(|p| {
+                    Some((
+                        p["latency_us"].as_f64()?.max(1e-3).log10(),
+                        p["fraction"].as_f64()?,
+                    ))
                 })
+                .collect()
+        })
+    };
+    let kind = ChartKind {
+        heading: "Latency distributions",
+        intro: "Cumulative share of requests by latency (x: log10 of the latency in µs), one line per run of the workload.",
+        field: "latency_cdf",
+        charts: ["read", "write"]
+            .into_iter()
+            .map(|op| {
+                (
+                    format!("{op} latency CDF"),
+                    "log10 latency (us)",
+                    "share of requests",
+                    cdf(op),
+                )
             })
-            .collect();
-        if !series.is_empty() {
-            let svg = line_chart(
-                &format!("{w}: GCs per interval"),
-                "time (s)",
-                "GCs",
-                &series,
-            );
-            let _ = writeln!(out, "<figure>{}</figure>", svg_body(&svg));
-        }
-    }
-    out.push_str("</div>\n");
+            .collect(),
+    };
+    grouped_charts(runs, &kind, out);
+}
+
+/// GCs per interval of the runs' time series.
+fn gc_timelines(runs: &[(String, Value)], out: &mut String) {
+    let kind = ChartKind {
+        heading: "GC timelines",
+        intro: "GCs finished per interval of the time series (<code>metrics.interval_ms</code>), one line per run.",
+        field: "timeseries",
+        charts: vec![(
+            "GCs per interval".to_string(),
+            "time (s)",
+            "GCs",
+            Box::new(|a: &[Value]| {
+                a.iter()
+                    .filter_map(|p| Some((p["t_s"].as_f64()?, p["gc_count"].as_f64()?)))
+                    .collect()
+            }),
+        )],
+    };
+    grouped_charts(runs, &kind, out);
 }
 
 /// At most [`MAX_POINTS`] points of a curve (evenly spaced, the last one
