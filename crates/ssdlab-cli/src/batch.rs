@@ -169,14 +169,18 @@ fn source_key(s: &Source) -> String {
     }
 }
 
-/// The finished run saved for `task`, if `--resume` may use it.
-fn load(path: &Path, task: &Task) -> Option<Finished> {
+/// The finished run saved for `task` (and the file's text), if `--resume`
+/// may use it.
+fn load(path: &Path, task: &Task) -> Option<(Finished, String)> {
     let text = std::fs::read_to_string(path).ok()?;
     let saved: Saved = serde_json::from_str(&text).ok()?;
-    (saved.task_sha256 == fingerprint(task) && !saved.report.partial).then_some(Finished {
-        report: saved.report,
-        cdf: saved.latency_cdf,
-    })
+    (saved.task_sha256 == fingerprint(task) && !saved.report.partial).then_some((
+        Finished {
+            report: saved.report,
+            cdf: saved.latency_cdf,
+        },
+        text,
+    ))
 }
 
 fn save(path: &Path, task: &Task, run: &Finished, hashes: &Hashes) -> Result<()> {
@@ -220,7 +224,8 @@ pub(crate) fn run(
     let hashes = Hashes::default();
     let path = |t: &Task| -> PathBuf { runs_dir.join(format!("{}.json", t.file)) };
     // Where saved runs may come from: our own runs/ with --resume, then
-    // the merged directories'.
+    // the merged directories' (copied here as they are, so that a run
+    // keeps the record of the binary and machine that produced it).
     let saved = |t: &Task| -> Option<Finished> {
         let own = args.resume.then(|| path(t));
         let others = args
@@ -230,12 +235,12 @@ pub(crate) fn run(
         own.into_iter()
             .chain(others)
             .find_map(|p| {
-                let r = load(&p, t)?;
-                Some((p, r))
+                let (r, text) = load(&p, t)?;
+                Some((p, r, text))
             })
-            .and_then(|(p, r)| {
+            .and_then(|(p, r, text)| {
                 if p != path(t) {
-                    save(&path(t), t, &r, &hashes).ok()?;
+                    crate::output::write_atomic(&path(t), text.as_bytes()).ok()?;
                 }
                 Some(r)
             })
