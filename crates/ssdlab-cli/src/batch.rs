@@ -389,3 +389,22 @@ pub(crate) fn run_all(
         }
     }
 }
+
+/// A reproduction's simulations: `--out` checked before the runs (not after
+/// them), the header printed, then [`run_all`].
+pub(crate) fn reproduce(
+    head: &str,
+    tasks: &[Task],
+    args: &BatchArgs,
+    out: &Path,
+) -> Result<Option<Vec<Report>>> {
+    let jobs = args.job_count()?;
+    crate::output::check_out_dir(out, "--out")?;
+    print!("{head}");
+    eprintln!(
+        "{} runs on {} threads",
+        tasks.len(),
+        jobs.min(tasks.len()).max(1)
+    );
+    run_all(tasks, args, out, "reproduction")
+}

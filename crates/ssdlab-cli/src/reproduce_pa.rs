@@ -154,7 +154,6 @@ struct Sim {
 
 pub fn reproduce_pa(a: PaArgs) -> Result<ExitCode> {
     let started = Instant::now();
-    let jobs = a.batch.job_count()?;
     let names: Vec<&str> = WORKLOADS.iter().map(|w| w.0).collect();
     let selected = select("workload", &a.workloads, &names)?;
     if a.limit == Some(0) {
@@ -243,14 +242,6 @@ pub fn reproduce_pa(a: PaArgs) -> Result<ExitCode> {
             });
         }
     }
-    // Refused before the runs, not after them.
-    crate::output::check_out_dir(&a.out, "--out")?;
-    print!("{head}");
-    eprintln!(
-        "{} runs on {} threads",
-        sims.len(),
-        jobs.min(sims.len()).max(1)
-    );
     let tasks: Vec<Task> = sims
         .iter()
         .map(|s| Task {
@@ -261,7 +252,7 @@ pub fn reproduce_pa(a: PaArgs) -> Result<ExitCode> {
             precondition: &precondition,
         })
         .collect();
-    let Some(reports) = crate::batch::run_all(&tasks, &a.batch, &a.out, "reproduction")? else {
+    let Some(reports) = crate::batch::reproduce(&head, &tasks, &a.batch, &a.out)? else {
         return Ok(ExitCode::SUCCESS);
     };
     let rows: Vec<CsvRow> = sims

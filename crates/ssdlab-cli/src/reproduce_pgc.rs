@@ -482,7 +482,6 @@ fn compare<'r>(
 
 pub fn reproduce_pgc(a: PgcArgs) -> Result<ExitCode> {
     let started = Instant::now();
-    let jobs = a.batch.job_count()?;
     let exp_names: Vec<&str> = EXPERIMENTS.iter().map(|e| e.name).collect();
     let chosen = select("experiment", &a.experiments, &exp_names)?;
     let wl_names: Vec<&str> = WORKLOADS.iter().map(|w| w.name).collect();
@@ -597,14 +596,6 @@ pub fn reproduce_pgc(a: PgcArgs) -> Result<ExitCode> {
             }
         }
     }
-    // Refused before the runs, not after them.
-    crate::output::check_out_dir(&a.out, "--out")?;
-    print!("{head}");
-    eprintln!(
-        "{} runs on {} threads",
-        sims.len(),
-        jobs.min(sims.len()).max(1)
-    );
     let tasks: Vec<Task> = sims
         .iter()
         .map(|s| Task {
@@ -615,7 +606,7 @@ pub fn reproduce_pgc(a: PgcArgs) -> Result<ExitCode> {
             precondition: &precondition,
         })
         .collect();
-    let Some(reports) = crate::batch::run_all(&tasks, &a.batch, &a.out, "reproduction")? else {
+    let Some(reports) = crate::batch::reproduce(&head, &tasks, &a.batch, &a.out)? else {
         return Ok(ExitCode::SUCCESS);
     };
     let thresholds: Vec<String> = sims
