@@ -390,14 +390,34 @@ pub(crate) fn run_all(
     }
 }
 
-/// A reproduction's simulations: `--out` checked before the runs (not after
-/// them), the header printed, then [`run_all`].
-pub(crate) fn reproduce(
+/// A simulation a reproduction owns: what a [`Task`] borrows.
+pub(crate) struct Job {
+    pub label: String,
+    pub file: String,
+    pub config: Config,
+    pub source: Source,
+}
+
+/// A reproduction's simulations, all after `precondition`: `--out` checked
+/// before the runs (not after them), the header printed, then [`run_all`].
+pub(crate) fn reproduce<'a>(
     head: &str,
-    tasks: &[Task],
+    sims: impl IntoIterator<Item = &'a Job>,
+    precondition: &Precondition,
     args: &BatchArgs,
     out: &Path,
 ) -> Result<Option<Vec<Report>>> {
+    let tasks: Vec<Task> = sims
+        .into_iter()
+        .map(|j| Task {
+            label: j.label.clone(),
+            file: j.file.clone(),
+            config: &j.config,
+            source: &j.source,
+            precondition,
+        })
+        .collect();
+    let tasks = &tasks[..];
     let jobs = args.job_count()?;
     crate::output::check_out_dir(out, "--out")?;
     print!("{head}");

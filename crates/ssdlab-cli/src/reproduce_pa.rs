@@ -22,7 +22,6 @@ use clap::Args;
 use ssdlab::workload::Source;
 use ssdlab::{Config, Precondition, Report};
 
-use crate::batch::Task;
 use crate::results::CsvRow;
 use crate::sweep::{mean_defined, pct, ratio, sanitise, select, write, Grid, MetricFn, Row};
 
@@ -146,10 +145,7 @@ struct Sim {
     exp: &'static str,
     workload: usize,
     scheme: usize,
-    config: Config,
-    source: Source,
-    label: String,
-    file: String,
+    job: crate::batch::Job,
 }
 
 pub fn reproduce_pa(a: PaArgs) -> Result<ExitCode> {
@@ -205,10 +201,12 @@ pub fn reproduce_pa(a: PaArgs) -> Result<ExitCode> {
                 exp: "main",
                 workload: k,
                 scheme: s,
-                config,
-                source: source.clone(),
-                label: format!("{} {label}", WORKLOADS[k].0),
-                file: format!("main__{}__{}", WORKLOADS[k].0, sanitise(label)),
+                job: crate::batch::Job {
+                    config,
+                    source: source.clone(),
+                    label: format!("{} {label}", WORKLOADS[k].0),
+                    file: format!("main__{}__{}", WORKLOADS[k].0, sanitise(label)),
+                },
             });
         }
     }
@@ -235,24 +233,18 @@ pub fn reproduce_pa(a: PaArgs) -> Result<ExitCode> {
                 exp: "replay3",
                 workload: tmsfs,
                 scheme: s,
-                config,
-                source: source.clone(),
-                label: format!("tMSFS third replay {label}"),
-                file: format!("replay3__tMSFS__{}", sanitise(label)),
+                job: crate::batch::Job {
+                    config,
+                    source: source.clone(),
+                    label: format!("tMSFS third replay {label}"),
+                    file: format!("replay3__tMSFS__{}", sanitise(label)),
+                },
             });
         }
     }
-    let tasks: Vec<Task> = sims
-        .iter()
-        .map(|s| Task {
-            label: s.label.clone(),
-            file: s.file.clone(),
-            config: &s.config,
-            source: &s.source,
-            precondition: &precondition,
-        })
-        .collect();
-    let Some(reports) = crate::batch::reproduce(&head, &tasks, &a.batch, &a.out)? else {
+    let jobs = sims.iter().map(|s| &s.job);
+    let Some(reports) = crate::batch::reproduce(&head, jobs, &precondition, &a.batch, &a.out)?
+    else {
         return Ok(ExitCode::SUCCESS);
     };
     let rows: Vec<CsvRow> = sims

@@ -25,7 +25,6 @@ use clap::Args;
 use ssdlab::workload::Source;
 use ssdlab::{Config, Precondition, Report};
 
-use crate::batch::Task;
 use crate::results::CsvRow;
 use crate::sweep::{
     mean_defined, pct, ratio, sanitise, select, workload_args, write, Grid, MetricFn, Row,
@@ -270,10 +269,7 @@ struct Sim {
     exp: usize,
     workload: usize,
     variant: usize,
-    config: Config,
-    source: Source,
-    label: String,
-    file: String,
+    job: crate::batch::Job,
 }
 
 fn num(x: Option<f64>) -> String {
@@ -588,25 +584,19 @@ pub fn reproduce_pgc(a: PgcArgs) -> Result<ExitCode> {
                     exp: e,
                     workload: k,
                     variant: v,
-                    config,
-                    source: source.clone(),
-                    label: format!("{} {} {}", def.name, wl.label, var.label),
-                    file: format!("{}__{}__{}", def.name, wl.label, sanitise(var.label)),
+                    job: crate::batch::Job {
+                        config,
+                        source: source.clone(),
+                        label: format!("{} {} {}", def.name, wl.label, var.label),
+                        file: format!("{}__{}__{}", def.name, wl.label, sanitise(var.label)),
+                    },
                 });
             }
         }
     }
-    let tasks: Vec<Task> = sims
-        .iter()
-        .map(|s| Task {
-            label: s.label.clone(),
-            file: s.file.clone(),
-            config: &s.config,
-            source: &s.source,
-            precondition: &precondition,
-        })
-        .collect();
-    let Some(reports) = crate::batch::reproduce(&head, &tasks, &a.batch, &a.out)? else {
+    let jobs = sims.iter().map(|s| &s.job);
+    let Some(reports) = crate::batch::reproduce(&head, jobs, &precondition, &a.batch, &a.out)?
+    else {
         return Ok(ExitCode::SUCCESS);
     };
     let thresholds: Vec<String> = sims
