@@ -18,7 +18,7 @@ fn error(e: anyhow::Error) -> PyErr {
 
 /// Run one simulation; returns the JSON `{"result": …, "latency_cdf": […]}`.
 #[pyfunction]
-#[pyo3(signature = (*, preset=None, config=None, scheme=None, sets=Vec::new(), workload=None,
+#[pyo3(signature = (*, preset=None, config=None, scheme=None, conventions=None, sets=Vec::new(), workload=None,
                     trace=None, trace_format=None, profile=None, precondition=None, seed=None,
                     limit=None))]
 #[allow(clippy::too_many_arguments)]
@@ -27,6 +27,7 @@ fn run(
     preset: Option<String>,
     config: Option<PathBuf>,
     scheme: Option<String>,
+    conventions: Option<String>,
     sets: Vec<String>,
     workload: Option<String>,
     trace: Option<PathBuf>,
@@ -40,6 +41,7 @@ fn run(
         preset,
         config,
         scheme,
+        conventions,
         sets,
         workload,
         trace,

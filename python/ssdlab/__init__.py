@@ -146,11 +146,14 @@ def run(
     seed: Optional[int] = None,
     limit: Optional[int] = None,
     trace_format: Optional[str] = None,
+    conventions: Optional[str] = None,
 ) -> Result:
     """Run one simulation, as ``ssdlab run`` does.
 
     The drive is ``preset`` (default ``small``) or the TOML file
-    ``config``, then ``scheme``'s policies, then ``set``'s overrides
+    ``config``, then ``scheme``'s policies, then ``conventions``
+    (``"mqsim"``: account as MQSim does, to compare with it; its default
+    ``precondition`` is ``trace-reads``), then ``set``'s overrides
     (``{"gc.victim": "fifo", "buffer.capacity": {"pages": 256}}``), then
     ``seed``. The workload is exactly one of ``workload`` (a built-in name,
     see :func:`workloads`), ``trace`` (a trace file; ``trace_format``
@@ -163,6 +166,7 @@ def run(
         preset=preset,
         config=None if config is None else os.fspath(config),
         scheme=scheme,
+        conventions=conventions,
         sets=sets,
         workload=workload,
         trace=None if trace is None else os.fspath(trace),

@@ -15,6 +15,7 @@ def run(
     preset: Optional[str] = ...,
     config: Optional[_Path] = ...,
     scheme: Optional[str] = ...,
+    conventions: Optional[str] = ...,
     sets: Sequence[str] = ...,
     workload: Optional[str] = ...,
     trace: Optional[_Path] = ...,

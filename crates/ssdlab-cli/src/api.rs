@@ -20,6 +20,8 @@ pub struct RunRequest {
     pub preset: Option<String>,
     pub config: Option<PathBuf>,
     pub scheme: Option<String>,
+    /// `--conventions` (`mqsim`, `ssdlab`).
+    pub conventions: Option<String>,
     /// `KEY=VALUE` overrides, in order.
     pub sets: Vec<String>,
     /// Exactly one of: a built-in workload, a trace file, a profile file.
@@ -48,10 +50,16 @@ pub fn run(req: &RunRequest) -> Result<String> {
         req.preset.as_deref(),
         req.config.as_deref(),
         req.scheme.as_deref(),
+        req.conventions.as_deref(),
         &req.sets,
         req.seed,
     )?;
-    let pre = Precondition::parse(req.precondition.as_deref().unwrap_or("none"))?;
+    let pre = Precondition::parse(
+        req.precondition
+            .as_deref()
+            .or(crate::conventions_precondition(req.conventions.as_deref())?)
+            .unwrap_or("none"),
+    )?;
     let given = [
         req.workload.is_some(),
         req.trace.is_some(),

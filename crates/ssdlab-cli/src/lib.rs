@@ -119,6 +119,9 @@ enum PresetCmd {
         /// Apply this scheme's policies (see `ssdlab presets`) before printing.
         #[arg(long)]
         scheme: Option<String>,
+        /// Then these conventions (`mqsim`, `ssdlab`; see `ssdlab run --help`).
+        #[arg(long)]
+        conventions: Option<String>,
     },
 }
 
@@ -134,6 +137,12 @@ struct RunArgs {
     /// before any `--set`.
     #[arg(long)]
     scheme: Option<String>,
+    /// Account as another simulator does, to compare with it on the same
+    /// trace: `mqsim` (see docs/fidelity.md, "Agreement with MQSim and
+    /// SSDSim"), or `ssdlab` (the defaults). Applied after `--scheme`,
+    /// before any `--set`.
+    #[arg(long, value_name = "NAME")]
+    conventions: Option<String>,
     /// Override one configuration key, e.g. `--set gc.victim=fifo`. Repeatable.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     sets: Vec<String>,
@@ -154,9 +163,10 @@ struct RunArgs {
     #[arg(long)]
     seed: Option<u64>,
     /// Drive aging before the run: none, or parts joined by +: fill:USED:VALID, age:X,
-    /// trace-sequence, trace-reads (applied in that order).
-    #[arg(long, default_value = "none")]
-    precondition: String,
+    /// trace-sequence, trace-reads (applied in that order). Default: none
+    /// (`--conventions mqsim`: trace-reads).
+    #[arg(long)]
+    precondition: Option<String>,
     /// Run the consistency checker (slow; for debugging FTL policies).
     #[arg(long)]
     check: bool,
@@ -193,11 +203,13 @@ pub fn main() -> ExitCode {
 }
 
 /// The drive of a run: a configuration file or a preset (default `small`),
-/// then a scheme's policies, then `--set` overrides, then the seed.
+/// then a scheme's policies, then conventions, then `--set` overrides, then
+/// the seed.
 fn load_config(
     preset: Option<&str>,
     config: Option<&Path>,
     scheme: Option<&str>,
+    conventions: Option<&str>,
     sets: &[String],
     seed: Option<u64>,
 ) -> Result<Config> {
@@ -211,11 +223,26 @@ fn load_config(
         (None, None) => Config::preset("small")?,
     };
     let base = with_scheme(base, scheme)?;
+    let base = match conventions {
+        Some(name) => ssdlab::scheme::conventions::by_name(name)?
+            .apply(&base)
+            .with_context(|| format!("applying conventions `{name}`"))?,
+        None => base,
+    };
     let mut cfg = base.with_overrides(sets)?;
     if let Some(s) = seed {
         cfg.seed = s;
     }
     Ok(cfg)
+}
+
+/// The preconditioning the conventions named `name` give a run that asks
+/// for none.
+fn conventions_precondition(name: Option<&str>) -> Result<Option<&'static str>> {
+    Ok(match name {
+        Some(name) => ssdlab::scheme::conventions::by_name(name)?.precondition,
+        None => None,
+    })
 }
 
 /// `cfg` with the policies of the scheme named `scheme`, if any.
@@ -403,13 +430,19 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
         a.preset.as_deref(),
         a.config.as_deref(),
         a.scheme.as_deref(),
+        a.conventions.as_deref(),
         &a.sets,
         a.seed,
     )?;
     if a.check {
         cfg.check.enabled = true;
     }
-    let pre = Precondition::parse(&a.precondition)?;
+    let pre = Precondition::parse(
+        a.precondition
+            .as_deref()
+            .or(conventions_precondition(a.conventions.as_deref())?)
+            .unwrap_or("none"),
+    )?;
     for (path, what) in [
         (&a.json, "--json"),
         (&a.latency_log, "--latency-log"),
@@ -532,8 +565,19 @@ fn cmd_presets(what: Option<PresetCmd>) -> Result<ExitCode> {
                 println!("{:<w$} {}{only}", s.name, s.description);
             }
         }
-        Some(PresetCmd::Show { name, scheme }) => {
-            let cfg = with_scheme(Config::preset(&name)?, scheme.as_deref())?;
+        Some(PresetCmd::Show {
+            name,
+            scheme,
+            conventions,
+        }) => {
+            let cfg = load_config(
+                Some(&name),
+                None,
+                scheme.as_deref(),
+                conventions.as_deref(),
+                &[],
+                None,
+            )?;
             print!("{}", cfg.to_toml());
         }
     }

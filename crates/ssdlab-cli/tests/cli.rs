@@ -1294,3 +1294,60 @@ fn rerun_reproduces_a_result_from_its_record() {
         describe(&args, &o)
     );
 }
+
+/// `--conventions mqsim` sets MQSim's flushing and, unless told otherwise,
+/// maps never-written pages that are read (trace-reads); an explicit
+/// `--precondition` wins; an unknown name is an error naming the known ones.
+#[test]
+fn conventions_mqsim_sets_its_keys_and_default_preconditioning() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let j = json.to_str().unwrap();
+    let base = [
+        "run",
+        "--preset",
+        "small",
+        "--workload",
+        "spd/hm_0",
+        "--limit",
+        "3000",
+        "-q",
+    ];
+    let with = |extra: &[&str]| {
+        let mut a: Vec<&str> = base.to_vec();
+        a.extend_from_slice(extra);
+        a.extend(["--json", j]);
+        ok(&a);
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        v
+    };
+    let v = with(&["--conventions", "mqsim"]);
+    assert_eq!(v["run"]["precondition"], "trace-reads");
+    assert_eq!(v["run"]["config"]["buffer"]["free_watermark"], 1.0);
+    assert_eq!(v["run"]["config"]["sched"]["policy"], "read-priority");
+    // Every admitted page is flushed at once: writes never wait for a slot.
+    assert_eq!(v["write"]["latency_us"]["max"], 0.0, "{}", v["write"]);
+    let v = with(&["--conventions", "mqsim", "--precondition", "none"]);
+    assert_eq!(v["run"]["precondition"], "none");
+    let v = with(&["--conventions", "ssdlab"]);
+    assert_eq!(v["run"]["config"]["buffer"]["free_watermark"], 0.0);
+    let out = run(&[
+        "run",
+        "--preset",
+        "small",
+        "--conventions",
+        "sim-x",
+        "--workload",
+        "spd/hm_0",
+    ]);
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("unknown conventions `sim-x`; known: ssdlab, mqsim"),
+        "{err}"
+    );
+    // `presets show` prints the drive under them.
+    let (toml, _) = ok(&["presets", "show", "small", "--conventions", "mqsim"]);
+    assert!(toml.contains("free_watermark = 1.0"), "{toml}");
+}

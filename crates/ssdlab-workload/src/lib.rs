@@ -75,6 +75,7 @@ pub mod input;
 pub mod mqsim;
 pub mod msprod;
 pub mod msr;
+pub mod prefetch;
 pub mod reader;
 pub mod spc;
 pub mod ssdsim;
@@ -582,6 +583,18 @@ impl Source {
                 Ok(Box::new((0..records.len()).map(move |i| Ok(records[i]))))
             }
             Source::Limited { inner, limit } => Ok(Box::new(inner.open()?.take(*limit as usize))),
+        }
+    }
+
+    /// Like [`open`](Self::open), with the records read (parsed,
+    /// decompressed, generated) ahead on a thread of their own
+    /// ([`prefetch`]): the same records in the same order, while the
+    /// consumer works.
+    pub fn open_ahead(&self) -> Result<RecordStream> {
+        match self {
+            // Records in memory cost nothing to read.
+            Source::Records { .. } => self.open(),
+            _ => Ok(prefetch::prefetch(self.open()?)),
         }
     }
 

@@ -48,8 +48,18 @@ impl Buffering {
             (
                 Some(WriteBuffer::new(
                     pages as u32,
-                    cfg.total_dies(),
-                    cfg.buffer.free_watermark,
+                    crate::buffer::die_turns(
+                        cfg.geometry.channels,
+                        cfg.geometry.chips_per_channel,
+                        cfg.geometry.dies_per_chip,
+                        cfg.buffer.die_order,
+                    ),
+                    (
+                        cfg.buffer.free_watermark,
+                        cfg.buffer
+                            .free_watermark_high
+                            .max(cfg.buffer.free_watermark),
+                    ),
                 )),
                 Some(crate::scheme::compose::eviction(cfg)),
             )

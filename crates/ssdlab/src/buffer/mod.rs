@@ -12,6 +12,7 @@ pub mod admit;
 use rustc_hash::FxHashMap;
 
 use crate::addr::{DieId, Lpn, PlaneId, INVALID};
+use crate::config::DieOrder;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum SlotState {
@@ -29,6 +30,31 @@ pub enum WriteOutcome {
     Inserted,
     /// No free slot: the write must wait for an eviction to complete.
     Full,
+}
+
+/// The dies of a drive in the order `order` visits them in turn: with
+/// `channel-first`, die index `c·W·D + w·D + d` (channel c, chip w of the
+/// channel, die d of the chip) is visited at turn `d·C·W + w·C + c`.
+pub fn die_turns(
+    channels: u32,
+    chips_per_channel: u32,
+    dies_per_chip: u32,
+    order: DieOrder,
+) -> Vec<DieId> {
+    let all = channels * chips_per_channel * dies_per_chip;
+    match order {
+        DieOrder::Index => DieId::all(all).collect(),
+        DieOrder::ChannelFirst => (0..all)
+            .map(|k| {
+                let (c, w, d) = (
+                    k % channels,
+                    k / channels % chips_per_channel,
+                    k / (channels * chips_per_channel),
+                );
+                DieId((c * chips_per_channel + w) * dies_per_chip + d)
+            })
+            .collect(),
+    }
 }
 
 /// Chooses pages to evict. Implementations read the buffer through its
@@ -62,7 +88,7 @@ impl EvictionPolicy for DieMultiPlane {
     fn select(&mut self, buf: &WriteBuffer, out: &mut Vec<u32>) {
         let dies = buf.dies();
         for i in 0..dies {
-            let die = DieId((self.next + i) % dies);
+            let die = buf.die_in_turn(self.next + i);
             if buf.dirty_in_die(die) == 0 {
                 continue;
             }
@@ -82,7 +108,7 @@ impl EvictionPolicy for DieMultiPlane {
                     }
                 }
             }
-            self.next = (die.0 + 1) % dies;
+            self.next = (self.next + i + 1) % dies;
             return;
         }
     }
@@ -105,10 +131,10 @@ impl EvictionPolicy for DieRoundRobin {
     fn select(&mut self, buf: &WriteBuffer, out: &mut Vec<u32>) {
         let dies = buf.dies();
         for i in 0..dies {
-            let die = DieId((self.next + i) % dies);
+            let die = buf.die_in_turn(self.next + i);
             if buf.dirty_in_die(die) > 0 {
                 out.extend(buf.lru_of_die(die).take(self.pages as usize));
-                self.next = (die.0 + 1) % dies;
+                self.next = (self.next + i + 1) % dies;
                 return;
             }
         }
@@ -143,29 +169,28 @@ impl EvictionPolicy for DieWrite {
         let dies = buf.dies();
         let n = self.planes_per_die;
         for i in 0..dies {
-            let die = DieId((self.next + i) % dies);
+            let die = buf.die_in_turn(self.next + i);
             let dirty = buf.dirty_in_die(die);
             if dirty >= n {
                 let take = (dirty.min(self.pages) / n) * n;
                 out.extend(buf.lru_of_die(die).take(take as usize));
-                self.next = (die.0 + 1) % dies;
+                self.next = (self.next + i + 1) % dies;
                 return;
             }
         }
         if buf.flushing() > 0 {
             return;
         }
-        let best = (0..dies)
-            .map(|i| DieId((self.next + i) % dies))
-            .max_by_key(|&d| {
-                (
-                    buf.dirty_in_die(d),
-                    std::cmp::Reverse((d.0 + dies - self.next) % dies),
-                )
-            });
-        if let Some(die) = best.filter(|&d| buf.dirty_in_die(d) > 0) {
-            out.extend(buf.lru_of_die(die));
-            self.next = (die.0 + 1) % dies;
+        // The die with the most dirty pages, the first in turn among equals.
+        let best = (0..dies).max_by_key(|&i| {
+            (
+                buf.dirty_in_die(buf.die_in_turn(self.next + i)),
+                std::cmp::Reverse(i),
+            )
+        });
+        if let Some(i) = best.filter(|&i| buf.dirty_in_die(buf.die_in_turn(self.next + i)) > 0) {
+            out.extend(buf.lru_of_die(buf.die_in_turn(self.next + i)));
+            self.next = (self.next + i + 1) % dies;
         }
     }
 }
@@ -197,16 +222,27 @@ pub struct WriteBuffer {
     mru: Vec<u32>,
     lru: Vec<u32>,
     dirty_per_die: Vec<u32>,
+    /// The dies in the order the round-robin policies visit them.
+    turns: Vec<DieId>,
     free_slots: Vec<u32>,
     index: FxHashMap<Lpn, u32>,
     dirty: u32,
     flushing: u32,
-    reserve: u32,
+    /// Free-plus-flushing slots below which eviction starts (`low`), and
+    /// up to which it then goes on (`high`); `flushing_to_high` while it
+    /// does.
+    low: u32,
+    high: u32,
+    flushing_to_high: bool,
 }
 
 impl WriteBuffer {
-    pub fn new(capacity: u32, dies: u32, free_watermark: f64) -> Self {
+    /// A buffer of `capacity` pages for the dies of `turns`, which the
+    /// round-robin eviction policies visit in that order
+    /// ([`die_turns`]).
+    pub fn new(capacity: u32, turns: Vec<DieId>, watermarks: (f64, f64)) -> Self {
         let n = capacity as usize;
+        let dies = turns.len();
         WriteBuffer {
             capacity,
             lpn: vec![INVALID; n],
@@ -216,14 +252,17 @@ impl WriteBuffer {
             version: vec![0; n],
             prev: vec![INVALID; n],
             next: vec![INVALID; n],
-            mru: vec![INVALID; dies as usize],
-            lru: vec![INVALID; dies as usize],
-            dirty_per_die: vec![0; dies as usize],
+            mru: vec![INVALID; dies],
+            lru: vec![INVALID; dies],
+            dirty_per_die: vec![0; dies],
+            turns,
             free_slots: (0..capacity).rev().collect(),
             index: FxHashMap::default(),
             dirty: 0,
             flushing: 0,
-            reserve: (capacity as f64 * free_watermark).ceil() as u32,
+            low: (capacity as f64 * watermarks.0).ceil() as u32,
+            high: (capacity as f64 * watermarks.1).ceil() as u32,
+            flushing_to_high: false,
         }
     }
 
@@ -232,6 +271,12 @@ impl WriteBuffer {
     }
     pub fn dies(&self) -> u32 {
         self.mru.len() as u32
+    }
+    /// The die whose turn is `k` (modulo the number of dies) in the round
+    /// robin the eviction policies follow.
+    #[inline]
+    pub fn die_in_turn(&self, k: u32) -> DieId {
+        self.turns[(k % self.dies()) as usize]
     }
     pub fn dirty(&self) -> u32 {
         self.dirty
@@ -327,9 +372,22 @@ impl WriteBuffer {
     }
 
     /// Should an eviction start, with `waiting` writes waiting for a slot?
-    pub fn wants_eviction(&self, waiting: usize) -> bool {
+    /// Yes while free plus flushing slots are fewer than the waiting writes
+    /// need, or than the low watermark; once below that, until they reach
+    /// the high one.
+    pub fn wants_eviction(&mut self, waiting: usize) -> bool {
         let claimable = self.free_slots.len() as u32 + self.flushing;
-        let target = self.reserve.max(waiting.min(self.capacity as usize) as u32);
+        if claimable < self.low {
+            self.flushing_to_high = true;
+        } else if claimable >= self.high {
+            self.flushing_to_high = false;
+        }
+        let mark = if self.flushing_to_high {
+            self.high
+        } else {
+            self.low
+        };
+        let target = mark.max(waiting.min(self.capacity as usize) as u32);
         self.dirty > 0 && claimable < target
     }
 
@@ -417,7 +475,7 @@ mod tests {
 
     #[test]
     fn discard_frees_a_dirty_slot_and_forgets_a_flushing_one() {
-        let mut b = WriteBuffer::new(2, 1, 0.0);
+        let mut b = WriteBuffer::new(2, DieId::all(1).collect(), (0.0, 0.0));
         b.write(1, DieId(0), PlaneId(3), 1);
         b.write(2, DieId(0), PlaneId::NONE, 1);
         assert_eq!(b.write(5, DieId(0), PlaneId::NONE, 1), WriteOutcome::Full);
@@ -449,7 +507,7 @@ mod tests {
 
     #[test]
     fn lru_per_die_and_round_robin_eviction() {
-        let mut b = WriteBuffer::new(4, 2, 0.0);
+        let mut b = WriteBuffer::new(4, DieId::all(2).collect(), (0.0, 0.0));
         let mut pol = DieRoundRobin { next: 0, pages: 2 };
         assert_eq!(
             b.write(10, DieId(0), PlaneId::NONE, 1),
@@ -496,8 +554,62 @@ mod tests {
     }
 
     #[test]
+    fn dies_take_turns_channel_first() {
+        // 2 channels × 2 chips × 2 dies: die index = (channel·2 + chip)·2 + die.
+        let t = die_turns(2, 2, 2, DieOrder::ChannelFirst);
+        let ids: Vec<u32> = t.iter().map(|d| d.0).collect();
+        assert_eq!(ids, vec![0, 4, 2, 6, 1, 5, 3, 7]);
+        let i: Vec<u32> = die_turns(2, 2, 2, DieOrder::Index)
+            .iter()
+            .map(|d| d.0)
+            .collect();
+        assert_eq!(i, (0..8).collect::<Vec<_>>());
+        // A round robin over a buffer follows the turns.
+        let mut b = WriteBuffer::new(8, t, (0.0, 0.0));
+        for d in 0..8 {
+            b.write(d as Lpn, DieId(d), PlaneId::NONE, 1);
+        }
+        let mut pol = DieRoundRobin::new(1);
+        let mut order = vec![];
+        for _ in 0..8 {
+            let mut out = vec![];
+            b.evict(&mut pol, &mut out);
+            order.push(b.slot_die(out[0]).0);
+        }
+        assert_eq!(order, ids);
+    }
+
+    #[test]
+    fn eviction_runs_between_two_watermarks() {
+        // 10 slots; start below 2 free, go on until 5 are free (or flushing).
+        let mut b = WriteBuffer::new(10, DieId::all(1).collect(), (0.2, 0.5));
+        for l in 0..8 {
+            b.write(l, DieId(0), PlaneId::NONE, 1);
+        }
+        assert!(!b.wants_eviction(0), "2 free: not below the low mark");
+        b.write(8, DieId(0), PlaneId::NONE, 1);
+        let mut pol = DieRoundRobin::new(1);
+        let mut out = vec![];
+        let mut evicted = 0;
+        while b.wants_eviction(0) {
+            b.evict(&mut pol, &mut out);
+            evicted += out.len();
+        }
+        assert_eq!(evicted, 4, "from 1 free to 5 free or flushing");
+        // Above the low mark again: no eviction until it falls below.
+        for s in out.drain(..) {
+            b.flush_done(s);
+        }
+        assert!(!b.wants_eviction(0));
+        // Watermark 1: every dirty page goes at once.
+        let mut b = WriteBuffer::new(4, DieId::all(1).collect(), (1.0, 1.0));
+        b.write(1, DieId(0), PlaneId::NONE, 1);
+        assert!(b.wants_eviction(0));
+    }
+
+    #[test]
     fn die_write_takes_multiples_of_the_planes_per_die() {
-        let mut b = WriteBuffer::new(16, 3, 0.0);
+        let mut b = WriteBuffer::new(16, DieId::all(3).collect(), (0.0, 0.0));
         for l in 0..5 {
             b.write(l, DieId(0), PlaneId::NONE, 1); // die 0: 5 dirty
         }
@@ -544,7 +656,7 @@ mod tests {
 
     #[test]
     fn die_multiplane_takes_one_lru_page_per_plane() {
-        let mut b = WriteBuffer::new(8, 2, 0.0);
+        let mut b = WriteBuffer::new(8, DieId::all(2).collect(), (0.0, 0.0));
         // die 0, planes 0 and 1 (global planes 0 and 1); LRU order: 10, 11, 12, 13
         b.write(10, DieId(0), PlaneId(0), 1);
         b.write(11, DieId(0), PlaneId(0), 1);

@@ -496,8 +496,32 @@ pub struct Buffer {
     /// Pages one eviction takes from the chosen die.
     pub evict_pages: u32,
     /// Eviction starts when free (not yet claimed) slots fall below this share of
-    /// the capacity. 0 = evict only when a write finds no free slot.
+    /// the capacity. 0 = evict only when a write finds no free slot; 1 = flush
+    /// every page as soon as it is admitted (writes still complete on
+    /// admission).
     pub free_watermark: f64,
+    /// Once eviction has started at `free_watermark`, it goes on until free
+    /// slots reach this share (a background flush between two watermarks);
+    /// at most `free_watermark` (the default, 0): no second watermark.
+    #[serde(default)]
+    pub free_watermark_high: f64,
+    /// The order in which the round-robin eviction policies visit dies.
+    #[serde(default)]
+    pub die_order: DieOrder,
+}
+
+/// The order of a round robin over dies (`buffer.die_order`).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum DieOrder {
+    /// Channel first, then chip, then die within the chip (the `CWDP`
+    /// striping order): consecutive evictions go to different channels.
+    #[default]
+    ChannelFirst,
+    /// Die index order: all dies of channel 0, then of channel 1, ...
+    /// Consecutive evictions share a channel (kept to rerun results of
+    /// ssdlab before 2026-11-24).
+    Index,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]

@@ -60,6 +60,8 @@ impl Config {
                 eviction: Eviction::DieRoundRobin,
                 evict_pages: 1,
                 free_watermark: 0.0,
+                free_watermark_high: 0.0,
+                die_order: DieOrder::ChannelFirst,
             },
             sched: Sched {
                 policy: SchedPolicy::ReadPriority,

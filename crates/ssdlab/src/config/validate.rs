@@ -261,8 +261,12 @@ impl Config {
         if self.buffer.evict_pages == 0 {
             return err("buffer.evict_pages", "must be at least 1".into());
         }
-        if !(0.0..1.0).contains(&self.buffer.free_watermark) {
-            return err("buffer.free_watermark", "must be in [0, 1)".into());
+        let low = self.buffer.free_watermark;
+        if !(0.0..=1.0).contains(&low) {
+            return err("buffer.free_watermark", "must be in [0, 1]".into());
+        }
+        if !(0.0..=1.0).contains(&self.buffer.free_watermark_high) {
+            return err("buffer.free_watermark_high", "must be in [0, 1]".into());
         }
         crate::scheme::check_requirements(self, origin)?;
         if !(self.metrics.interval_ms.is_finite() && self.metrics.interval_ms >= 0.0) {

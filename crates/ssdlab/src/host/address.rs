@@ -69,7 +69,7 @@ pub(crate) fn scan(
         (vec![0u64; words], vec![0u64; words], vec![0u64; words]);
     let mut footprint = 0;
     let mut dense: FxHashMap<u64, Lpn> = FxHashMap::default();
-    for rec in source.open()? {
+    for rec in source.open_ahead()? {
         let rec = rec?;
         // A trim leaves no data: not part of the footprint.
         if rec.op == Op::Trim {
@@ -121,7 +121,7 @@ pub(crate) fn write_pages(
     page: u64,
 ) -> Result<Vec<Lpn>> {
     let mut out = Vec::new();
-    for rec in source.open()? {
+    for rec in source.open_ahead()? {
         let rec = rec?;
         if rec.op != Op::Write {
             continue;

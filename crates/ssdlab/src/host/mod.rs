@@ -161,7 +161,7 @@ impl Simulator {
                     let gap = if n > 1 { span / (n - 1) } else { 0 };
                     self.host.replay_offset = self.host.replay_offset.saturating_add(span + gap);
                     self.host.pass += 1;
-                    match self.host.source.open() {
+                    match self.host.source.open_ahead() {
                         Ok(st) => self.host.stream = st,
                         Err(e) => {
                             self.error = Some(e);

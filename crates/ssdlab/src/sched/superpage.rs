@@ -39,7 +39,7 @@ impl EvictionPolicy for SuperPageEviction {
         let dies = buf.dies();
         let n = self.planes_per_die;
         for i in 0..dies {
-            let die = DieId((self.next + i) % dies);
+            let die = buf.die_in_turn(self.next + i);
             let Some(first) = buf.lru_of_die(die).next() else {
                 continue;
             };
@@ -51,7 +51,7 @@ impl EvictionPolicy for SuperPageEviction {
                     out.extend(buf.dirty_slot(l));
                 }
             }
-            self.next = (die.0 + 1) % dies;
+            self.next = (self.next + i + 1) % dies;
             return;
         }
     }

@@ -4,6 +4,7 @@
 //! with `--scheme` prints exactly what a scheme is.
 
 pub(crate) mod compose;
+pub mod conventions;
 
 use crate::config::Config;
 use crate::error::{Error, Result};

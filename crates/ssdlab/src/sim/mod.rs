@@ -201,7 +201,7 @@ impl Simulator {
         let buffer = Buffering::new(cfg, scan.as_ref().map_or(0, |s| s.footprint_pages))?;
         let planes = cfg.total_planes();
         let ppd = cfg.geometry.planes_per_die;
-        let stream = source.open()?;
+        let stream = source.open_ahead()?;
         let mut sim = Simulator {
             cfg: cfg.clone(),
             engine: Engine::new(),

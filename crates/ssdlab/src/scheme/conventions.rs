@@ -1,0 +1,82 @@
+//! Named conventions: how another simulator accounts for what ssdlab can
+//! model more than one way (when a buffered write is acknowledged, when the
+//! buffer flushes, how reads of never-written pages are served), as a set
+//! of configuration overrides — so that ssdlab's figures can be put beside
+//! that simulator's on the same trace. Unlike a scheme, a set of conventions
+//! is not an FTL design: it applies on top of any scheme.
+//!
+//! docs/fidelity.md ("Agreement with MQSim and SSDSim") gives the evidence
+//! for each convention and the figures with and without them.
+
+use crate::config::Config;
+use crate::error::{Error, Result};
+
+/// A named set of conventions.
+#[derive(Debug)]
+pub struct Conventions {
+    pub name: &'static str,
+    pub description: &'static str,
+    /// Overrides (`key=value`, as for `--set`).
+    pub overrides: &'static [&'static str],
+    /// The preconditioning a run gets when it asks for none.
+    pub precondition: Option<&'static str>,
+}
+
+impl Conventions {
+    /// `cfg` under these conventions.
+    pub fn apply(&self, cfg: &Config) -> Result<Config> {
+        let overrides: Vec<String> = self.overrides.iter().map(|s| s.to_string()).collect();
+        cfg.with_overrides(&overrides)
+    }
+}
+
+/// Every set of conventions `--conventions` accepts.
+pub const CONVENTIONS: &[Conventions] = &[
+    Conventions {
+        name: "ssdlab",
+        description: "ssdlab's own defaults: a buffered write waits for a free slot, the buffer flushes only when a write finds none, a slot frees when its page is programmed",
+        overrides: &[],
+        precondition: None,
+    },
+    Conventions {
+        name: "mqsim",
+        description: "MQSim's (ADVANCED write cache): every admitted page goes to flash at once and the write is acknowledged on admission; host reads ahead of queued writes; a page read before it was ever written is mapped (--precondition trace-reads unless another is given)",
+        overrides: &[
+            "buffer.free_watermark=1",
+            "buffer.free_watermark_high=1",
+            "sched.policy=read-priority",
+        ],
+        precondition: Some("trace-reads"),
+    },
+];
+
+/// The conventions named `name`.
+pub fn by_name(name: &str) -> Result<&'static Conventions> {
+    CONVENTIONS.iter().find(|c| c.name == name).ok_or_else(|| {
+        Error::Invalid(format!(
+            "unknown conventions `{name}`; known: {}",
+            CONVENTIONS
+                .iter()
+                .map(|c| c.name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_set_applies_to_every_preset() {
+        for c in CONVENTIONS {
+            for (p, _) in Config::preset_names() {
+                let cfg = Config::preset(p).unwrap();
+                let out = c.apply(&cfg).unwrap();
+                out.validate(p).unwrap();
+            }
+        }
+        assert!(by_name("nope").is_err());
+    }
+}
