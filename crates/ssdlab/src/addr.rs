@@ -127,6 +127,53 @@ impl DieId {
     }
 }
 
+/// Division by a number fixed for the run (a geometry figure): a shift and
+/// a mask when it is a power of two, as in every preset, else the hardware
+/// division (a division is tens of cycles, and address arithmetic does
+/// several per page operation).
+#[derive(Clone, Copy, Debug)]
+pub struct Divisor {
+    d: u32,
+    /// log2(d) if d is a power of two, else `NOT_POW2`.
+    shift: u32,
+}
+
+impl Divisor {
+    const NOT_POW2: u32 = u32::MAX;
+
+    pub fn new(d: u32) -> Divisor {
+        assert!(d > 0, "division by zero");
+        Divisor {
+            d,
+            shift: if d.is_power_of_two() {
+                d.trailing_zeros()
+            } else {
+                Self::NOT_POW2
+            },
+        }
+    }
+    #[inline]
+    pub fn get(self) -> u32 {
+        self.d
+    }
+    #[inline]
+    pub fn div(self, x: u32) -> u32 {
+        if self.shift != Self::NOT_POW2 {
+            x >> self.shift
+        } else {
+            x / self.d
+        }
+    }
+    #[inline]
+    pub fn rem(self, x: u32) -> u32 {
+        if self.shift != Self::NOT_POW2 {
+            x & (self.d - 1)
+        } else {
+            x % self.d
+        }
+    }
+}
+
 /// Cheap address arithmetic for one geometry. All indices are global
 /// (plane index over the whole drive, block index within its plane).
 #[derive(Clone, Copy, Debug)]
@@ -137,27 +184,66 @@ pub struct AddrMap {
     pub planes_per_die: u32,
     pub dies_per_chip: u32,
     pub chips_per_channel: u32,
+    ppb: Divisor,
+    bpp: Divisor,
+    ppp: Divisor,
+    ppd: Divisor,
+    dpc: Divisor,
+    cpc: Divisor,
 }
 
 impl AddrMap {
+    pub fn new(
+        pages_per_block: u32,
+        blocks_per_plane: u32,
+        planes_per_die: u32,
+        dies_per_chip: u32,
+        chips_per_channel: u32,
+    ) -> AddrMap {
+        let pages_per_plane = pages_per_block * blocks_per_plane;
+        AddrMap {
+            pages_per_block,
+            blocks_per_plane,
+            pages_per_plane,
+            planes_per_die,
+            dies_per_chip,
+            chips_per_channel,
+            ppb: Divisor::new(pages_per_block),
+            bpp: Divisor::new(blocks_per_plane),
+            ppp: Divisor::new(pages_per_plane),
+            ppd: Divisor::new(planes_per_die),
+            dpc: Divisor::new(dies_per_chip),
+            cpc: Divisor::new(chips_per_channel),
+        }
+    }
     #[inline]
     pub fn plane_of(&self, ppn: Ppn) -> PlaneId {
-        PlaneId(ppn / self.pages_per_plane)
+        PlaneId(self.ppp.div(ppn))
     }
     /// Block index within its plane.
     #[inline]
     pub fn block_of(&self, ppn: Ppn) -> u32 {
-        (ppn % self.pages_per_plane) / self.pages_per_block
+        self.ppb.div(self.ppp.rem(ppn))
     }
     /// Page index within its block.
     #[inline]
     pub fn page_of(&self, ppn: Ppn) -> u32 {
-        ppn % self.pages_per_block
+        self.ppb.rem(ppn)
     }
     /// Global block id (plane * blocks_per_plane + block).
     #[inline]
     pub fn gblock_of(&self, ppn: Ppn) -> BlockId {
-        BlockId(ppn / self.pages_per_block)
+        BlockId(self.ppb.div(ppn))
+    }
+    /// A global block id's index within its plane.
+    #[inline]
+    pub fn block_index(&self, block: BlockId) -> u32 {
+        self.bpp.rem(block.0)
+    }
+    /// The plane of a global block id.
+    #[inline]
+    pub fn plane_of_block(&self, block: BlockId) -> PlaneId {
+        PlaneId(self.bpp.div(block.0))
     }
     #[inline]
     pub fn ppn(&self, plane: PlaneId, block: u32, page: u32) -> Ppn {
@@ -165,14 +251,14 @@ impl AddrMap {
     }
     #[inline]
     pub fn die_of_plane(&self, plane: PlaneId) -> DieId {
-        plane.die(self.planes_per_die)
+        DieId(self.ppd.div(plane.0))
     }
     #[inline]
     pub fn chip_of_die(&self, die: DieId) -> u32 {
-        die.0 / self.dies_per_chip
+        self.dpc.div(die.0)
     }
     #[inline]
     pub fn channel_of_chip(&self, chip: u32) -> u32 {
-        chip / self.chips_per_channel
+        self.cpc.div(chip)
     }
 }

@@ -177,14 +177,13 @@ impl Ftl {
         let planes = cfg.total_planes();
         let ppb = g.pages_per_block;
         let bpp = g.blocks_per_plane;
-        let map = AddrMap {
-            pages_per_block: ppb,
-            blocks_per_plane: bpp,
-            pages_per_plane: ppb * bpp,
-            planes_per_die: g.planes_per_die,
-            dies_per_chip: g.dies_per_chip,
-            chips_per_channel: g.chips_per_channel,
-        };
+        let map = AddrMap::new(
+            ppb,
+            bpp,
+            g.planes_per_die,
+            g.dies_per_chip,
+            g.chips_per_channel,
+        );
         let nblocks = (planes * bpp) as usize;
         let phys = cfg.physical_pages() as usize;
         let logical = cfg.logical_pages();
@@ -444,7 +443,10 @@ impl Ftl {
         }
         let a = self.active[self.stream(plane, w)];
         if a != INVALID && (self.wp[a as usize] as u32) < self.ppb {
-            return Some((a % self.bpp, self.next_page(a, Place::Next)));
+            return Some((
+                self.map.block_index(BlockId(a)),
+                self.next_page(a, Place::Next),
+            ));
         }
         if self.groups {
             if let Some(&g) = self.reserved[self.stream(plane, w)].front() {
@@ -465,7 +467,7 @@ impl Ftl {
             } else {
                 0
             };
-            Some((free[pos] % self.bpp, 0))
+            Some((self.map.block_index(BlockId(free[pos])), 0))
         } else {
             None
         }
@@ -514,7 +516,7 @@ impl Ftl {
         let a = self.active[self.stream(plane, w)];
         if a != INVALID && (self.wp[a as usize] as u32) < self.ppb {
             let page = self.next_page(a, Place::Parity(parity));
-            return (page < self.ppb).then_some((a % self.bpp, page));
+            return (page < self.ppb).then_some((self.map.block_index(BlockId(a)), page));
         }
         self.peek_write(plane, w).map(|(b, _)| (b, parity))
     }
@@ -733,10 +735,10 @@ impl Ftl {
     /// Mark a physical page invalid (its LPN was rewritten or trimmed).
     #[inline]
     pub fn invalidate(&mut self, ppn: Ppn) {
-        let gb = ppn / self.ppb;
+        let gb = self.map.gblock_of(ppn).0;
         self.p2l.set(ppn as usize, INVALID);
         self.valid[gb as usize] -= 1;
-        self.plane_valid[(gb / self.bpp) as usize] -= 1;
+        self.plane_valid[self.map.plane_of_block(BlockId(gb)).index()] -= 1;
         if self.state[gb as usize] == BlockState::Closed && self.fast.is_none() {
             if self.groups {
                 let g = self.group_of(BlockId(gb));
@@ -900,13 +902,13 @@ impl Ftl {
     /// Pin a block against erasure while a read of it is outstanding.
     #[inline]
     pub fn pin(&mut self, ppn: Ppn) {
-        self.pins[(ppn / self.ppb) as usize] += 1;
+        self.pins[self.map.gblock_of(ppn).index()] += 1;
     }
 
     /// Unpin; returns the block's remaining pins.
     #[inline]
     pub fn unpin(&mut self, ppn: Ppn) -> u32 {
-        let gb = (ppn / self.ppb) as usize;
+        let gb = self.map.gblock_of(ppn).index();
         self.pins[gb] -= 1;
         self.pins[gb] as u32
     }

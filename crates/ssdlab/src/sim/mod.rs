@@ -336,11 +336,11 @@ impl Simulator {
         let mut next_progress = 0u64;
         let mut tick = 0u32;
         while let Some(ev) = self.engine.pop() {
-            match ev.kind {
+            match ev.kind() {
                 EventKind::Arrival => self.on_arrival(),
-                EventKind::ReadArrayDone => self.on_read_array_done(DieId(ev.arg)),
-                EventKind::TransferDone => self.on_transfer_done(ev.arg),
-                EventKind::DieDone => self.on_die_done(DieId(ev.arg)),
+                EventKind::ReadArrayDone => self.on_read_array_done(DieId(ev.arg())),
+                EventKind::TransferDone => self.on_transfer_done(ev.arg()),
+                EventKind::DieDone => self.on_die_done(DieId(ev.arg())),
             }
             self.flush_kicks();
             if let Some(e) = self.error.take() {
