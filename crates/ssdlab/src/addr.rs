@@ -157,7 +157,7 @@ impl Divisor {
         self.d
     }
     #[inline]
-    pub fn div(self, x: u32) -> u32 {
+    pub fn quotient(self, x: u32) -> u32 {
         if self.shift != Self::NOT_POW2 {
             x >> self.shift
         } else {
@@ -165,7 +165,7 @@ impl Divisor {
         }
     }
     #[inline]
-    pub fn rem(self, x: u32) -> u32 {
+    pub fn remainder(self, x: u32) -> u32 {
         if self.shift != Self::NOT_POW2 {
             x & (self.d - 1)
         } else {
@@ -218,32 +218,32 @@ impl AddrMap {
     }
     #[inline]
     pub fn plane_of(&self, ppn: Ppn) -> PlaneId {
-        PlaneId(self.ppp.div(ppn))
+        PlaneId(self.ppp.quotient(ppn))
     }
     /// Block index within its plane.
     #[inline]
     pub fn block_of(&self, ppn: Ppn) -> u32 {
-        self.ppb.div(self.ppp.rem(ppn))
+        self.ppb.quotient(self.ppp.remainder(ppn))
     }
     /// Page index within its block.
     #[inline]
     pub fn page_of(&self, ppn: Ppn) -> u32 {
-        self.ppb.rem(ppn)
+        self.ppb.remainder(ppn)
     }
     /// Global block id (plane * blocks_per_plane + block).
     #[inline]
     pub fn gblock_of(&self, ppn: Ppn) -> BlockId {
-        BlockId(self.ppb.div(ppn))
+        BlockId(self.ppb.quotient(ppn))
     }
     /// A global block id's index within its plane.
     #[inline]
     pub fn block_index(&self, block: BlockId) -> u32 {
-        self.bpp.rem(block.0)
+        self.bpp.remainder(block.0)
     }
     /// The plane of a global block id.
     #[inline]
     pub fn plane_of_block(&self, block: BlockId) -> PlaneId {
-        PlaneId(self.bpp.div(block.0))
+        PlaneId(self.bpp.quotient(block.0))
     }
     #[inline]
     pub fn ppn(&self, plane: PlaneId, block: u32, page: u32) -> Ppn {
@@ -251,14 +251,14 @@ impl AddrMap {
     }
     #[inline]
     pub fn die_of_plane(&self, plane: PlaneId) -> DieId {
-        DieId(self.ppd.div(plane.0))
+        DieId(self.ppd.quotient(plane.0))
     }
     #[inline]
     pub fn chip_of_die(&self, die: DieId) -> u32 {
-        self.dpc.div(die.0)
+        self.dpc.quotient(die.0)
     }
     #[inline]
     pub fn channel_of_chip(&self, chip: u32) -> u32 {
-        self.cpc.div(chip)
+        self.cpc.quotient(chip)
     }
 }
