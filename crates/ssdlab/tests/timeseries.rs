@@ -32,6 +32,24 @@ fn intervals_add_up_to_the_totals() {
         ts.iter().map(|i| i.gc_pages_moved).sum::<u64>(),
         r.flash.gc_programs
     );
+    // Wear: the intervals' erases add up, and the spread after the last
+    // erase is the report's (DVPFTL Eqs. 5-6, per-plane erase sums).
+    assert!(r.gc.erases > 0, "the aged drive collects");
+    assert_eq!(ts.iter().map(|i| i.erases).sum::<u64>(), r.gc.erases);
+    let e = &r.erase_count;
+    assert_eq!(e.plane_delta, e.plane_max - e.plane_min);
+    assert_eq!(ts.last().unwrap().erase_delta, e.plane_delta);
+    assert!(ts
+        .windows(2)
+        .all(|w| w[1].erases > 0 || w[1].erase_delta == w[0].erase_delta));
+    let planes = c.total_planes() as f64;
+    let blocks = planes * c.geometry.blocks_per_plane as f64;
+    assert!(
+        (e.mean * blocks - r.gc.erases as f64).abs() < 1e-6 * blocks,
+        "every GC erase is one block's erase"
+    );
+    assert!(e.plane_min as f64 <= r.gc.erases as f64 / planes);
+    assert!(e.plane_max as f64 >= r.gc.erases as f64 / planes);
     for (k, i) in ts.iter().enumerate() {
         assert_eq!(i.t_s, k as f64);
         assert!((i.iops - i.requests as f64).abs() < 1e-9, "1 s intervals");

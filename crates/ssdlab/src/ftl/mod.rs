@@ -19,6 +19,7 @@ pub(crate) mod lanes;
 pub mod mapping;
 mod pagemap;
 pub mod precondition;
+pub mod wear;
 pub(crate) use pagemap::{encode, PageMap};
 #[cfg(test)]
 mod tests;
@@ -120,6 +121,8 @@ pub struct Ftl {
     state: Vec<BlockState>,
     pins: Vec<u16>,
     erase_count: Vec<u32>,
+    /// Erases summed per plane, and their spread.
+    wear: wear::Wear,
     /// Active block per plane and write stream (global id) or INVALID:
     /// `active[plane * streams + stream]`.
     active: Vec<u32>,
@@ -224,6 +227,7 @@ impl Ftl {
             state: vec![BlockState::Free; nblocks],
             pins: vec![0; nblocks],
             erase_count: vec![0; nblocks],
+            wear: wear::Wear::new(planes as usize),
             active: vec![INVALID; (planes * cfg.write_streams()) as usize],
             streams,
             free,
@@ -318,6 +322,11 @@ impl Ftl {
 
     pub fn erase_counts(&self) -> &[u32] {
         &self.erase_count
+    }
+
+    /// Erases summed per plane and their spread (Δe).
+    pub fn wear(&self) -> &wear::Wear {
+        &self.wear
     }
 
     /// Are blocks allocated, collected and erased in aligned groups per die?
@@ -869,6 +878,7 @@ impl Ftl {
             l.reset(gb);
         }
         self.erase_count[gb as usize] += 1;
+        self.wear.erased(self.map.plane_of_block(BlockId(gb)));
         self.state[gb as usize] = BlockState::Free;
         if self.groups {
             // The group is free once all its blocks are.

@@ -132,8 +132,7 @@ impl Simulator {
     /// An erase of an emptied unit's block completed.
     pub(crate) fn merge_erase_done(&mut self, tx: Txn) {
         let u = tx.unit as usize;
-        self.ftl.erase(self.ftl.map.gblock_of(tx.src));
-        self.metrics.gc.erases += 1;
+        self.erase_block(self.ftl.map.gblock_of(tx.src), self.engine.now());
         self.merges()[u].erasing -= 1;
         if std::mem::take(&mut self.merges()[u].wait_unit) {
             self.merge_next(u);

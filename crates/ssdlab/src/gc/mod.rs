@@ -413,16 +413,22 @@ impl Simulator {
         }
     }
 
+    /// A block's erase completed at `now`: the FTL frees it, and it is
+    /// counted (erases, and the wear spread in the time series).
+    pub(crate) fn erase_block(&mut self, block: BlockId, now: Time) {
+        self.ftl.erase(block);
+        self.metrics.gc.erases += 1;
+        self.metrics.series_erase(now, self.ftl.wear().delta());
+    }
+
     /// An erase of a victim's block completed; the last one ends the GC.
     fn gc_erase_done(&mut self, tx: Txn) {
         let now = self.engine.now();
         let u = tx.unit as usize;
-        self.ftl.erase(self.ftl.map.gblock_of(tx.src));
-        self.metrics.gc.erases += 1;
+        self.erase_block(self.ftl.map.gblock_of(tx.src), now);
         let second = std::mem::replace(&mut self.gc.jobs[u].second, INVALID);
         if second != INVALID {
-            self.ftl.erase(BlockId(second));
-            self.metrics.gc.erases += 1;
+            self.erase_block(BlockId(second), now);
         }
         self.gc.jobs[u].erases_left = self.gc.jobs[u].erases_left.saturating_sub(1);
         if self.gc.jobs[u].erases_left > 0 {

@@ -94,6 +94,9 @@ struct Bucket {
     /// Relaxed program order: the drive's free LSB pages after the
     /// interval's last program.
     free_lsb: Option<u64>,
+    /// Blocks erased, and the wear spread Δe after the last of them.
+    erases: u64,
+    erase_delta: Option<u64>,
 }
 
 impl Series {
@@ -305,6 +308,17 @@ impl Metrics {
     pub fn series_pages(&mut self, now: Time, gc: bool, n: u64) {
         if let Some(s) = &mut self.series {
             s.at(now).pages[gc as usize] += n;
+        }
+    }
+
+    /// A block was erased at `now`, leaving the planes' erase sums `delta`
+    /// apart (for the time series).
+    #[inline]
+    pub fn series_erase(&mut self, now: Time, delta: u64) {
+        if let Some(s) = &mut self.series {
+            let b = s.at(now);
+            b.erases += 1;
+            b.erase_delta = Some(delta);
         }
     }
 

@@ -58,6 +58,21 @@ impl Metrics {
                 sum as f64 / erase.len() as f64,
             )
         };
+        let estddev = if erase.is_empty() {
+            0.0
+        } else {
+            let var = erase
+                .iter()
+                .map(|&e| (e as f64 - emean).powi(2))
+                .sum::<f64>()
+                / erase.len() as f64;
+            var.sqrt()
+        };
+        let planes = ctx.plane_erases;
+        let (pmin, pmax) = (
+            planes.iter().copied().min().unwrap_or(0),
+            planes.iter().copied().max().unwrap_or(0),
+        );
         let evs = self.evict_samples.max(1) as f64;
         Report {
             ssdlab_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -221,6 +236,10 @@ impl Metrics {
                 min: emin,
                 max: emax,
                 mean: emean,
+                stddev: estddev,
+                plane_min: pmin,
+                plane_max: pmax,
+                plane_delta: pmax - pmin,
             },
             precondition: ctx.precondition,
             events: ctx.events,
@@ -233,6 +252,8 @@ impl Metrics {
                         sum as f64 / n as f64 / 1e3
                     }
                 };
+                // Δe carries over intervals without an erase.
+                let mut delta = 0;
                 s.buckets
                     .iter()
                     .enumerate()
@@ -246,6 +267,11 @@ impl Metrics {
                         host_pages_programmed: b.pages[0],
                         gc_pages_moved: b.pages[1],
                         free_lsb_pages: b.free_lsb,
+                        erases: b.erases,
+                        erase_delta: {
+                            delta = b.erase_delta.unwrap_or(delta);
+                            delta
+                        },
                     })
                     .collect()
             }),
@@ -314,6 +340,8 @@ pub struct ReportContext<'a> {
     pub seed: u64,
     pub buffer_pages: u64,
     pub erase_counts: &'a [u32],
+    /// Erases summed per plane (`ftl::wear`).
+    pub plane_erases: &'a [u64],
     pub precondition: PreconditionReport,
     pub events: u64,
     /// `flash.plane_registers` (the workers of `gc.pairs_per_worker`).
@@ -341,6 +369,13 @@ pub struct Interval {
     /// interval's last program (PA-SSD's Fig. 16); absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub free_lsb_pages: Option<u64>,
+    /// Blocks erased in the interval.
+    #[serde(default)]
+    pub erases: u64,
+    /// The wear spread Δe after the interval (DVPFTL Eq. 6: the most erases
+    /// summed over a plane's blocks minus the fewest).
+    #[serde(default)]
+    pub erase_delta: u64,
 }
 
 /// The result of one run. Field names are stable; units are in the names.
@@ -622,9 +657,20 @@ pub struct QueueDepth {
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct EraseSpread {
+    /// Erases per block: fewest, most, mean and standard deviation.
     pub min: u32,
     pub max: u32,
     pub mean: f64,
+    #[serde(default)]
+    pub stddev: f64,
+    /// Erases summed per plane (DVPFTL Eq. 5): fewest, most, and the spread
+    /// Δe = most − fewest (Eq. 6).
+    #[serde(default)]
+    pub plane_min: u64,
+    #[serde(default)]
+    pub plane_max: u64,
+    #[serde(default)]
+    pub plane_delta: u64,
 }
 
 impl Report {
@@ -698,6 +744,14 @@ impl Report {
             g.time_us.mean_erase,
             self.write_amplification
         );
+        let e = &self.erase_count;
+        if e.max > 0 {
+            let _ = writeln!(
+                s,
+                "  wear     erases per block {} / {:.2} / {} (min / mean / max, sd {:.2})   per plane {} to {} (spread {})",
+                e.min, e.mean, e.max, e.stddev, e.plane_min, e.plane_max, e.plane_delta
+            );
+        }
         let b = &self.buffer;
         if b.capacity_pages > 0 {
             let _ = writeln!(

@@ -433,6 +433,7 @@ impl Simulator {
             seed: self.cfg.seed,
             buffer_pages: self.buffer.pages,
             erase_counts: self.ftl.erase_counts(),
+            plane_erases: self.ftl.wear().per_plane(),
             precondition: self.precondition.clone(),
             events: self.engine.fired(),
             plane_registers: self.cfg.flash.plane_registers as usize,
