@@ -149,6 +149,10 @@ pub struct SchemeOut {
     pub cold_i_ratio: f64,
     pub memory_bytes: usize,
     pub decays: u64,
+    /// Bits the decays reset or aged (an operation count of their cost),
+    /// where the scheme's decay is a bulk operation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decay_bits: Option<u64>,
     pub hot_ratio_per_interval: Vec<f64>,
     pub false_identification_rate_per_interval: Vec<f64>,
     /// Only with `--timing`.
@@ -209,6 +213,7 @@ pub fn evaluate_source(
                     cold_i_ratio: s.cold_i_ratio,
                     memory_bytes: s.memory_bytes,
                     decays: s.decays,
+                    decay_bits: s.decay_bits,
                     hot_ratio_per_interval: s.hot_ratio_per_interval,
                     false_identification_rate_per_interval: s
                         .false_identification_rate_per_interval,

@@ -70,6 +70,8 @@ pub struct DualLayer<P> {
     post: P,
     writes: u64,
     pre_decays: u64,
+    /// Times the pre-classifier's filter was cleared.
+    pre_clears: u64,
     counts: DecisionCounts,
 }
 
@@ -87,6 +89,7 @@ impl<P: HotDataIdentifier> DualLayer<P> {
             post,
             writes: 0,
             pre_decays: 0,
+            pre_clears: 0,
             counts: DecisionCounts::default(),
         }
     }
@@ -117,6 +120,7 @@ impl<P: HotDataIdentifier> DualLayer<P> {
         let n = crossings(before, self.writes, self.params.decay_window);
         if n > 0 {
             self.pre.clear();
+            self.pre_clears += 1;
             self.pre_decays = self.pre_decays.saturating_add(n);
         }
     }
@@ -154,6 +158,13 @@ impl<P: HotDataIdentifier> HotDataIdentifier for DualLayer<P> {
 
     fn decays(&self) -> u64 {
         self.pre_decays.saturating_add(self.post.decays())
+    }
+
+    /// The pre-classifier's resets (its whole filter each; several due at
+    /// once clear it once) plus the post-identifier's decays.
+    fn decay_bits(&self) -> Option<u64> {
+        let pre = self.pre_clears.saturating_mul(self.pre.bits() as u64);
+        self.post.decay_bits().map(|p| p.saturating_add(pre))
     }
 
     fn counts(&self) -> DecisionCounts {

@@ -36,6 +36,10 @@ pub struct SchemeResult {
     pub memory_bytes: usize,
     /// Decay operations performed during the evaluation.
     pub decays: u64,
+    /// Bits those decays reset or aged (an operation count of their cost;
+    /// [`HotDataIdentifier::decay_bits`]); None where not modelled.
+    #[serde(default)]
+    pub decay_bits: Option<u64>,
 }
 
 /// The outcome of [`evaluate`].
@@ -83,6 +87,7 @@ where
     let n = schemes.len();
     let start_counts: Vec<_> = schemes.iter().map(|s| s.counts()).collect();
     let start_decays: Vec<_> = schemes.iter().map(|s| s.decays()).collect();
+    let start_decay_bits: Vec<_> = schemes.iter().map(|s| s.decay_bits()).collect();
     let mut hot = vec![0u64; n];
     let mut wrong = vec![0u64; n];
     let mut iv_hot = vec![0u64; n];
@@ -147,6 +152,9 @@ where
                 memory_bits: s.memory_bits(),
                 memory_bytes: s.memory_bytes(),
                 decays: s.decays().saturating_sub(start_decays[i]),
+                decay_bits: s
+                    .decay_bits()
+                    .map(|b| b.saturating_sub(start_decay_bits[i].unwrap_or(0))),
             }
         })
         .collect();

@@ -107,6 +107,14 @@ pub trait HotDataIdentifier {
     /// halvings; for a dual-layer scheme pre-classifier plus post-identifier).
     fn decays(&self) -> u64;
 
+    /// Bits the decays so far have reset or aged: an operation count of the
+    /// decay cost (DVPFTL's Fig. 11 measures it in CPU cycles). None where
+    /// decay is not a bulk operation on the structures (WDAC, the update
+    /// window).
+    fn decay_bits(&self) -> Option<u64> {
+        None
+    }
+
     /// Cumulative decision counts.
     fn counts(&self) -> DecisionCounts;
 
@@ -139,6 +147,9 @@ impl<T: HotDataIdentifier + ?Sized> HotDataIdentifier for Box<T> {
     }
     fn memory_bytes(&self) -> usize {
         (**self).memory_bytes()
+    }
+    fn decay_bits(&self) -> Option<u64> {
+        (**self).decay_bits()
     }
     fn decays(&self) -> u64 {
         (**self).decays()

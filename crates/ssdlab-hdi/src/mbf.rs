@@ -63,6 +63,8 @@ pub struct Mbf {
     current: usize,
     writes: u64,
     decays: u64,
+    /// Bits cleared by decays.
+    decay_bits: u64,
     counts: DecisionCounts,
 }
 
@@ -94,6 +96,7 @@ impl Mbf {
             current: 0,
             writes: 0,
             decays: 0,
+            decay_bits: 0,
             counts: DecisionCounts::default(),
         }
     }
@@ -141,6 +144,10 @@ impl Mbf {
         let n = crossings(before, self.writes, self.params.decay_window);
         self.decays = self.decays.saturating_add(n);
         let v = self.filters.len();
+        let m = self.filters[0].bits() as u64;
+        self.decay_bits = self
+            .decay_bits
+            .saturating_add(n.min(v as u64).saturating_mul(m));
         if n >= v as u64 {
             self.filters.iter_mut().for_each(BloomFilter::clear);
             self.current = (self.current + (n % v as u64) as usize) % v;
@@ -182,6 +189,10 @@ impl HotDataIdentifier for Mbf {
 
     fn decays(&self) -> u64 {
         self.decays
+    }
+
+    fn decay_bits(&self) -> Option<u64> {
+        Some(self.decay_bits)
     }
 
     fn counts(&self) -> DecisionCounts {

@@ -65,6 +65,8 @@ pub struct Mihf {
     counters: Vec<u8>,
     writes: u64,
     decays: u64,
+    /// Counter bits aged (halved or cleared) by decays.
+    decay_bits: u64,
     counts: DecisionCounts,
 }
 
@@ -89,6 +91,7 @@ impl Mihf {
             counters: vec![0; params.counters],
             writes: 0,
             decays: 0,
+            decay_bits: 0,
             counts: DecisionCounts::default(),
         }
     }
@@ -132,6 +135,12 @@ impl Mihf {
         self.writes = self.writes.saturating_add(writes);
         let n = crossings(before, self.writes, self.params.decay_window);
         self.decays = self.decays.saturating_add(n);
+        // Every halving touches every counter; from `counter_bits` halvings
+        // on, one clearing does.
+        let passes = n.min(u64::from(self.params.counter_bits));
+        self.decay_bits = self
+            .decay_bits
+            .saturating_add(passes.saturating_mul(self.memory_bits()));
         if n >= u64::from(self.params.counter_bits) {
             self.counters.iter_mut().for_each(|c| *c = 0);
         } else {
@@ -182,6 +191,10 @@ impl HotDataIdentifier for Mihf {
 
     fn decays(&self) -> u64 {
         self.decays
+    }
+
+    fn decay_bits(&self) -> Option<u64> {
+        Some(self.decay_bits)
     }
 
     fn counts(&self) -> DecisionCounts {

@@ -136,3 +136,33 @@ pub fn by_name(name: &str) -> Option<Box<dyn HotDataIdentifier>> {
         _ => return None,
     })
 }
+
+#[cfg(test)]
+mod decay_cost {
+    use super::*;
+
+    /// The decay-cost count follows Table 1: MBF resets a 2^11-bit filter
+    /// every 2^9 writes; DL-MBF_s's post-identifier (2^8 global writes)
+    /// twice as often, plus the pre-classifier's 2^11 bits every 2^11
+    /// writes; DL-MBF_c's post filters are half as large.
+    #[test]
+    fn decay_bits_per_write_follow_table_1() {
+        let w = 1u64 << 16;
+        let mut schemes: Vec<Box<dyn HotDataIdentifier>> = vec![
+            Box::new(mbf()),
+            Box::new(dl_mbf_s()),
+            Box::new(dl_mbf_c()),
+            Box::new(wdac()),
+        ];
+        for s in schemes.iter_mut() {
+            for i in 0..w {
+                s.record_write(i.wrapping_mul(2654435761) % 5000);
+            }
+        }
+        let per_write = |s: &dyn HotDataIdentifier| s.decay_bits().map(|b| b as f64 / w as f64);
+        assert_eq!(per_write(schemes[0].as_ref()), Some(4.0));
+        assert_eq!(per_write(schemes[1].as_ref()), Some(9.0));
+        assert_eq!(per_write(schemes[2].as_ref()), Some(5.0));
+        assert_eq!(per_write(schemes[3].as_ref()), None);
+    }
+}
