@@ -18,31 +18,42 @@ impl Config {
                 .ok_or_else(|| Error::config(&origin, set, "expected KEY=VALUE"))?;
             let key = key.trim();
             let value = parse_toml_value(value.trim());
-            let mut node = &mut root;
             let parts: Vec<&str> = key.split('.').collect();
-            for (i, part) in parts.iter().enumerate() {
-                let table = node.as_table_mut().ok_or_else(|| {
-                    Error::config(
-                        &origin,
-                        key,
-                        format!("`{}` is not a table", parts[..i].join(".")),
-                    )
-                })?;
-                if !table.contains_key(*part) {
-                    let mut known: Vec<_> = table.keys().cloned().collect();
-                    known.sort();
-                    return Err(Error::config(
-                        &origin,
-                        key,
-                        format!("unknown key `{part}`; known here: {}", known.join(", ")),
-                    ));
+            let (last, parent_path) = parts.split_last().expect("split yields one part");
+            let parent = table_at(&mut root, parent_path, &origin, key)?;
+            if !parent.contains_key(*last) {
+                // A table of one key may be a choice between variants
+                // (`buffer.capacity = { pages = N }` or `{ footprint-percent
+                // = P }`): setting another variant's key replaces it, if the
+                // result is a valid choice.
+                if parent.len() == 1 {
+                    let old = std::mem::take(parent);
+                    parent.insert(last.to_string(), value.clone());
+                    if Config::deserialize(root.clone()).is_ok() {
+                        continue;
+                    }
+                    *table_at(&mut root, parent_path, &origin, key)? = old;
                 }
-                if i + 1 == parts.len() {
-                    table.insert(part.to_string(), value.clone());
-                    break;
-                }
-                node = table.get_mut(*part).expect("checked");
+                let parent = table_at(&mut root, parent_path, &origin, key)?;
+                let mut known: Vec<_> = parent.keys().cloned().collect();
+                known.sort();
+                return Err(Error::config(
+                    &origin,
+                    key,
+                    format!("unknown key `{last}`; known here: {}", known.join(", ")),
+                ));
             }
+            let current = &parent[*last];
+            if current.is_table() && !value.is_table() && !value.is_str() {
+                return Err(Error::config(
+                    &origin,
+                    key,
+                    format!(
+                        "`{key}` is a table here ({current}); give one, e.g. --set '{key}={current}', or set one of its keys"
+                    ),
+                ));
+            }
+            parent.insert(last.to_string(), value);
         }
         let origin = format!("--set {}", sets.join(" --set "));
         // Straight from the value tree (no round trip through TOML text,
@@ -54,6 +65,38 @@ impl Config {
         cfg.validate(&origin)?;
         Ok(cfg)
     }
+}
+
+/// The table at `path` in `root` (every part a key that exists and holds a
+/// table), or an error naming the first part that does not.
+fn table_at<'a>(
+    root: &'a mut toml::Value,
+    path: &[&str],
+    origin: &str,
+    key: &str,
+) -> Result<&'a mut toml::Table> {
+    let mut node = root;
+    for (i, part) in path.iter().enumerate() {
+        let table = node.as_table_mut().ok_or_else(|| {
+            Error::config(
+                origin,
+                key,
+                format!("`{}` is not a table", path[..i].join(".")),
+            )
+        })?;
+        if !table.contains_key(*part) {
+            let mut known: Vec<_> = table.keys().cloned().collect();
+            known.sort();
+            return Err(Error::config(
+                origin,
+                key,
+                format!("unknown key `{part}`; known here: {}", known.join(", ")),
+            ));
+        }
+        node = table.get_mut(*part).expect("checked");
+    }
+    node.as_table_mut()
+        .ok_or_else(|| Error::config(origin, key, format!("`{}` is not a table", path.join("."))))
 }
 
 pub(crate) fn parse_toml_value(s: &str) -> toml::Value {

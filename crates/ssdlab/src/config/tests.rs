@@ -59,3 +59,37 @@ fn impossible_geometry_is_rejected() {
         assert!(e.contains(field), "{set}: {e}");
     }
 }
+
+/// Setting another variant's key of a one-key table switches the variant
+/// (`buffer.capacity.pages`, `gc.threshold.blocks`); a bare number for a
+/// table-valued key is an error that shows the table's form; a key no
+/// variant has is still an unknown key.
+#[test]
+fn overrides_switch_variants_and_explain_tables() {
+    let c = Config::preset("spd-512g").unwrap();
+    let o = c
+        .with_overrides(&[
+            "buffer.capacity.pages=64".into(),
+            "gc.threshold.blocks=3".into(),
+        ])
+        .unwrap();
+    assert_eq!(o.buffer.capacity, BufferCapacity::Pages(64));
+    assert_eq!(o.gc.threshold, GcThreshold::Blocks(3));
+    let e = c
+        .with_overrides(&["buffer.capacity=64".into()])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("is a table here ({ footprint-percent = 1.0 })"),
+        "{e}"
+    );
+    let e = c
+        .with_overrides(&["buffer.capacity.bogus=3".into()])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("unknown key `bogus`; known here: footprint-percent"),
+        "{e}"
+    );
+    assert!(c.with_overrides(&["buffer.capacity=none".into()]).is_ok());
+}
