@@ -9,7 +9,7 @@
 //! for each convention and the figures with and without them.
 
 use crate::config::Config;
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 /// A named set of conventions.
 #[derive(Debug)]
@@ -52,16 +52,7 @@ pub const CONVENTIONS: &[Conventions] = &[
 
 /// The conventions named `name`.
 pub fn by_name(name: &str) -> Result<&'static Conventions> {
-    CONVENTIONS.iter().find(|c| c.name == name).ok_or_else(|| {
-        Error::Invalid(format!(
-            "unknown conventions `{name}`; known: {}",
-            CONVENTIONS
-                .iter()
-                .map(|c| c.name)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))
-    })
+    super::named(CONVENTIONS, name, "conventions", "known", |c| c.name)
 }
 
 #[cfg(test)]

@@ -294,14 +294,21 @@ pub const SCHEMES: &[Scheme] = &[
 
 /// A scheme by name.
 pub fn by_name(name: &str) -> Result<&'static Scheme> {
-    SCHEMES.iter().find(|s| s.name == name).ok_or_else(|| {
+    named(SCHEMES, name, "scheme", "known schemes", |s| s.name)
+}
+
+/// The entry of a registry named `name`, or an error naming the known ones.
+pub(crate) fn named<'a, T>(
+    items: &'a [T],
+    name: &str,
+    what: &str,
+    known: &str,
+    name_of: fn(&T) -> &str,
+) -> Result<&'a T> {
+    items.iter().find(|i| name_of(i) == name).ok_or_else(|| {
         Error::Invalid(format!(
-            "unknown scheme `{name}`; known schemes: {}",
-            SCHEMES
-                .iter()
-                .map(|s| s.name)
-                .collect::<Vec<_>>()
-                .join(", ")
+            "unknown {what} `{name}`; {known}: {}",
+            items.iter().map(name_of).collect::<Vec<_>>().join(", ")
         ))
     })
 }
