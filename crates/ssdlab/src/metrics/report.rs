@@ -267,9 +267,9 @@ impl Metrics {
                         host_pages_programmed: b.pages[0],
                         gc_pages_moved: b.pages[1],
                         free_lsb_pages: b.free_lsb,
-                        erases: b.erases,
+                        erases: b.erases as u64,
                         erase_delta: {
-                            delta = b.erase_delta.unwrap_or(delta);
+                            delta = b.erase_delta().unwrap_or(delta);
                             delta
                         },
                     })
