@@ -73,6 +73,17 @@ def test_run_gives_the_report_and_frames():
     assert ssdlab.run(**RUN).to_dict() == d
 
 
+def test_conventions_pass_through():
+    d = ssdlab.run(
+        preset="small", workload="spd/hm_0", limit=2000, conventions="mqsim"
+    ).to_dict()
+    assert d["run"]["precondition"] == "trace-reads"
+    assert d["run"]["config"]["buffer"]["free_watermark"] == 1.0
+    assert d["write"]["latency_us"]["max"] == 0.0
+    with pytest.raises(ssdlab.SsdlabError, match="unknown conventions `x`"):
+        ssdlab.run(workload="spd/hm_0", limit=10, conventions="x")
+
+
 def test_errors_are_exceptions_with_the_location(tmp_path):
     with pytest.raises(ssdlab.SsdlabError, match="unknown key `nope`"):
         ssdlab.run(workload="spd/hm_0", set={"gc.nope": 1}, limit=10)
