@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Result};
 use serde::Serialize;
 
-use ssdlab::{Config, Precondition};
+use ssdlab::Config;
 
 use crate::batch::BatchArgs;
 use crate::input::WorkloadArgs;
@@ -54,12 +54,7 @@ pub fn run(req: &RunRequest) -> Result<String> {
         &req.sets,
         req.seed,
     )?;
-    let pre = Precondition::parse(
-        req.precondition
-            .as_deref()
-            .or(crate::conventions_precondition(req.conventions.as_deref())?)
-            .unwrap_or("none"),
-    )?;
+    let pre = crate::run_precondition(req.precondition.as_deref(), req.conventions.as_deref())?;
     let given = [
         req.workload.is_some(),
         req.trace.is_some(),

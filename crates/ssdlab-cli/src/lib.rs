@@ -236,13 +236,14 @@ fn load_config(
     Ok(cfg)
 }
 
-/// The preconditioning the conventions named `name` give a run that asks
-/// for none.
-fn conventions_precondition(name: Option<&str>) -> Result<Option<&'static str>> {
-    Ok(match name {
+/// A run's preconditioning: the one `given`, else the one the conventions
+/// named `conventions` ask for, else none.
+fn run_precondition(given: Option<&str>, conventions: Option<&str>) -> Result<Precondition> {
+    let default = match conventions {
         Some(name) => ssdlab::scheme::conventions::by_name(name)?.precondition,
         None => None,
-    })
+    };
+    Ok(Precondition::parse(given.or(default).unwrap_or("none"))?)
 }
 
 /// `cfg` with the policies of the scheme named `scheme`, if any.
@@ -437,12 +438,7 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
     if a.check {
         cfg.check.enabled = true;
     }
-    let pre = Precondition::parse(
-        a.precondition
-            .as_deref()
-            .or(conventions_precondition(a.conventions.as_deref())?)
-            .unwrap_or("none"),
-    )?;
+    let pre = run_precondition(a.precondition.as_deref(), a.conventions.as_deref())?;
     for (path, what) in [
         (&a.json, "--json"),
         (&a.latency_log, "--latency-log"),
