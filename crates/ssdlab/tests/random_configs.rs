@@ -182,6 +182,11 @@ fn config(k: &Case) -> Config {
             c.flash.multiplane_alignment = Alignment::BlockAndPage;
             c.flash.plane_pairs_only = false;
         }
+        if name == "apm" || name == "parp" {
+            // Two-plane allocators pair two planes of a die.
+            c.geometry.planes_per_die = c.geometry.planes_per_die.max(2);
+            c.flash.multiplane = true;
+        }
         c = scheme::by_name(name).unwrap().apply(&c).unwrap();
     }
     // Neither DFTL nor FAST rewrites super pages; FAST has one log stream,
@@ -190,6 +195,14 @@ fn config(k: &Case) -> Config {
     c.ftl.mapping = match k.mapping {
         Mapping::Dftl | Mapping::Fast if c.ftl.write_unit == WriteUnit::SuperPage => Mapping::Page,
         Mapping::Fast if c.gc.combine_host_writes || c.gc.parity_destinations => Mapping::Page,
+        Mapping::Fast
+            if matches!(
+                c.ftl.plane_allocation,
+                PlaneAllocation::Apm | PlaneAllocation::Parp
+            ) =>
+        {
+            Mapping::Page
+        }
         m => m,
     };
     match c.ftl.mapping {

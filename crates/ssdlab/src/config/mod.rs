@@ -208,6 +208,57 @@ pub enum PlaneAllocation {
     /// plane within the die in turn when the page is sent to flash (SPD,
     /// TwinBlk).
     DieRoundRobin,
+    /// DVPFTL's adaptive parallelism management (§III-C): each host write
+    /// request goes to one die, split over two of its planes for two-plane
+    /// programs (an odd page out padded with a dummy page while the α rule
+    /// allows), the planes chosen by valid pages or erase counts (`ftl.apm`).
+    Apm,
+    /// PaRP (Park et al., IEEE CAL 2010, as DVPFTL describes it): a host
+    /// write request goes to the next die in turn; the next request, if it
+    /// arrives before the first is programmed, pairs with it on the die's
+    /// other plane for two-plane programs, the shorter padded with dummy
+    /// pages.
+    Parp,
+}
+
+/// DVPFTL's APM thresholds (`ftl.plane_allocation = "apm"`, §III-C).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Apm {
+    /// Below this spread of per-plane erase sums (Δe, Eq. 6) a request goes
+    /// to the plane of its channel with the fewest valid pages.
+    #[serde(default = "default_apm_th_dn")]
+    pub th_dn: u64,
+    /// From `th_dn` up to this spread, to the plane of its channel with the
+    /// fewest erases; from it on, to the plane of the drive with the fewest.
+    #[serde(default = "default_apm_th_up")]
+    pub th_up: u64,
+    /// Eq. (7)'s α: two-plane programs with dummy pages only while their
+    /// estimated time stays within α of normal programs (Eq. 8).
+    #[serde(default = "default_apm_alpha")]
+    pub alpha: f64,
+}
+
+impl Default for Apm {
+    fn default() -> Apm {
+        Apm {
+            th_dn: default_apm_th_dn(),
+            th_up: default_apm_th_up(),
+            alpha: default_apm_alpha(),
+        }
+    }
+}
+
+fn default_apm_th_dn() -> u64 {
+    100
+}
+
+fn default_apm_th_up() -> u64 {
+    200
+}
+
+fn default_apm_alpha() -> f64 {
+    0.65
 }
 
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
@@ -307,6 +358,9 @@ pub struct Ftl {
     /// pages of. Needs relaxed program order.
     #[serde(default)]
     pub type_pools: bool,
+    /// APM's thresholds (used by `plane_allocation = "apm"`).
+    #[serde(default)]
+    pub apm: Apm,
 }
 
 fn default_fast_log_units() -> u32 {

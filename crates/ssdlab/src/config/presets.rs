@@ -41,6 +41,7 @@ impl Config {
                 fast_log_units: default_fast_log_units(),
                 program_order: ProgramOrder::Strict,
                 type_pools: false,
+                apm: Apm::default(),
             },
             gc: Gc {
                 threshold: GcThreshold::Percent(5.0),
@@ -106,6 +107,10 @@ impl Config {
             (
                 "pa-tlc",
                 "PA-SSD paper (TPDS 2020) TLC drive, 16 planes per chip, 8 KB pages",
+            ),
+            (
+                "dvp-proto",
+                "DVPFTL paper (IEEE Access 2018) prototype: 8 ch x 2 ways of MT29F64G08AFAAAWP (2 dies x 2 planes, SLC, 8 KB pages), 60 MB/s buses; array times assumed",
             ),
             ("small", "a 4 GiB SLC drive for tests and quick experiments"),
         ]
@@ -189,6 +194,35 @@ impl Config {
                 // The paper's Fig. 5: pages in the strict program order of
                 // the wordlines.
                 c.cell.page_layout = PageLayout::Wordlines;
+                c
+            }
+            "dvp-proto" => {
+                // DVPFTL §IV-B1: 8 channels x 2 ways of MT29F64G08AFAAAWP,
+                // each 2 dies x 2 planes of SLC (the paper's Fig. 1); the
+                // part's organisation (8 KiB pages, 128 pages per block,
+                // 4096 blocks per die = 2048 per plane) is Micron's. Buses
+                // at 60 MHz: 60 MB/s, 1000/60 ns per byte. ASSUMED (the
+                // paper gives no array times): tR 35 us, tPROG 560 us,
+                // tBERS 7 ms, the maxima of the part's datasheet as a
+                // third-party driver quotes them; two-plane programs at the
+                // same page index (ONFI); over-provisioning as the other
+                // presets (15 %). docs/fidelity.md, "DVPFTL".
+                let mut c = Config::base(
+                    name,
+                    Geometry {
+                        channels: 8,
+                        chips_per_channel: 2,
+                        dies_per_chip: 2,
+                        planes_per_die: 2,
+                        blocks_per_plane: 2048,
+                        pages_per_block: 128,
+                        page_size_bytes: 8192,
+                    },
+                    CellType::Slc,
+                    slc(35.0, 560.0, 7000.0, 1000.0 / 60.0),
+                );
+                c.flash.multiplane_alignment = Alignment::Page;
+                c.ftl.overprovisioning = 0.15;
                 c
             }
             "small" => {

@@ -106,7 +106,10 @@ impl Ftl {
                 let die = self.static_die(lpn);
                 self.next_plane_in_die(die, w)
             }
-            PlaneAllocation::RoundRobin => {
+            // APM and PaRP place host requests whole (`plan_request`);
+            // pages written outside one (preconditioning, translation
+            // pages, a read-modify-write's page) go round robin.
+            PlaneAllocation::RoundRobin | PlaneAllocation::Apm | PlaneAllocation::Parp => {
                 // The next plane in turn that has room for more data.
                 let start = self.rr_next;
                 let mut pick = PlaneId(self.plane_of_residue[start as usize]);
@@ -171,6 +174,15 @@ impl Ftl {
     #[inline]
     pub fn assigned_written(&mut self, plane: PlaneId) {
         self.plane_pending[plane.index()] -= 1;
+        if let Some(tp) = &mut self.two_plane {
+            tp.programmed(plane);
+        }
+    }
+
+    /// Host pages assigned to `plane` and not yet programmed.
+    #[inline]
+    pub fn plane_pending(&self, plane: PlaneId) -> u32 {
+        self.plane_pending[plane.index()]
     }
 
     /// `ftl.align_block_index`: where in its free list plane `plane` finds

@@ -46,6 +46,10 @@ impl Simulator {
                 // Padding, or a move in a Die-Write whose page the host
                 // rewrote after it was read.
                 self.metrics.wasted_pages += 1;
+                if tx.origin == Origin::Host {
+                    // A two-plane allocator's dummy page (assigned).
+                    self.ftl.assigned_written(tx.plane);
+                }
                 self.ftl.write(tx.plane, INVALID, 0, w, now)
             }
         } else if tx.data == Data::Copy {

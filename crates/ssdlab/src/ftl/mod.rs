@@ -19,6 +19,7 @@ pub(crate) mod lanes;
 pub mod mapping;
 mod pagemap;
 pub mod precondition;
+pub mod twoplane;
 pub mod wear;
 pub(crate) use pagemap::{encode, PageMap};
 #[cfg(test)]
@@ -172,6 +173,8 @@ pub struct Ftl {
     /// FAST hybrid mapping (`ftl.mapping = "fast"`): data and log units.
     fast: Option<Fast>,
     pub versions: Option<Versions>,
+    /// APM or PaRP (`ftl.plane_allocation = "apm"` / `"parp"`).
+    two_plane: Option<twoplane::TwoPlane>,
 }
 
 impl Ftl {
@@ -270,6 +273,7 @@ impl Ftl {
                 latest: vec![0; mapped as usize],
                 page: vec![0; phys],
             }),
+            two_plane: twoplane::TwoPlane::new(cfg),
         }
     }
 

@@ -5,7 +5,7 @@ pub mod address;
 pub(crate) mod pagetype;
 pub mod precondition;
 
-use crate::addr::{Lpn, INVALID};
+use crate::addr::{Lpn, PlaneId, INVALID};
 use crate::config::HostMode;
 use crate::engine::{EventKind, Time};
 use crate::error::Error;
@@ -309,6 +309,15 @@ impl Simulator {
             Op::Trim => return self.host_trim(id, first, n, rec.size),
         }
         let logical = self.ftl.logical_pages;
+        // A two-plane allocator (APM, PaRP) places the request whole.
+        let plan = if write && self.buffer.cache.is_none() {
+            self.ftl.plan_request(n as u32)
+        } else {
+            None
+        };
+        if let Some(plan) = plan {
+            self.dummy_pages(plan.before);
+        }
         for page in first..=last {
             let lpn = self.host.address_map.lpn(page, logical);
             if !write {
@@ -324,9 +333,14 @@ impl Simulator {
                 && self.ftl.lookup(lpn).is_some()
             {
                 self.host_read_page(id, lpn, true);
+            } else if let Some(plan) = plan {
+                self.host_write_page_at(id, lpn, plan.plane_of((page - first) as u32));
             } else {
                 self.host_write_page(id, lpn);
             }
+        }
+        if let Some(plan) = plan {
+            self.dummy_pages(plan.after);
         }
     }
 
@@ -538,7 +552,29 @@ impl Simulator {
         }
     }
 
+    /// Dummy pages a two-plane allocator planned on `plane`: programmed
+    /// without data in the host's write stream, so that a request's pages
+    /// go as two-plane programs (counted in `flash.wasted_pages`).
+    /// They count as pages assigned to the plane until programmed.
+    fn dummy_pages(&mut self, (plane, count): (PlaneId, u32)) {
+        for _ in 0..count {
+            let t = self.new_txn(CmdKind::Program, Origin::Host, plane, INVALID, INVALID);
+            let tx = &mut self.txns[t];
+            tx.owner = Owner::None;
+            tx.data = Data::Pad;
+            self.ftl.assign(plane);
+            self.enqueue(plane, Class::Write, t);
+        }
+    }
+
     pub(crate) fn host_write_page(&mut self, req: ReqId, lpn: Lpn) {
+        self.host_write_page_at(req, lpn, PlaneId::NONE);
+    }
+
+    /// Write page `lpn` of request `req`: to `plane` if it is given (an
+    /// unbuffered write a two-plane allocator placed), else where the buffer
+    /// or the allocation policy puts it.
+    pub(crate) fn host_write_page_at(&mut self, req: ReqId, lpn: Lpn, plane: PlaneId) {
         self.metrics.write_pages += 1;
         if let Some(h) = &mut self.hot.hdi {
             h.set_time_ns(self.engine.now());
@@ -550,9 +586,12 @@ impl Simulator {
         } else {
             let hot = self.host_hot(lpn);
             let queues = &self.sched.queues;
-            let plane = self
-                .ftl
-                .choose_plane(lpn, Writer::Host { hot }, |d| queues.die_load(d));
+            let plane = if plane == PlaneId::NONE {
+                self.ftl
+                    .choose_plane(lpn, Writer::Host { hot }, |d| queues.die_load(d))
+            } else {
+                plane
+            };
             self.ftl.assign(plane);
             let version = self.next_version(lpn);
             let t = self.new_txn(CmdKind::Program, Origin::Host, plane, lpn, INVALID);

@@ -121,6 +121,7 @@ impl Metrics {
                 medium: self.write_speed[1],
                 slow: self.write_speed[2],
             },
+            two_plane: ctx.two_plane,
             flash: FlashReport {
                 reads: all(CmdKind::Read),
                 programs: all_programs,
@@ -348,6 +349,8 @@ pub struct ReportContext<'a> {
     pub plane_registers: usize,
     /// The run was stopped before the end of its workload.
     pub partial: bool,
+    /// APM or PaRP: what the two-plane allocator did.
+    pub two_plane: Option<crate::ftl::twoplane::TwoPlaneReport>,
 }
 
 /// One interval of the time series.
@@ -407,6 +410,10 @@ pub struct Report {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub page_type_allocation: Option<PageTypeAllocation>,
     pub flash: FlashReport,
+    /// Under `ftl.plane_allocation = "apm"` or `"parp"`: requests placed,
+    /// dummy pages, Eq. (7)'s times and Eq. (8)'s bound; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub two_plane: Option<crate::ftl::twoplane::TwoPlaneReport>,
     pub gc: GcReport,
     pub write_amplification: f64,
     /// DFTL mapping-cache figures (all zero with a page map in DRAM).

@@ -31,6 +31,7 @@ const REQUIREMENTS: &[fn(&Config) -> Requirement] = &[
     crate::host::pagetype::requirements,
     crate::sched::pas_requirements,
     crate::gc::plane::requirements,
+    crate::ftl::twoplane::requirements,
 ];
 
 /// Check that the configuration's policies compose: the first violated
@@ -136,6 +137,18 @@ fn pa_ssd(types: &str, pas: bool) -> Vec<String> {
     ]);
     o.push(format!("host.page_types={types}"));
     o.push(format!("sched.pas={pas}"));
+    o
+}
+
+/// APM and PaRP: the two-plane allocator `policy`, placing host requests as
+/// they arrive (no write buffer), page-level everything else.
+fn two_plane(policy: &str) -> Vec<String> {
+    let mut o = v(&[
+        "ftl.block_groups=plane",
+        "ftl.write_unit=page",
+        "buffer.capacity=\"none\"",
+    ]);
+    o.push(format!("ftl.plane_allocation={policy}"));
     o
 }
 
@@ -274,6 +287,18 @@ pub const SCHEMES: &[Scheme] = &[
     pa_scheme!("pa-ssb-sub-pas", "ssb+sub", true, "PA-SSD with sSB+sUB and PAS scheduling"),
     pa_scheme!("pa-sqd-su-pas", "sqd+su", true, "PA-SSD with sQD+sU and PAS scheduling"),
     pa_scheme!("pa-sqd-sub-pas", "sqd+sub", true, "PA-SSD with sQD+sUB and PAS scheduling"),
+    Scheme {
+        name: "parp",
+        description: "PaRP (Park et al., IEEE CAL 2010, as DVPFTL describes it): requests to dies in turn; two successive requests pair on a die's two planes, the shorter padded with dummy pages; no write buffer",
+        overrides: |_| two_plane("parp"),
+        multi_bit: false,
+    },
+    Scheme {
+        name: "apm",
+        description: "DVPFTL's adaptive parallelism management (Luo et al., IEEE Access 2018): each request split over two planes of a die chosen by valid pages or erase counts, dummy pages within the alpha rule; no write buffer",
+        overrides: |_| two_plane("apm"),
+        multi_bit: false,
+    },
     Scheme {
         name: "spd",
         description: "SPD (Gao et al., TPDS 2020): Die-Write, Die-Read and Die-GC with aligned write points on all planes of a die",

@@ -438,6 +438,7 @@ impl Simulator {
             events: self.engine.fired(),
             plane_registers: self.cfg.flash.plane_registers as usize,
             partial: self.partial,
+            two_plane: self.ftl.two_plane_report(),
         };
         self.metrics.report(ctx)
     }

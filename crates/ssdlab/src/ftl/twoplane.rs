@@ -1,0 +1,502 @@
+//! Request-level two-plane allocation: DVPFTL's adaptive parallelism
+//! management (APM, Luo et al., IEEE Access 2018, §III-C) and the PaRP
+//! comparator its Fig. 12 measures against (Park et al., IEEE CAL 2010, as
+//! DVPFTL describes it).
+//!
+//! Both place a host write request as a whole (`Ftl::plan_request`): which
+//! plane each of its pages goes to, and how many dummy pages pad the planes
+//! so that the die's programs go as two-plane commands (the command builder
+//! joins the heads of a die's planes as it does for every scheme; a dummy
+//! page is programmed without data and counted in `flash.wasted_pages`).
+//!
+//! * **APM.** Stage 1: requests go to the channels in turn. Stage 2: the
+//!   request is split into two sub-requests, its pages alternating between
+//!   them. Sub_req1's plane is, while the spread of per-plane erase sums
+//!   Δe (Eq. 6) is below `th_dn`, the plane of the channel with the fewest
+//!   valid pages (counting pages assigned and not yet programmed); from
+//!   `th_dn` to `th_up` the plane of the channel with the fewest erases;
+//!   beyond, the plane of the whole drive with the fewest erases.
+//!   Sub_req2's plane is chosen by the same rule among the other planes of
+//!   Sub_req1's die. A plane that may take no more valid data (GC needs
+//!   room) is chosen only if no other may: when the channel has none, the
+//!   drive's planes are searched; when Sub_req1's siblings have none, the
+//!   request stays on Sub_req1's plane. Ties go round. Stage 3: an odd page out is padded with a dummy
+//!   page only while the dummy pages so far stay within Eq. (8)'s bound,
+//!   Y_dum / Y_req ≤ α·T_nom / T_dum − T_2plane / (2·T_dum); otherwise it
+//!   goes as a normal program.
+//! * **PaRP.** A request goes to one plane of the next die in turn (dies
+//!   visited channel first, the plane within the die in turn). The next
+//!   request, if it arrives while none of the first one's pages has been
+//!   programmed yet, pairs with it: its pages go to the die's other plane,
+//!   page i beside page i, and the shorter of the two is padded with dummy
+//!   pages. A request that finds no partner goes as normal programs.
+//!
+//! The times of Eq. (7), from the drive's timing: T_nom = command cycles +
+//! one page's transfer + tPROG (one page by a normal program);
+//! T_2plane = command cycles + two pages' transfer + tPROG (one two-plane
+//! program); T_dum = T_2plane / 2 (a dummy page fills half a two-plane
+//! program, which makes Eq. (7)'s left side the time of all two-plane
+//! programs, dummies included).
+
+use super::{Ftl, Writer};
+use crate::addr::{DieId, PlaneId};
+use crate::buffer::die_turns;
+use crate::config::{
+    BlockGroups, BufferCapacity, Config, DieOrder, Mapping, PlaneAllocation, WriteUnit,
+};
+use crate::scheme::Requirement;
+use serde::{Deserialize, Serialize};
+
+/// Where a request's pages go, and the dummy pages that pad them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// Page `i` goes to `planes[i % 2]` when `alternate`, else to
+    /// `planes[0]`.
+    pub planes: [PlaneId; 2],
+    pub alternate: bool,
+    /// Dummy pages queued before the request's pages (bringing a plane
+    /// that is behind to its sibling's page index), and after them
+    /// (completing the last two-plane program): (plane, count).
+    pub before: (PlaneId, u32),
+    pub after: (PlaneId, u32),
+}
+
+impl Plan {
+    #[inline]
+    pub fn plane_of(&self, i: u32) -> PlaneId {
+        if self.alternate {
+            self.planes[(i % 2) as usize]
+        } else {
+            self.planes[0]
+        }
+    }
+}
+
+/// What the two-plane allocators did over a run (reported as `two_plane`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct TwoPlaneReport {
+    /// `apm` or `parp`.
+    pub policy: String,
+    /// Host write requests planned, and their pages (Y_req).
+    pub requests: u64,
+    pub pages: u64,
+    /// APM: requests split over two planes of a die (all of more than one
+    /// page). PaRP: requests that paired with the one before them.
+    pub two_plane_requests: u64,
+    /// Dummy pages queued (Y_dum); each is programmed and counted in
+    /// `flash.wasted_pages`.
+    pub dummy_pages: u64,
+    /// APM: odd pages out programmed alone because a dummy page would have
+    /// broken Eq. (8). PaRP: requests that found no partner.
+    pub single_programs: u64,
+    /// Eq. (7)'s times from the drive's timing, microseconds, and Eq. (8)'s
+    /// bound on Y_dum / Y_req (APM).
+    pub t_nom_us: f64,
+    pub t_2plane_us: f64,
+    pub t_dum_us: f64,
+    pub dummy_ratio_bound: f64,
+    /// Δe (Eq. 6) at the end of the run.
+    pub erase_delta: u64,
+    /// Requests placed by each APM rule (valid pages in the channel, erases
+    /// in the channel, erases anywhere).
+    pub by_rule: [u64; 3],
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Policy {
+    Apm,
+    Parp,
+}
+
+/// PaRP: the request waiting for a partner.
+#[derive(Clone, Copy, Debug)]
+struct Open {
+    /// Its plane, and the die's plane a partner would take.
+    plane: PlaneId,
+    other: PlaneId,
+    pages: u32,
+    /// The page index its first page takes.
+    start: u32,
+    /// `programmed[plane]` when it was placed: unchanged while none of
+    /// its pages has been programmed.
+    mark: u64,
+}
+
+/// The state of a two-plane allocator (module documentation).
+pub struct TwoPlane {
+    policy: Policy,
+    th_dn: u64,
+    th_up: u64,
+    dummy_bound: f64,
+    channels: u32,
+    planes: u32,
+    ppd: u32,
+    ppb: u32,
+    /// Stage 1: the channel of the next request (APM).
+    channel_next: u32,
+    /// Where the scan for the fewest starts, so that ties go round.
+    tie: u32,
+    /// PaRP: dies in turn, channel first, and the next turn; the plane
+    /// within each die in turn.
+    dies: Vec<DieId>,
+    die_next: usize,
+    plane_turn: Vec<u32>,
+    open: Option<Open>,
+    /// Host programs dispatched per plane (PaRP's "not programmed yet").
+    programmed: Vec<u64>,
+    y_req: u64,
+    y_dum: u64,
+    report: TwoPlaneReport,
+}
+
+impl TwoPlane {
+    /// The allocator `cfg` asks for, if it is a two-plane one.
+    pub fn new(cfg: &Config) -> Option<TwoPlane> {
+        let policy = match cfg.ftl.plane_allocation {
+            PlaneAllocation::Apm => Policy::Apm,
+            PlaneAllocation::Parp => Policy::Parp,
+            _ => return None,
+        };
+        let g = &cfg.geometry;
+        let (t_nom, t_2plane) = eq7_times_ns(cfg);
+        let t_dum = t_2plane / 2.0;
+        let bound = dummy_ratio_bound(cfg.ftl.apm.alpha, t_nom, t_2plane);
+        let planes = cfg.total_planes();
+        Some(TwoPlane {
+            policy,
+            th_dn: cfg.ftl.apm.th_dn,
+            th_up: cfg.ftl.apm.th_up,
+            dummy_bound: bound,
+            channels: g.channels,
+            planes,
+            ppd: g.planes_per_die,
+            ppb: g.pages_per_block,
+            channel_next: 0,
+            tie: 0,
+            dies: die_turns(
+                g.channels,
+                g.chips_per_channel,
+                g.dies_per_chip,
+                DieOrder::ChannelFirst,
+            ),
+            die_next: 0,
+            plane_turn: vec![0; cfg.total_dies() as usize],
+            open: None,
+            programmed: vec![0; planes as usize],
+            y_req: 0,
+            y_dum: 0,
+            report: TwoPlaneReport {
+                policy: match policy {
+                    Policy::Apm => "apm",
+                    Policy::Parp => "parp",
+                }
+                .into(),
+                t_nom_us: t_nom / 1e3,
+                t_2plane_us: t_2plane / 1e3,
+                t_dum_us: t_dum / 1e3,
+                dummy_ratio_bound: bound,
+                ..TwoPlaneReport::default()
+            },
+        })
+    }
+
+    /// A host program of `plane` was dispatched.
+    #[inline]
+    pub fn programmed(&mut self, plane: PlaneId) {
+        self.programmed[plane.index()] += 1;
+    }
+
+    pub fn report(&self, erase_delta: u64) -> TwoPlaneReport {
+        TwoPlaneReport {
+            erase_delta,
+            ..self.report.clone()
+        }
+    }
+
+    fn plan(&mut self, ftl: &Ftl, pages: u32) -> Plan {
+        self.report.requests += 1;
+        self.report.pages += pages as u64;
+        self.y_req += pages as u64;
+        match self.policy {
+            Policy::Apm => self.plan_apm(ftl, pages),
+            Policy::Parp => self.plan_parp(ftl, pages),
+        }
+    }
+
+    /// The page index within its block that the next page queued on
+    /// `plane` will take: its write point advanced by the pages already
+    /// queued there (GC moves may still come between).
+    fn projected(&self, ftl: &Ftl, plane: PlaneId) -> u32 {
+        let page = ftl
+            .peek_write(plane, Writer::Host { hot: false })
+            .map_or(0, |(_, page)| page);
+        (page + ftl.plane_pending(plane)) % self.ppb
+    }
+
+    /// Dummy pages that bring the plane behind to the other's page index:
+    /// (the plane to pad, how many), padding the shorter way round.
+    fn realign(&self, ftl: &Ftl, a: PlaneId, b: PlaneId) -> (PlaneId, u32) {
+        let (pa, pb) = (self.projected(ftl, a), self.projected(ftl, b));
+        let b_behind = (pa + self.ppb - pb) % self.ppb;
+        let a_behind = (pb + self.ppb - pa) % self.ppb;
+        if b_behind <= a_behind {
+            (b, b_behind)
+        } else {
+            (a, a_behind)
+        }
+    }
+
+    /// May `dummies` more dummy pages be programmed (Eq. 8)?
+    fn within_bound(&self, dummies: u32) -> bool {
+        (self.y_dum + dummies as u64) as f64 <= self.dummy_bound * self.y_req as f64
+    }
+
+    fn plan_apm(&mut self, ftl: &Ftl, pages: u32) -> Plan {
+        let per_channel = self.planes / self.channels;
+        let channel = self.channel_next;
+        self.channel_next = (channel + 1) % self.channels;
+        let delta = ftl.wear().delta();
+        let (rule, range) = if delta < self.th_dn {
+            (0, channel * per_channel..(channel + 1) * per_channel)
+        } else if delta < self.th_up {
+            (1, channel * per_channel..(channel + 1) * per_channel)
+        } else {
+            (2, 0..self.planes)
+        };
+        self.report.by_rule[rule] += 1;
+        let erases = ftl.wear().per_plane();
+        let key = |p: u32| {
+            let plane = PlaneId(p);
+            let load = if rule == 0 {
+                ftl.plane_valid(plane) as u64 + ftl.plane_pending(plane) as u64
+            } else {
+                erases[p as usize]
+            };
+            (!ftl.has_room(plane), load)
+        };
+        let tie = self.tie;
+        self.tie = self.tie.wrapping_add(1);
+        let fewest = |candidates: &mut dyn Iterator<Item = u32>| -> u32 {
+            let c: Vec<u32> = candidates.collect();
+            let n = c.len() as u32;
+            (0..n)
+                .map(|i| c[((tie + i) % n) as usize])
+                .min_by_key(|&p| key(p))
+                .expect("a channel has planes")
+        };
+        let mut first = PlaneId(fewest(&mut range.into_iter()));
+        if !ftl.has_room(first) {
+            // No plane of the channel may take more valid data (GC needs
+            // room to work in): any plane of the drive that may.
+            first = PlaneId(fewest(&mut (0..self.planes)));
+        }
+        let die = first.die(self.ppd);
+        let second = PlaneId(fewest(
+            &mut die.planes(self.ppd).map(|p| p.0).filter(|&p| p != first.0),
+        ));
+        if !ftl.has_room(second) {
+            // Its sibling may take no more: the request stays on one plane.
+            self.report.single_programs += 1;
+            return Plan {
+                planes: [first, first],
+                alternate: false,
+                before: (first, 0),
+                after: (first, 0),
+            };
+        }
+        // Stage 3: two-plane programs if the dummy pages they take (to
+        // bring the planes to one page index, and to complete an odd
+        // count) keep Eq. (8); otherwise normal programs, no dummies.
+        let before = self.realign(ftl, first, second);
+        let after = (second, pages % 2);
+        let mut plan = Plan {
+            planes: [first, second],
+            alternate: true,
+            before: (first, 0),
+            after: (second, 0),
+        };
+        if self.within_bound(before.1 + after.1) {
+            plan.before = before;
+            plan.after = after;
+            self.y_dum += (before.1 + after.1) as u64;
+            self.report.dummy_pages += (before.1 + after.1) as u64;
+            self.report.two_plane_requests += 1;
+        } else {
+            self.report.single_programs += 1;
+        }
+        plan
+    }
+
+    fn plan_parp(&mut self, ftl: &Ftl, pages: u32) -> Plan {
+        if let Some(o) = self.open.take() {
+            // The partner: its pages beside the first's, page i beside
+            // page i, when none of the first's is programmed yet and the
+            // other plane is not past the first's starting index.
+            let (pad, behind) = (
+                (o.start + self.ppb - self.projected(ftl, o.other)) % self.ppb,
+                self.ppb / 2,
+            );
+            if self.programmed[o.plane.index()] == o.mark && pad < behind {
+                self.report.two_plane_requests += 1;
+                self.report.single_programs -= 1;
+                let after = if pages > o.pages {
+                    (o.plane, pages - o.pages)
+                } else {
+                    (o.other, o.pages - pages)
+                };
+                self.y_dum += (pad + after.1) as u64;
+                self.report.dummy_pages += (pad + after.1) as u64;
+                return Plan {
+                    planes: [o.other, o.other],
+                    alternate: false,
+                    before: (o.other, pad),
+                    after,
+                };
+            }
+        }
+        let die = self.dies[self.die_next];
+        self.die_next = (self.die_next + 1) % self.dies.len();
+        let turn = &mut self.plane_turn[die.index()];
+        let plane = die.plane(*turn % self.ppd, self.ppd);
+        let other = die.plane((*turn + 1) % self.ppd, self.ppd);
+        *turn = (*turn + 1) % self.ppd;
+        self.report.single_programs += 1;
+        self.open = Some(Open {
+            plane,
+            other,
+            pages,
+            start: self.projected(ftl, plane),
+            mark: self.programmed[plane.index()],
+        });
+        Plan {
+            planes: [plane, plane],
+            alternate: false,
+            before: (plane, 0),
+            after: (other, 0),
+        }
+    }
+}
+
+/// Eq. (7)'s T_nom and T_2plane of `cfg`'s drive, nanoseconds (module
+/// documentation; tPROG is the mean over the cell's page types).
+pub fn eq7_times_ns(cfg: &Config) -> (f64, f64) {
+    let t = &cfg.timing;
+    let prog = t.program_us.iter().sum::<f64>() / t.program_us.len().max(1) as f64 * 1e3;
+    let xfer = cfg.geometry.page_size_bytes as f64 * t.bus_ns_per_byte;
+    (t.command_ns + xfer + prog, t.command_ns + 2.0 * xfer + prog)
+}
+
+/// Eq. (8)'s bound on dummy pages per requested page with T_dum =
+/// T_2plane / 2: 2·α·T_nom / T_2plane − 1 (none below zero).
+pub fn dummy_ratio_bound(alpha: f64, t_nom: f64, t_2plane: f64) -> f64 {
+    let t_dum = t_2plane / 2.0;
+    (alpha * t_nom / t_dum - t_2plane / (2.0 * t_dum)).max(0.0)
+}
+
+impl Ftl {
+    /// A two-plane allocator's placement of a host write request of
+    /// `pages` pages (module documentation); `None` under other policies.
+    pub fn plan_request(&mut self, pages: u32) -> Option<Plan> {
+        let mut tp = self.two_plane.take()?;
+        let plan = tp.plan(self, pages);
+        self.two_plane = Some(tp);
+        Some(plan)
+    }
+
+    /// What the two-plane allocator did (`None` under other policies).
+    pub fn two_plane_report(&self) -> Option<TwoPlaneReport> {
+        self.two_plane
+            .as_ref()
+            .map(|tp| tp.report(self.wear().delta()))
+    }
+}
+
+/// What the two-plane allocators (`ftl.plane_allocation = "apm"` or
+/// `"parp"`) require of the other policies, and what they exclude: the
+/// first violated requirement as (the key to change, why).
+pub(crate) fn requirements(c: &Config) -> Requirement {
+    let apm = &c.ftl.apm;
+    if !(apm.alpha > 0.0 && apm.alpha < 1.0) {
+        return Err(("ftl.apm.alpha", format!("{} is outside (0, 1)", apm.alpha)));
+    }
+    if apm.th_dn >= apm.th_up {
+        return Err((
+            "ftl.apm.th_dn",
+            format!("th_dn ({}) must be below th_up ({})", apm.th_dn, apm.th_up),
+        ));
+    }
+    if !matches!(
+        c.ftl.plane_allocation,
+        PlaneAllocation::Apm | PlaneAllocation::Parp
+    ) {
+        return Ok(());
+    }
+    let name = if c.ftl.plane_allocation == PlaneAllocation::Apm {
+        "apm"
+    } else {
+        "parp"
+    };
+    if c.buffer.capacity != BufferCapacity::None {
+        return Err((
+            "buffer.capacity",
+            format!("plane_allocation = \"{name}\" places host write requests as they arrive: it needs buffer.capacity = \"none\""),
+        ));
+    }
+    if c.ftl.write_unit != WriteUnit::Page || c.ftl.block_groups != BlockGroups::Plane {
+        return Err((
+            "ftl.write_unit",
+            format!("plane_allocation = \"{name}\" chooses planes page by page: it needs write_unit = \"page\" and block_groups = \"plane\""),
+        ));
+    }
+    if c.ftl.mapping == Mapping::Fast {
+        return Err((
+            "ftl.mapping",
+            format!("plane_allocation = \"{name}\" needs a page-level map (FAST fixes each page's plane)"),
+        ));
+    }
+    if !c.flash.multiplane || c.geometry.planes_per_die < 2 {
+        return Err((
+            "flash.multiplane",
+            format!("plane_allocation = \"{name}\" pairs two planes of a die: it needs multiplane = true and at least two planes per die"),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Eq. (8) with T_dum = T_2plane / 2 is 2αT_nom/T_2plane − 1; at the
+    /// break-even α (T_2plane / (2 T_nom)) no dummy page is allowed.
+    #[test]
+    fn the_bound_follows_eq_8() {
+        let (t_nom, t_2) = (700.0, 840.0);
+        let b = dummy_ratio_bound(0.65, t_nom, t_2);
+        assert!((b - (2.0 * 0.65 * 700.0 / 840.0 - 1.0)).abs() < 1e-12);
+        assert_eq!(dummy_ratio_bound(t_2 / (2.0 * t_nom), t_nom, t_2), 0.0);
+        // Eq. (7) holds with equality at the bound.
+        let (y_req, y_dum) = (1000.0, b * 1000.0);
+        let lhs = y_dum * (t_2 / 2.0) + y_req / 2.0 * t_2;
+        assert!((lhs - 0.65 * y_req * t_nom).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_plan_alternates_or_not() {
+        let p = Plan {
+            planes: [PlaneId(4), PlaneId(5)],
+            alternate: true,
+            before: (PlaneId(4), 0),
+            after: (PlaneId(5), 1),
+        };
+        assert_eq!(
+            (0..5).map(|i| p.plane_of(i).0).collect::<Vec<_>>(),
+            [4, 5, 4, 5, 4]
+        );
+        let q = Plan {
+            alternate: false,
+            ..p
+        };
+        assert!((0..5).all(|i| q.plane_of(i) == PlaneId(4)));
+    }
+}
