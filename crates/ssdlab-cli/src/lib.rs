@@ -28,6 +28,7 @@ pub mod meta;
 mod output;
 mod report;
 mod reproduce;
+mod reproduce_dvp;
 mod reproduce_pa;
 mod reproduce_pgc;
 mod reproduce_spd;

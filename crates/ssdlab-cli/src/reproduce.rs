@@ -29,16 +29,20 @@ pub enum ReproduceCmd {
     /// against PA-SSD's page-type specifying schemes, with and without PAS,
     /// on its eight workloads (Figs. 13-17, Table 3).
     Pa(crate::reproduce_pa::PaArgs),
+    /// DVPFTL (Luo, Cheung, Sun, IEEE Access 2018): APM against PaRP on
+    /// Distilled (Fig. 12) on the prototype's drive, Eq. (7)-(8) for it, and
+    /// the hot-data identification of `reproduce hdi`.
+    Dvp(crate::reproduce_dvp::DvpArgs),
 }
 
 #[derive(Args)]
 pub struct HdiReproArgs {
     /// Where the JSON, CSV and SVG figures go.
     #[arg(long, default_value = "reproduce-hdi")]
-    out: PathBuf,
+    pub(crate) out: PathBuf,
     /// Only the first 100 000 requests of each workload.
     #[arg(long)]
-    quick: bool,
+    pub(crate) quick: bool,
 }
 
 /// The paper's four workloads (built-in look-alikes; see docs/workloads.md)
@@ -57,6 +61,7 @@ pub fn cmd_reproduce(cmd: ReproduceCmd) -> Result<ExitCode> {
         ReproduceCmd::Spd(a) => crate::reproduce_spd::reproduce_spd(a),
         ReproduceCmd::Pgc(a) => crate::reproduce_pgc::reproduce_pgc(a),
         ReproduceCmd::Pa(a) => crate::reproduce_pa::reproduce_pa(a),
+        ReproduceCmd::Dvp(a) => crate::reproduce_dvp::reproduce_dvp(a),
     }
 }
 
@@ -68,7 +73,7 @@ fn rel(better: f64, base: f64) -> f64 {
     }
 }
 
-fn reproduce_hdi(a: HdiReproArgs) -> Result<ExitCode> {
+pub(crate) fn reproduce_hdi(a: HdiReproArgs) -> Result<ExitCode> {
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
     println!("DVPFTL §IV-A hot-data identification, reference WDAC; workloads are built-in look-alikes (docs/workloads.md)\n");
     println!(
