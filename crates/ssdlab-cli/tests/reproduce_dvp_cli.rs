@@ -63,6 +63,22 @@ fn reproduce_dvp_quick_compares_apm_with_parp_and_writes_every_output() {
     let fig12b = std::fs::read_to_string(out.join("fig12b.csv")).unwrap();
     assert!(fig12b.starts_with("arrivals_x,scheme,interval,t_s,requests,write_latency_us_mean"));
     assert!(fig12b.lines().count() > 8 * 5, "{fig12b}");
+    // Wear: PaRP and APM at three threshold pairs on an aged drive; the
+    // lowest thresholds place some requests by erase counts and narrow
+    // the spread against the paper's.
+    let wear = std::fs::read_to_string(out.join("wear.csv")).unwrap();
+    let wh: Vec<&str> = wear.lines().next().unwrap().split(',').collect();
+    let wcol = |n: &str| wh.iter().position(|h| *h == n).unwrap();
+    let wrows: Vec<Vec<&str>> = wear
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    assert_eq!(wrows.len(), 4, "{wear}");
+    let w = |r: usize, n: &str| wrows[r][wcol(n)].parse::<f64>().unwrap();
+    assert!(w(0, "gc_count") > 0.0 && w(1, "gc_count") > 0.0, "{wear}");
+    assert!(w(3, "rule_channel_erases") > 0.0, "{wear}");
+    assert!(w(3, "erase_spread") <= w(1, "erase_spread"), "{wear}");
     assert!(out.join("summary.md").is_file());
     assert!(out.join("runs/apm_x1.json").is_file());
     assert!(out.join("hdi/dvp_Distilled.csv").is_file());
@@ -73,6 +89,7 @@ fn reproduce_dvp_quick_compares_apm_with_parp_and_writes_every_output() {
         "T_2plane 833.1 us",
         "bound on Y_dum / Y_req is 0.0869",
         "Not reproduced yet",
+        "## Wear: APM's erase-aware rules on an aged drive",
         "false identification rate against WDAC",
     ] {
         assert!(stdout.contains(needle), "missing `{needle}`:\n{stdout}");
