@@ -182,7 +182,7 @@ fn config(k: &Case) -> Config {
             c.flash.multiplane_alignment = Alignment::BlockAndPage;
             c.flash.plane_pairs_only = false;
         }
-        if name == "apm" || name == "parp" {
+        if ["apm", "parp", "dvpftl"].contains(&name) {
             // Two-plane allocators pair two planes of a die.
             c.geometry.planes_per_die = c.geometry.planes_per_die.max(2);
             c.flash.multiplane = true;
@@ -198,7 +198,7 @@ fn config(k: &Case) -> Config {
         Mapping::Fast
             if matches!(
                 c.ftl.plane_allocation,
-                PlaneAllocation::Apm | PlaneAllocation::Parp
+                PlaneAllocation::Apm | PlaneAllocation::Parp | PlaneAllocation::Dvp
             ) =>
         {
             Mapping::Page

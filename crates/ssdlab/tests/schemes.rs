@@ -61,8 +61,8 @@ fn every_scheme_is_consistent_aged_and_fresh() {
         for s in scheme::SCHEMES {
             let c = match s.apply(&drive_for(s, planes)) {
                 Ok(c) => c,
-                // APM and PaRP pair two planes of a die.
-                Err(e) if planes == 1 && ["apm", "parp"].contains(&s.name) => {
+                // APM, PaRP and DVPFTL pair two planes of a die.
+                Err(e) if planes == 1 && ["apm", "parp", "dvpftl"].contains(&s.name) => {
                     assert!(e.to_string().contains("two planes"), "{e}");
                     continue;
                 }

@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use ssdlab::addr::PlaneId;
 use ssdlab::config::{BufferCapacity, GcThreshold};
 use ssdlab::ftl::twoplane::{dummy_ratio_bound, eq7_times_ns};
 use ssdlab::workload::{IoRecord, Op, Source};
@@ -45,12 +46,16 @@ fn drive(name: &str) -> Config {
 }
 
 fn run(c: &Config, src: &Source, pre: &str) -> Report {
+    run_sim(c, src, pre).0
+}
+
+fn run_sim(c: &Config, src: &Source, pre: &str) -> (Report, Simulator) {
     let sim = Simulator::new(c, src, &Precondition::parse(pre).unwrap()).unwrap();
     let (r, sim) = sim
         .run_inspect(&mut |_| {})
         .unwrap_or_else(|e| panic!("{}: {e}", c.name));
     sim.check().unwrap_or_else(|e| panic!("{}: {e}", c.name));
-    r
+    (r, sim)
 }
 
 /// Program commands of `planes` planes.
@@ -171,6 +176,45 @@ fn apm_turns_to_erase_counts_as_wear_spreads() {
     let r = run(&d, &records(recs), "fill:0.9:0.9");
     let t = r.two_plane.unwrap();
     assert_eq!(t.by_rule, [t.requests, 0, 0]);
+}
+
+/// Valid pages per chip (1 die x 2 planes per chip).
+fn chip_pages(sim: &Simulator, chips: u32) -> Vec<u32> {
+    (0..chips)
+        .map(|c| {
+            (0..2)
+                .map(|p| sim.ftl().plane_valid(PlaneId(c * 2 + p)))
+                .sum()
+        })
+        .collect()
+}
+
+#[test]
+fn dvp_stripes_a_request_over_the_virtual_flash_chip() {
+    // 2 channels x 2 ways: one virtual flash chip of 4 chips, striped
+    // channel first (chips 0, 2, 1, 3: chip index = channel * 2 + way).
+    let mut c = drive("dvpftl");
+    c.geometry.chips_per_channel = 2;
+    // An 8-page request: two pages on each chip, a two-plane program each.
+    let (r, sim) = run_sim(&c, &records(vec![write(0, 0, 8)]), "none");
+    assert_eq!(chip_pages(&sim, 4), [2, 2, 2, 2]);
+    assert_eq!(programs(&r, 2), 4);
+    assert_eq!(r.two_plane.as_ref().unwrap().dummy_pages, 0);
+    // Each channel moves four pages and its two chips program at once:
+    // the request takes four transfers and one tPROG.
+    let xfer = c.geometry.page_size_bytes as f64 * c.timing.bus_ns_per_byte / 1e3;
+    let want = 4.0 * xfer + c.timing.program_us[0];
+    let lat = r.write.latency_us.mean;
+    assert!((lat - want).abs() < 1.0, "{lat} us against {want} us");
+    // One-page requests continue the stripe: chips 0, 2, 1, 3 in turn.
+    let recs = (0..3).map(|i| write(i * 50_000_000, i * 10, 1)).collect();
+    let (_, sim) = run_sim(&c, &records(recs), "none");
+    assert_eq!(chip_pages(&sim, 4), [1, 1, 1, 0]);
+    // An odd number of ways is no virtual flash chip.
+    let mut d = drive("dvpftl");
+    d.geometry.chips_per_channel = 3;
+    let e = d.validate("t").unwrap_err().to_string();
+    assert!(e.contains("geometry.chips_per_channel"), "{e}");
 }
 
 #[test]

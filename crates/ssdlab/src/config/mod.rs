@@ -219,6 +219,12 @@ pub enum PlaneAllocation {
     /// other plane for two-plane programs, the shorter padded with dummy
     /// pages.
     Parp,
+    /// DVPFTL's virtual pages (§III-A) with APM inside each chip: a
+    /// virtual flash chip is two adjacent ways over all channels; a
+    /// request's pages are striped over its chips, channel first (a
+    /// virtual page is one page on each), each chip's share placed by
+    /// APM's stages 2 and 3 among the chip's planes.
+    Dvp,
 }
 
 /// DVPFTL's APM thresholds (`ftl.plane_allocation = "apm"`, §III-C).

@@ -106,10 +106,13 @@ impl Ftl {
                 let die = self.static_die(lpn);
                 self.next_plane_in_die(die, w)
             }
-            // APM and PaRP place host requests whole (`plan_request`);
+            // APM, PaRP and DVP place host requests whole (`plan_request`);
             // pages written outside one (preconditioning, translation
             // pages, a read-modify-write's page) go round robin.
-            PlaneAllocation::RoundRobin | PlaneAllocation::Apm | PlaneAllocation::Parp => {
+            PlaneAllocation::RoundRobin
+            | PlaneAllocation::Apm
+            | PlaneAllocation::Parp
+            | PlaneAllocation::Dvp => {
                 // The next plane in turn that has room for more data.
                 let start = self.rr_next;
                 let mut pick = PlaneId(self.plane_of_residue[start as usize]);

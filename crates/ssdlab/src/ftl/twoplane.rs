@@ -48,27 +48,39 @@ use crate::scheme::Requirement;
 use serde::{Deserialize, Serialize};
 
 /// Where a request's pages go, and the dummy pages that pad them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Plan {
-    /// Page `i` goes to `planes[i % 2]` when `alternate`, else to
-    /// `planes[0]`.
-    pub planes: [PlaneId; 2],
-    pub alternate: bool,
+    /// The plane of each of the request's pages, in order.
+    pub pages: Vec<PlaneId>,
     /// Dummy pages queued before the request's pages (bringing a plane
     /// that is behind to its sibling's page index), and after them
     /// (completing the last two-plane program): (plane, count).
-    pub before: (PlaneId, u32),
-    pub after: (PlaneId, u32),
+    pub before: Vec<(PlaneId, u32)>,
+    pub after: Vec<(PlaneId, u32)>,
 }
 
 impl Plan {
+    /// All `n` pages on `plane`, no dummy page.
+    fn single(plane: PlaneId, n: u32) -> Plan {
+        Plan {
+            pages: vec![plane; n as usize],
+            before: vec![],
+            after: vec![],
+        }
+    }
+
+    /// `n` pages alternating between `a` and `b`, no dummy page.
+    fn alternating(a: PlaneId, b: PlaneId, n: u32) -> Plan {
+        Plan {
+            pages: (0..n).map(|i| if i % 2 == 0 { a } else { b }).collect(),
+            before: vec![],
+            after: vec![],
+        }
+    }
+
     #[inline]
     pub fn plane_of(&self, i: u32) -> PlaneId {
-        if self.alternate {
-            self.planes[(i % 2) as usize]
-        } else {
-            self.planes[0]
-        }
+        self.pages[i as usize]
     }
 }
 
@@ -106,6 +118,7 @@ pub struct TwoPlaneReport {
 enum Policy {
     Apm,
     Parp,
+    Dvp,
 }
 
 /// PaRP: the request waiting for a partner.
@@ -142,6 +155,14 @@ pub struct TwoPlane {
     die_next: usize,
     plane_turn: Vec<u32>,
     open: Option<Open>,
+    /// DVP: the chips of each virtual flash chip in stripe order (channel
+    /// first, then the way within the pair), virtual flash chips one after
+    /// another; how many there are; the drive's chips; and the next slot
+    /// of the stripe (over all virtual flash chips).
+    vfc_chips: Vec<u32>,
+    vfcs: u32,
+    chips: u32,
+    stripe: u32,
     /// Host programs dispatched per plane (PaRP's "not programmed yet").
     programmed: Vec<u64>,
     y_req: u64,
@@ -155,6 +176,7 @@ impl TwoPlane {
         let policy = match cfg.ftl.plane_allocation {
             PlaneAllocation::Apm => Policy::Apm,
             PlaneAllocation::Parp => Policy::Parp,
+            PlaneAllocation::Dvp => Policy::Dvp,
             _ => return None,
         };
         let g = &cfg.geometry;
@@ -182,6 +204,10 @@ impl TwoPlane {
             die_next: 0,
             plane_turn: vec![0; cfg.total_dies() as usize],
             open: None,
+            vfc_chips: vfc_chips(g.channels, g.chips_per_channel),
+            vfcs: g.chips_per_channel.div_ceil(2),
+            chips: g.channels * g.chips_per_channel,
+            stripe: 0,
             programmed: vec![0; planes as usize],
             y_req: 0,
             y_dum: 0,
@@ -189,6 +215,7 @@ impl TwoPlane {
                 policy: match policy {
                     Policy::Apm => "apm",
                     Policy::Parp => "parp",
+                    Policy::Dvp => "dvp",
                 }
                 .into(),
                 t_nom_us: t_nom / 1e3,
@@ -220,6 +247,7 @@ impl TwoPlane {
         match self.policy {
             Policy::Apm => self.plan_apm(ftl, pages),
             Policy::Parp => self.plan_parp(ftl, pages),
+            Policy::Dvp => self.plan_dvp(ftl, pages),
         }
     }
 
@@ -255,11 +283,30 @@ impl TwoPlane {
         let per_channel = self.planes / self.channels;
         let channel = self.channel_next;
         self.channel_next = (channel + 1) % self.channels;
+        let (plan, two_plane) = self.place_pair(
+            ftl,
+            channel * per_channel..(channel + 1) * per_channel,
+            pages,
+        );
+        if two_plane {
+            self.report.two_plane_requests += 1;
+        } else {
+            self.report.single_programs += 1;
+        }
+        plan
+    }
+
+    /// APM's stages 2 and 3 for `pages` pages whose plane is sought among
+    /// `local` (a channel's planes; under DVP a chip's): Sub_req1's plane,
+    /// Sub_req2's on the same die, and the dummy pages of a two-plane plan
+    /// if Eq. (8) allows them. Returns the plan and whether it is one of
+    /// two-plane programs.
+    fn place_pair(&mut self, ftl: &Ftl, local: std::ops::Range<u32>, pages: u32) -> (Plan, bool) {
         let delta = ftl.wear().delta();
         let (rule, range) = if delta < self.th_dn {
-            (0, channel * per_channel..(channel + 1) * per_channel)
+            (0, local)
         } else if delta < self.th_up {
-            (1, channel * per_channel..(channel + 1) * per_channel)
+            (1, local)
         } else {
             (2, 0..self.planes)
         };
@@ -295,31 +342,57 @@ impl TwoPlane {
             &mut die.planes(self.ppd).map(|p| p.0).filter(|&p| p != first.0),
         ));
         if !ftl.has_room(second) {
-            // Its sibling may take no more: the request stays on one plane.
-            self.report.single_programs += 1;
-            return Plan {
-                planes: [first, first],
-                alternate: false,
-                before: (first, 0),
-                after: (first, 0),
-            };
+            // Its sibling may take no more: the pages stay on one plane.
+            return (Plan::single(first, pages), false);
         }
         // Stage 3: two-plane programs if the dummy pages they take (to
         // bring the planes to one page index, and to complete an odd
         // count) keep Eq. (8); otherwise normal programs, no dummies.
+        let mut plan = Plan::alternating(first, second, pages);
         let before = self.realign(ftl, first, second);
         let after = (second, pages % 2);
-        let mut plan = Plan {
-            planes: [first, second],
-            alternate: true,
-            before: (first, 0),
-            after: (second, 0),
+        if !self.within_bound(before.1 + after.1) {
+            return (plan, false);
+        }
+        self.y_dum += (before.1 + after.1) as u64;
+        self.report.dummy_pages += (before.1 + after.1) as u64;
+        plan.before = vec![before];
+        plan.after = vec![after];
+        (plan, true)
+    }
+
+    /// DVP: the request's pages striped over the chips of a virtual flash
+    /// chip, channel first (a virtual page is one page on each), each
+    /// chip's share placed by APM's stages 2 and 3 within the chip.
+    fn plan_dvp(&mut self, ftl: &Ftl, pages: u32) -> Plan {
+        let slots = self.vfc_chips.len() as u32 / self.vfcs;
+        let vfc = self.stripe / slots;
+        let start = self.stripe % slots;
+        let mut plan = Plan::single(PlaneId::NONE, pages);
+        let mut two_plane = false;
+        for k in 0..pages.min(slots) {
+            let slot = (start + k) % slots;
+            let chip = self.vfc_chips[(vfc * slots + slot) as usize];
+            // This chip takes pages k, k + slots, k + 2 slots, ...
+            let share = (pages - k).div_ceil(slots);
+            let per_chip = self.planes / self.chips;
+            let (sub, two) = self.place_pair(ftl, chip * per_chip..(chip + 1) * per_chip, share);
+            two_plane |= two;
+            for (q, &p) in sub.pages.iter().enumerate() {
+                plan.pages[(k + q as u32 * slots) as usize] = p;
+            }
+            plan.before.extend(sub.before);
+            plan.after.extend(sub.after);
+        }
+        // The next request continues the stripe; past the virtual page's
+        // last chip, the next virtual flash chip.
+        let next = start + pages;
+        self.stripe = if next >= slots {
+            ((vfc + 1) % self.vfcs) * slots + next % slots
+        } else {
+            vfc * slots + next
         };
-        if self.within_bound(before.1 + after.1) {
-            plan.before = before;
-            plan.after = after;
-            self.y_dum += (before.1 + after.1) as u64;
-            self.report.dummy_pages += (before.1 + after.1) as u64;
+        if two_plane {
             self.report.two_plane_requests += 1;
         } else {
             self.report.single_programs += 1;
@@ -347,10 +420,9 @@ impl TwoPlane {
                 self.y_dum += (pad + after.1) as u64;
                 self.report.dummy_pages += (pad + after.1) as u64;
                 return Plan {
-                    planes: [o.other, o.other],
-                    alternate: false,
-                    before: (o.other, pad),
-                    after,
+                    pages: vec![o.other; pages as usize],
+                    before: vec![(o.other, pad)],
+                    after: vec![after],
                 };
             }
         }
@@ -368,13 +440,25 @@ impl TwoPlane {
             start: self.projected(ftl, plane),
             mark: self.programmed[plane.index()],
         });
-        Plan {
-            planes: [plane, plane],
-            alternate: false,
-            before: (plane, 0),
-            after: (other, 0),
+        Plan::single(plane, pages)
+    }
+}
+
+/// DVP's virtual flash chips (§III-A): VFC j is chip (way) 2j and 2j + 1
+/// of every channel; its chips in stripe order, channel first (Fig. 5:
+/// consecutive sector groups on consecutive channels), then the second
+/// way. With one way per channel, one VFC of the channels' chips. Chip
+/// index `channel * ways + way`.
+pub fn vfc_chips(channels: u32, ways: u32) -> Vec<u32> {
+    let mut out = Vec::with_capacity((channels * ways) as usize);
+    for j in 0..ways.div_ceil(2) {
+        for w in 2 * j..(2 * j + 2).min(ways) {
+            for c in 0..channels {
+                out.push(c * ways + w);
+            }
         }
     }
+    out
 }
 
 /// Eq. (7)'s T_nom and T_2plane of `cfg`'s drive, nanoseconds (module
@@ -425,17 +509,19 @@ pub(crate) fn requirements(c: &Config) -> Requirement {
             format!("th_dn ({}) must be below th_up ({})", apm.th_dn, apm.th_up),
         ));
     }
-    if !matches!(
-        c.ftl.plane_allocation,
-        PlaneAllocation::Apm | PlaneAllocation::Parp
-    ) {
-        return Ok(());
-    }
-    let name = if c.ftl.plane_allocation == PlaneAllocation::Apm {
-        "apm"
-    } else {
-        "parp"
+    let name = match c.ftl.plane_allocation {
+        PlaneAllocation::Apm => "apm",
+        PlaneAllocation::Parp => "parp",
+        PlaneAllocation::Dvp => "dvp",
+        _ => return Ok(()),
     };
+    let ways = c.geometry.chips_per_channel;
+    if name == "dvp" && ways > 1 && ways % 2 == 1 {
+        return Err((
+            "geometry.chips_per_channel",
+            format!("plane_allocation = \"dvp\" pairs adjacent ways into virtual flash chips: it needs one way or an even number ({ways} given)"),
+        ));
+    }
     if c.buffer.capacity != BufferCapacity::None {
         return Err((
             "buffer.capacity",
@@ -451,7 +537,7 @@ pub(crate) fn requirements(c: &Config) -> Requirement {
     if c.ftl.mapping == Mapping::Fast {
         return Err((
             "ftl.mapping",
-            format!("plane_allocation = \"{name}\" needs a page-level map (FAST fixes each page's plane)"),
+            format!("plane_allocation = \"{name}\" needs a page-level map (FAST fixes each page's plane; DVP's own log-based top layer is not built)"),
         ));
     }
     if !c.flash.multiplane || c.geometry.planes_per_die < 2 {
@@ -483,20 +569,24 @@ mod tests {
 
     #[test]
     fn a_plan_alternates_or_not() {
-        let p = Plan {
-            planes: [PlaneId(4), PlaneId(5)],
-            alternate: true,
-            before: (PlaneId(4), 0),
-            after: (PlaneId(5), 1),
-        };
+        let p = Plan::alternating(PlaneId(4), PlaneId(5), 5);
         assert_eq!(
             (0..5).map(|i| p.plane_of(i).0).collect::<Vec<_>>(),
             [4, 5, 4, 5, 4]
         );
-        let q = Plan {
-            alternate: false,
-            ..p
-        };
+        let q = Plan::single(PlaneId(4), 5);
         assert!((0..5).all(|i| q.plane_of(i) == PlaneId(4)));
+    }
+
+    /// §III-A: VFC j = PFC(i, 2j) ∪ PFC(i, 2j + 1) over all channels i,
+    /// striped channel first (Fig. 5).
+    #[test]
+    fn virtual_flash_chips_pair_adjacent_ways() {
+        // 4 channels x 2 ways (Fig. 5): one VFC of 8 chips; chip c*2+w.
+        assert_eq!(vfc_chips(4, 2), [0, 2, 4, 6, 1, 3, 5, 7]);
+        // 2 channels x 4 ways: VFC 0 = ways 0-1, VFC 1 = ways 2-3.
+        assert_eq!(vfc_chips(2, 4), [0, 4, 1, 5, 2, 6, 3, 7]);
+        // One way: the channels' chips.
+        assert_eq!(vfc_chips(8, 1), (0..8).collect::<Vec<_>>());
     }
 }

@@ -309,14 +309,14 @@ impl Simulator {
             Op::Trim => return self.host_trim(id, first, n, rec.size),
         }
         let logical = self.ftl.logical_pages;
-        // A two-plane allocator (APM, PaRP) places the request whole.
+        // A request-level allocator (APM, PaRP, DVP) places it whole.
         let plan = if write && self.buffer.cache.is_none() {
             self.ftl.plan_request(n as u32)
         } else {
             None
         };
-        if let Some(plan) = plan {
-            self.dummy_pages(plan.before);
+        if let Some(plan) = &plan {
+            plan.before.iter().for_each(|&d| self.dummy_pages(d));
         }
         for page in first..=last {
             let lpn = self.host.address_map.lpn(page, logical);
@@ -333,14 +333,14 @@ impl Simulator {
                 && self.ftl.lookup(lpn).is_some()
             {
                 self.host_read_page(id, lpn, true);
-            } else if let Some(plan) = plan {
+            } else if let Some(plan) = &plan {
                 self.host_write_page_at(id, lpn, plan.plane_of((page - first) as u32));
             } else {
                 self.host_write_page(id, lpn);
             }
         }
-        if let Some(plan) = plan {
-            self.dummy_pages(plan.after);
+        if let Some(plan) = &plan {
+            plan.after.iter().for_each(|&d| self.dummy_pages(d));
         }
     }
 

@@ -140,8 +140,8 @@ fn pa_ssd(types: &str, pas: bool) -> Vec<String> {
     o
 }
 
-/// APM and PaRP: the two-plane allocator `policy`, placing host requests as
-/// they arrive (no write buffer), page-level everything else.
+/// APM, PaRP and DVP: the request-level allocator `policy`, placing host
+/// requests as they arrive (no write buffer), page-level everything else.
 fn two_plane(policy: &str) -> Vec<String> {
     let mut o = v(&[
         "ftl.block_groups=plane",
@@ -297,6 +297,12 @@ pub const SCHEMES: &[Scheme] = &[
         name: "apm",
         description: "DVPFTL's adaptive parallelism management (Luo et al., IEEE Access 2018): each request split over two planes of a die chosen by valid pages or erase counts, dummy pages within the alpha rule; no write buffer",
         overrides: |_| two_plane("apm"),
+        multi_bit: false,
+    },
+    Scheme {
+        name: "dvpftl",
+        description: "DVPFTL's virtual pages with APM (Luo et al., IEEE Access 2018): a request striped over the chips of a virtual flash chip (two adjacent ways over all channels), each chip's share on two planes of a die by APM; page-level map; no write buffer",
+        overrides: |_| two_plane("dvp"),
         multi_bit: false,
     },
     Scheme {
