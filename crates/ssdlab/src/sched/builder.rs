@@ -157,6 +157,12 @@ impl Simulator {
         // (class, plane, (PAS rank, sequence number), write address)
         type Lead = (Class, PlaneId, (u8, u64), (u32, u32));
         let mut lead: Option<Lead> = None;
+        // What ready() said of the heads of one class (`seen_class`), per
+        // plane of the die (bit i of `seen`: plane i was asked): joining
+        // sibling planes asks again of heads that have not changed since.
+        let mut seen_class = Class::Read;
+        let mut seen = 0u32;
+        let mut said = [None; MAX_PLANES_PER_DIE];
         let order = self.sched.queues.order;
         for class in order.classes {
             for p in planes.clone() {
@@ -169,7 +175,14 @@ impl Simulator {
                     if lead.is_none_or(|(c, _, k, _)| {
                         c != class && key.1 < k.1 || c == class && key < k
                     }) {
-                        if let Some(dst) = self.ready(p, class, t) {
+                        let ready = self.ready(p, class, t);
+                        if seen_class != class {
+                            (seen_class, seen) = (class, 0);
+                        }
+                        let i = p.0 - first.0;
+                        seen |= 1 << i;
+                        said[i as usize] = ready;
+                        if let Some(dst) = ready {
                             lead = Some((class, p, key, dst));
                         }
                     }
@@ -233,7 +246,15 @@ impl Simulator {
                 if self.txns[t].kind != kind {
                     continue;
                 }
-                let Some(dst) = self.ready(p, class, t) else {
+                // The lead's pop left the other planes' heads, and all that
+                // ready() reads, as they were.
+                let i = p.0 - first.0;
+                let ready = if seen_class == class && seen & (1 << i) != 0 {
+                    said[i as usize]
+                } else {
+                    self.ready(p, class, t)
+                };
+                let Some(dst) = ready else {
                     continue;
                 };
                 // Where sibling planes open blocks in one order per write
