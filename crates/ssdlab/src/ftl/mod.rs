@@ -806,6 +806,10 @@ impl Ftl {
             self.state[a as usize] = BlockState::Closed;
             self.set_active(s, INVALID);
             self.close(a, now);
+        } else if self.lanes.is_none() && self.parity.is_none() {
+            // In index order the block's next page is its write pointer
+            // (`cursor_of`, known here).
+            self.cursor[s] = (self.map.block_index(BlockId(a)), page + 1);
         } else {
             self.refresh_cursor(s);
         }
