@@ -158,11 +158,12 @@ impl Simulator {
         type Lead = (Class, PlaneId, (u8, u64), (u32, u32));
         let mut lead: Option<Lead> = None;
         // What ready() said of the heads of one class (`seen_class`), per
-        // plane of the die (bit i of `seen`: plane i was asked): joining
-        // sibling planes asks again of heads that have not changed since.
+        // plane of the die (bit i of `seen`: plane i was asked; of `ok`: it
+        // may run, to `said[i]`): joining sibling planes would ask again of
+        // heads that have not changed since.
         let mut seen_class = Class::Read;
-        let mut seen = 0u32;
-        let mut said = [None; MAX_PLANES_PER_DIE];
+        let (mut seen, mut ok) = (0u32, 0u32);
+        let mut said = [(0u32, 0u32); MAX_PLANES_PER_DIE];
         let order = self.sched.queues.order;
         for class in order.classes {
             for p in planes.clone() {
@@ -175,14 +176,14 @@ impl Simulator {
                     if lead.is_none_or(|(c, _, k, _)| {
                         c != class && key.1 < k.1 || c == class && key < k
                     }) {
-                        let ready = self.ready(p, class, t);
                         if seen_class != class {
-                            (seen_class, seen) = (class, 0);
+                            (seen_class, seen, ok) = (class, 0, 0);
                         }
                         let i = p.0 - first.0;
                         seen |= 1 << i;
-                        said[i as usize] = ready;
-                        if let Some(dst) = ready {
+                        if let Some(dst) = self.ready(p, class, t) {
+                            ok |= 1 << i;
+                            said[i as usize] = dst;
                             lead = Some((class, p, key, dst));
                         }
                     }
@@ -250,7 +251,7 @@ impl Simulator {
                 // ready() reads, as they were.
                 let i = p.0 - first.0;
                 let ready = if seen_class == class && seen & (1 << i) != 0 {
-                    said[i as usize]
+                    (ok & (1 << i) != 0).then_some(said[i as usize])
                 } else {
                     self.ready(p, class, t)
                 };
