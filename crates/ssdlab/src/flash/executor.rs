@@ -261,7 +261,7 @@ impl Simulator {
                     self.metrics.gc.pairs_per_worker[0] += n as u64;
                     let m = &self.ftl.map;
                     let s0 = self.txns[members[0]].src;
-                    let one_read = members.iter().all(|&t| {
+                    let one_read = members[1..].iter().all(|&t| {
                         let s = self.txns[t].src;
                         self.flash.rules.aligned(
                             m.block_of(s0),

@@ -7,9 +7,11 @@ use crate::addr::{Lpn, INVALID};
 impl Ftl {
     /// The invariants cheap enough to verify after every run, whatever
     /// `check.enabled` says: O(blocks), not O(pages). Each plane's valid
-    /// count is the sum of its blocks', and no block holds more valid pages
-    /// than it has, or than it has programmed.
+    /// count is the sum of its blocks', no block holds more valid pages
+    /// than it has, or than it has programmed, and every write stream's
+    /// cursor is where its active block's next page is.
     pub fn check_totals(&self) -> std::result::Result<(), String> {
+        self.check_cursors()?;
         let bpp = self.bpp as usize;
         for plane in 0..self.planes as usize {
             let blocks = plane * bpp..(plane + 1) * bpp;

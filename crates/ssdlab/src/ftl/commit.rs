@@ -119,7 +119,17 @@ impl Simulator {
     /// Under a page-type scheme: did `t` get a page of the type it wanted
     /// (PA-SSD's allocation success, Fig. 15)? Counted per wanted type,
     /// host and GC writes apart.
+    #[inline]
     fn count_placement(&mut self, t: TxnId, page: u32) {
+        if self.ftl.free_lane_pages().is_some() || self.typed_places() {
+            self.count_typed_placement(t, page);
+        }
+    }
+
+    /// [`count_placement`](Self::count_placement) under relaxed program
+    /// order or a page-type scheme.
+    #[inline(never)]
+    fn count_typed_placement(&mut self, t: TxnId, page: u32) {
         if let Some(free) = self.ftl.free_lane_pages() {
             self.metrics.sample_free_lsb(self.engine.now(), free[0]);
         }

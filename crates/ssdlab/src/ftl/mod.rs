@@ -130,6 +130,14 @@ pub struct Ftl {
     /// Write streams (active blocks) per plane: 1, or 2 with hot/cold
     /// separation (stream 0 hot, stream 1 cold and GC).
     streams: u32,
+    /// Per entry of `active`: the in-plane (block, page) its next write
+    /// takes (`Place::Next`) while the active block has a free page, else
+    /// `(INVALID, INVALID)` (and always that with type pools). The command
+    /// builder asks where each queue head would be written several times
+    /// per dispatch; this is the answer kept, refreshed wherever `active`,
+    /// a write pointer, a lane or a parity pointer of an active block
+    /// changes ([`refresh_cursor`](Self::refresh_cursor)).
+    cursor: Vec<(u32, u32)>,
     /// Free blocks: per plane (global block ids), or with aligned block
     /// groups per die (group indices: block `g` of every plane of the die).
     free: Vec<VecDeque<u32>>,
@@ -233,6 +241,7 @@ impl Ftl {
             wear: wear::Wear::new(planes as usize),
             active: vec![INVALID; (planes * cfg.write_streams()) as usize],
             streams,
+            cursor: vec![(INVALID, INVALID); (planes * cfg.write_streams()) as usize],
             free,
             groups,
             aligned: cfg.ftl.write_unit != WriteUnit::Page,
@@ -450,6 +459,19 @@ impl Ftl {
     /// if it may take one (host writes may not use the GC reserve).
     #[inline]
     pub fn peek_write(&self, plane: PlaneId, w: Writer) -> Option<(u32, u32)> {
+        let c = self.cursor[self.stream(plane, w)];
+        if c.0 != INVALID {
+            debug_assert_eq!(Some(c), self.peek_write_uncached(plane, w));
+            return Some(c);
+        }
+        self.peek_write_uncached(plane, w)
+    }
+
+    /// [`peek_write`](Self::peek_write) without the stream's cursor: type
+    /// pools, and a stream whose active block is full or missing (the next
+    /// write opens a block).
+    #[inline(never)]
+    fn peek_write_uncached(&self, plane: PlaneId, w: Writer) -> Option<(u32, u32)> {
         let gc = matches!(w, Writer::Gc { .. });
         if self.pools.is_some() {
             return self.pools_peek(plane, Place::Next, gc);
@@ -490,6 +512,16 @@ impl Ftl {
     /// `place` takes (`ppb` or more if the block has none for it).
     #[inline]
     fn next_page(&self, a: u32, place: Place) -> u32 {
+        if self.lanes.is_none() && self.parity.is_none() {
+            return self.wp[a as usize] as u32;
+        }
+        self.next_page_out_of_order(a, place)
+    }
+
+    /// [`next_page`](Self::next_page) where blocks may be programmed out of
+    /// index order (relaxed program order, parity destinations).
+    #[inline(never)]
+    fn next_page_out_of_order(&self, a: u32, place: Place) -> u32 {
         if let Some(l) = &self.lanes {
             let want = match place {
                 Place::Lane(t) => Some(t),
@@ -505,6 +537,49 @@ impl Ftl {
                 e.min(o) as u32
             }
         }
+    }
+
+    /// What `cursor[s]` should hold (see the field).
+    #[inline]
+    fn cursor_of(&self, s: usize) -> (u32, u32) {
+        let a = self.active[s];
+        if self.pools.is_some() || a == INVALID || self.wp[a as usize] as u32 >= self.ppb {
+            return (INVALID, INVALID);
+        }
+        (
+            self.map.block_index(BlockId(a)),
+            self.next_page(a, Place::Next),
+        )
+    }
+
+    /// Recompute stream `s`'s cursor after its active block, or that
+    /// block's write pointer, lanes or parity pointers, changed.
+    #[inline]
+    fn refresh_cursor(&mut self, s: usize) {
+        self.cursor[s] = self.cursor_of(s);
+    }
+
+    /// Stream `s` (an index into `active`) writes to block `a` (INVALID:
+    /// none) from now on. Every change of a stream's active block goes
+    /// through here (type pools keep theirs in `lanes.rs`, without cursors).
+    fn set_active(&mut self, s: usize, a: u32) {
+        self.active[s] = a;
+        self.refresh_cursor(s);
+    }
+
+    /// Every stream's cursor is what its active block says (the checker).
+    pub(crate) fn check_cursors(&self) -> std::result::Result<(), String> {
+        for s in 0..self.cursor.len() {
+            if self.cursor[s] != self.cursor_of(s) {
+                return Err(format!(
+                    "write stream {s}: cursor {:?} but its active block {} takes {:?} next",
+                    self.cursor[s],
+                    self.active[s],
+                    self.cursor_of(s)
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Relaxed program order: the lane (page type, fast to slow) of an
@@ -601,7 +676,7 @@ impl Ftl {
             b
         };
         self.state[a as usize] = BlockState::Active;
-        self.active[s] = a;
+        self.set_active(s, a);
         a
     }
 
@@ -641,14 +716,22 @@ impl Ftl {
 
     /// In-plane (block, page) a write placed by `place` would take, if any
     /// (as [`peek_write`](Self::peek_write)).
+    #[inline]
     pub fn peek_write_placed(&self, plane: PlaneId, w: Writer, place: Place) -> Option<(u32, u32)> {
+        if place == Place::Next || self.lanes.is_none() {
+            return self.peek_write(plane, w);
+        }
+        self.peek_write_lane(plane, w, place)
+    }
+
+    /// [`peek_write_placed`](Self::peek_write_placed) under relaxed program
+    /// order for a page of a wanted type (or with type pools).
+    #[inline(never)]
+    fn peek_write_lane(&self, plane: PlaneId, w: Writer, place: Place) -> Option<(u32, u32)> {
         if self.pools.is_some() {
             return self.pools_peek(plane, place, matches!(w, Writer::Gc { .. }));
         }
         let (b, page) = self.peek_write(plane, w)?;
-        if place == Place::Next || self.lanes.is_none() {
-            return Some((b, page));
-        }
         let a = self.active[self.stream(plane, w)];
         let gb = if a != INVALID && (self.wp[a as usize] as u32) < self.ppb {
             a
@@ -725,8 +808,14 @@ impl Ftl {
         }
         if self.wp[a as usize] as u32 == self.ppb {
             self.state[a as usize] = BlockState::Closed;
-            self.active[s] = INVALID;
+            self.set_active(s, INVALID);
             self.close(a, now);
+        } else if self.lanes.is_none() && self.parity.is_none() {
+            // In index order the block's next page is its write pointer
+            // (`cursor_of`, known here).
+            self.cursor[s] = (self.map.block_index(BlockId(a)), page + 1);
+        } else {
+            self.refresh_cursor(s);
         }
         Some(ppn)
     }

@@ -276,7 +276,7 @@ impl Ftl {
                         } else {
                             self.set_written(gb, rest);
                             self.state[gb as usize] = BlockState::Active;
-                            self.active[s] = gb;
+                            self.set_active(s, gb);
                         }
                     }
                 }
@@ -296,7 +296,7 @@ impl Ftl {
                     self.set_written(gb, rest);
                     self.state[gb as usize] = BlockState::Active;
                     let s = self.stream(plane, Writer::GC);
-                    self.active[s] = gb;
+                    self.set_active(s, gb);
                 }
             }
         }

@@ -243,11 +243,18 @@ impl Simulator {
 
     /// `plane` was written (or the drive is new): start a GC in its unit if
     /// it needs one and is not collecting.
+    #[inline]
     pub(crate) fn gc_trigger(&mut self, plane: PlaneId) {
-        let u = self.gc.unit(plane);
-        if self.gc.active(u) {
+        if self.gc.active(self.gc.unit(plane)) {
             return;
         }
+        self.gc_trigger_idle(plane);
+    }
+
+    /// [`gc_trigger`](Self::gc_trigger) for a unit not collecting.
+    #[inline(never)]
+    fn gc_trigger_idle(&mut self, plane: PlaneId) {
+        let u = self.gc.unit(plane);
         let needs = if self.gc.per_die {
             DieId(u as u32)
                 .planes(self.ppd)
@@ -381,11 +388,20 @@ impl Simulator {
     /// Queue the erase of the unit's victim once every move is done and no
     /// read holds it: one erase per block (a group's, at one block index,
     /// go as one multi-plane erase).
+    #[inline]
     pub(crate) fn try_erase(&mut self, u: usize) {
-        let g = self.gc.jobs[u];
+        let g = &self.gc.jobs[u];
         if g.victim == INVALID || g.cursor < self.job_pages(u) || g.pending > 0 || g.erase_queued {
             return;
         }
+        self.queue_erase(u);
+    }
+
+    /// [`try_erase`](Self::try_erase) once every move of the unit's GC is
+    /// done.
+    #[inline(never)]
+    fn queue_erase(&mut self, u: usize) {
+        let g = self.gc.jobs[u];
         let mut blocks: Vec<BlockId> = if self.gc.per_die {
             self.ftl.group_blocks(g.victim).collect()
         } else {

@@ -66,32 +66,12 @@ impl Simulator {
             return None;
         }
         let tx = &self.txns[t];
-        // A copyback with parity destinations takes the lowest free page of
-        // its source's parity; any other write the lowest free page.
-        let peek = || {
-            if self.ftl.parity_destinations() && tx.kind == CmdKind::Copyback {
-                self.peek_parity(plane, t)
-            } else {
-                self.ftl
-                    .peek_write_placed(plane, self.writer(t), self.place(t))
-            }
-        };
-        let dst = |peeked: Option<(u32, u32)>| match tx.kind {
-            CmdKind::Program if tx.dst != INVALID => {
-                let m = &self.ftl.map;
-                (m.block_of(tx.dst), m.page_of(tx.dst))
-            }
-            CmdKind::Program | CmdKind::Copyback => {
-                peeked.or_else(peek).unwrap_or((INVALID, INVALID))
-            }
-            CmdKind::Read | CmdKind::Erase => (0, 0),
-        };
         if self.unit.gangs() && class != Class::Read && tx.kind == CmdKind::Program {
             self.gang(self.ftl.map.die_of_plane(plane), class)?;
-            return Some(dst(None));
+            return Some(self.dst(plane, t));
         }
         match class {
-            Class::Read => Some(dst(None)),
+            Class::Read => Some(self.dst(plane, t)),
             Class::Write => {
                 // GC has priority over host writes in its plane; with
                 // aligned block groups GC holds the die (it moves pages over
@@ -101,17 +81,66 @@ impl Simulator {
                 if self.gc_holds_host_writes(plane) {
                     return None;
                 }
-                let p = peek()?;
-                Some(dst(Some(p)))
+                let p = self.peek_dst(plane, t)?;
+                Some(match tx.kind {
+                    CmdKind::Program if tx.dst != INVALID => self.fixed_dst(t),
+                    CmdKind::Program | CmdKind::Copyback => p,
+                    CmdKind::Read | CmdKind::Erase => (0, 0),
+                })
             }
             Class::Gc => match tx.kind {
-                CmdKind::Program | CmdKind::Copyback if tx.dst != INVALID => Some(dst(None)),
-                CmdKind::Program | CmdKind::Copyback => {
-                    let p = peek()?;
-                    Some(dst(Some(p)))
+                CmdKind::Program | CmdKind::Copyback if tx.dst != INVALID => {
+                    Some(self.dst(plane, t))
                 }
-                CmdKind::Read | CmdKind::Erase => Some(dst(None)),
+                CmdKind::Program | CmdKind::Copyback => self.peek_dst(plane, t),
+                CmdKind::Read | CmdKind::Erase => Some((0, 0)),
             },
+        }
+    }
+
+    /// Where the write of `t` (a program or copyback without a fixed
+    /// destination) would go in `plane` now, if it may go: a copyback with
+    /// parity destinations takes the lowest free page of its source's
+    /// parity, any other write the page its placement picks.
+    #[inline]
+    fn peek_dst(&self, plane: PlaneId, t: TxnId) -> Option<(u32, u32)> {
+        if self.ftl.parity_destinations() && self.txns[t].kind == CmdKind::Copyback {
+            return self.peek_parity(plane, t);
+        }
+        if self.typed_places() {
+            return self.peek_typed(plane, t);
+        }
+        self.ftl.peek_write(plane, self.writer(t))
+    }
+
+    /// Where the write of `t` would go under a page-type scheme (its
+    /// placement may want a page of a type).
+    #[inline(never)]
+    fn peek_typed(&self, plane: PlaneId, t: TxnId) -> Option<(u32, u32)> {
+        self.ftl
+            .peek_write_placed(plane, self.writer(t), self.place(t))
+    }
+
+    /// The in-plane address of a program's fixed destination (a FAST merge's
+    /// page).
+    #[inline]
+    fn fixed_dst(&self, t: TxnId) -> (u32, u32) {
+        let (m, dst) = (&self.ftl.map, self.txns[t].dst);
+        (m.block_of(dst), m.page_of(dst))
+    }
+
+    /// The address [`ready`](Self::ready) gives `t` when nothing was
+    /// looked up for it on the way: its fixed destination, where its write
+    /// would go (`(INVALID, INVALID)` if nowhere), or `(0, 0)` for a read
+    /// or an erase.
+    fn dst(&self, plane: PlaneId, t: TxnId) -> (u32, u32) {
+        let tx = &self.txns[t];
+        match tx.kind {
+            CmdKind::Program if tx.dst != INVALID => self.fixed_dst(t),
+            CmdKind::Program | CmdKind::Copyback => {
+                self.peek_dst(plane, t).unwrap_or((INVALID, INVALID))
+            }
+            CmdKind::Read | CmdKind::Erase => (0, 0),
         }
     }
 
@@ -128,6 +157,13 @@ impl Simulator {
         // (class, plane, (PAS rank, sequence number), write address)
         type Lead = (Class, PlaneId, (u8, u64), (u32, u32));
         let mut lead: Option<Lead> = None;
+        // What ready() said of the heads of one class (`seen_class`), per
+        // plane of the die (bit i of `seen`: plane i was asked; of `ok`: it
+        // may run, to `said[i]`): joining sibling planes would ask again of
+        // heads that have not changed since.
+        let mut seen_class = Class::Read;
+        let (mut seen, mut ok) = (0u32, 0u32);
+        let mut said = [(0u32, 0u32); MAX_PLANES_PER_DIE];
         let order = self.sched.queues.order;
         for class in order.classes {
             for p in planes.clone() {
@@ -140,7 +176,14 @@ impl Simulator {
                     if lead.is_none_or(|(c, _, k, _)| {
                         c != class && key.1 < k.1 || c == class && key < k
                     }) {
+                        if seen_class != class {
+                            (seen_class, seen, ok) = (class, 0, 0);
+                        }
+                        let i = p.0 - first.0;
+                        seen |= 1 << i;
                         if let Some(dst) = self.ready(p, class, t) {
+                            ok |= 1 << i;
+                            said[i as usize] = dst;
                             lead = Some((class, p, key, dst));
                         }
                     }
@@ -204,7 +247,15 @@ impl Simulator {
                 if self.txns[t].kind != kind {
                     continue;
                 }
-                let Some(dst) = self.ready(p, class, t) else {
+                // The lead's pop left the other planes' heads, and all that
+                // ready() reads, as they were.
+                let i = p.0 - first.0;
+                let ready = if seen_class == class && seen & (1 << i) != 0 {
+                    (ok & (1 << i) != 0).then_some(said[i as usize])
+                } else {
+                    self.ready(p, class, t)
+                };
+                let Some(dst) = ready else {
                     continue;
                 };
                 // Where sibling planes open blocks in one order per write

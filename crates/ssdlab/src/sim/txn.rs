@@ -184,19 +184,31 @@ impl Simulator {
         self.free_txn(t);
     }
 
-    /// Who writes the page of transaction `t` (stream and reserve rights).
-    #[inline]
     /// Which page of the active block a program or copyback `t` takes:
     /// under a page-type scheme (`host.page_types`) a page of its wanted
     /// type — a host page's from its request or the buffer's draw (kept in
     /// `unit`), a GC move's drawn in proportion to the drive's free pages
     /// of each type when its GC began (PA-SSD: "GC writes use sUB"), from
     /// its sequence number so that every look at it agrees — else the next.
+    #[inline]
     pub(crate) fn place(&self, t: TxnId) -> crate::ftl::Place {
-        use crate::ftl::Place;
-        if self.host.page_types.is_none() {
-            return Place::Next;
+        if !self.typed_places() {
+            return crate::ftl::Place::Next;
         }
+        self.typed_place(t)
+    }
+
+    /// May [`place`](Self::place) give anything but the next page (is a
+    /// page-type scheme on)?
+    #[inline]
+    pub(crate) fn typed_places(&self) -> bool {
+        self.host.page_types.is_some()
+    }
+
+    /// [`place`](Self::place) under a page-type scheme.
+    #[inline(never)]
+    fn typed_place(&self, t: TxnId) -> crate::ftl::Place {
+        use crate::ftl::Place;
         let tx = &self.txns[t];
         match tx.owner {
             Owner::Host if tx.kind == CmdKind::Program && tx.unit != INVALID => {
@@ -212,6 +224,8 @@ impl Simulator {
         }
     }
 
+    /// Who writes the page of transaction `t` (stream and reserve rights).
+    #[inline]
     pub(crate) fn writer(&self, t: TxnId) -> Writer {
         let tx = &self.txns[t];
         match tx.origin {
