@@ -25,7 +25,8 @@
 //!   Y_dum / Y_req ≤ α·T_nom / T_dum − T_2plane / (2·T_dum); otherwise it
 //!   goes as a normal program.
 //! * **PaRP.** A request goes to one plane of the next die in turn (dies
-//!   visited channel first, the plane within the die in turn). The next
+//!   visited channel first, the plane within the die in turn; a plane that
+//!   may take no more valid data is passed over while another may). The next
 //!   request, if it arrives while none of the first one's pages has been
 //!   programmed yet, pairs with it: its pages go to the die's other plane,
 //!   page i beside page i, and the shorter of the two is padded with dummy
@@ -426,14 +427,39 @@ impl TwoPlane {
                 };
             }
         }
-        let die = self.dies[self.die_next];
-        self.die_next = (self.die_next + 1) % self.dies.len();
-        let turn = &mut self.plane_turn[die.index()];
-        let plane = die.plane(*turn % self.ppd, self.ppd);
-        let other = die.plane((*turn + 1) % self.ppd, self.ppd);
-        *turn = (*turn + 1) % self.ppd;
+        // The die in turn, the plane within it in turn; a plane that may
+        // take no more valid data (GC needs room) is passed over while
+        // another may (the next of the die, then the next die).
+        let ndies = self.dies.len();
+        let mut pick = None;
+        for d in 0..ndies {
+            let die = self.dies[(self.die_next + d) % ndies];
+            let turn = self.plane_turn[die.index()];
+            let free = (0..self.ppd)
+                .map(|i| die.plane((turn + i) % self.ppd, self.ppd))
+                .find(|&p| ftl.has_room(p));
+            if let Some(plane) = free {
+                pick = Some((d, die, plane));
+                break;
+            }
+        }
+        let (d, die, plane) = pick.unwrap_or_else(|| {
+            let die = self.dies[self.die_next];
+            (
+                0,
+                die,
+                die.plane(self.plane_turn[die.index()] % self.ppd, self.ppd),
+            )
+        });
+        self.die_next = (self.die_next + d + 1) % ndies;
+        let i = plane.0 - die.first_plane(self.ppd).0;
+        self.plane_turn[die.index()] = (i + 1) % self.ppd;
         self.report.single_programs += 1;
-        self.open = Some(Open {
+        // A partner would take the die's next plane that may take data.
+        let other = (1..self.ppd)
+            .map(|k| die.plane((i + k) % self.ppd, self.ppd))
+            .find(|&p| ftl.has_room(p));
+        self.open = other.map(|other| Open {
             plane,
             other,
             pages,
