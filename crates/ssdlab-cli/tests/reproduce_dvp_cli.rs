@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::ok;
+use common::{ok, Csv};
 
 #[test]
 fn reproduce_dvp_quick_compares_apm_with_parp_and_writes_every_output() {
@@ -17,20 +17,17 @@ fn reproduce_dvp_quick_compares_apm_with_parp_and_writes_every_output() {
         "--out",
         out.to_str().unwrap(),
     ]);
-    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
-    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
-    let col = |n: &str| header.iter().position(|h| *h == n).unwrap();
-    let rows: Vec<Vec<&str>> = csv
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').collect())
-        .collect();
+    let csv = Csv::read(&out.join("results.csv"));
+    let (col, rows) = (|n: &str| csv.col(n), &csv.rows);
     // PaRP and APM at four arrival rates.
-    assert_eq!(rows.len(), 8, "{csv}");
-    let num = |r: &Vec<&str>, n: &str| r[col(n)].parse::<f64>().unwrap();
+    assert_eq!(rows.len(), 8, "{rows:?}");
+    let num = |r: &Vec<String>, n: &str| csv.num(r, n);
     for pair in rows.chunks(2) {
         let (parp, apm) = (&pair[0], &pair[1]);
-        assert_eq!((parp[col("scheme")], apm[col("scheme")]), ("parp", "apm"));
+        assert_eq!(
+            (&*parp[col("scheme")], &*apm[col("scheme")]),
+            ("parp", "apm")
+        );
         assert_eq!(num(parp, "write_requests"), num(apm, "write_requests"));
         // APM splits every request over two planes where it may: more
         // two-plane programs, and a lower program latency (§IV-A3).
@@ -66,41 +63,34 @@ fn reproduce_dvp_quick_compares_apm_with_parp_and_writes_every_output() {
     // Wear: PaRP and APM at three threshold pairs on an aged drive; the
     // lowest thresholds place some requests by erase counts and narrow
     // the spread against the paper's.
-    let wear = std::fs::read_to_string(out.join("wear.csv")).unwrap();
-    let wh: Vec<&str> = wear.lines().next().unwrap().split(',').collect();
-    let wcol = |n: &str| wh.iter().position(|h| *h == n).unwrap();
-    let wrows: Vec<Vec<&str>> = wear
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').collect())
-        .collect();
-    assert_eq!(wrows.len(), 4, "{wear}");
-    let w = |r: usize, n: &str| wrows[r][wcol(n)].parse::<f64>().unwrap();
-    assert!(w(0, "gc_count") > 0.0 && w(1, "gc_count") > 0.0, "{wear}");
-    assert!(w(3, "rule_channel_erases") > 0.0, "{wear}");
-    assert!(w(3, "erase_spread") <= w(1, "erase_spread"), "{wear}");
+    let wear = Csv::read(&out.join("wear.csv"));
+    let wrows = &wear.rows;
+    assert_eq!(wrows.len(), 4, "{wrows:?}");
+    let w = |r: usize, n: &str| wear.num(&wrows[r], n);
+    assert!(
+        w(0, "gc_count") > 0.0 && w(1, "gc_count") > 0.0,
+        "{wrows:?}"
+    );
+    assert!(w(3, "rule_channel_erases") > 0.0, "{wrows:?}");
+    assert!(w(3, "erase_spread") <= w(1, "erase_spread"), "{wrows:?}");
     // Fig. 15(a): five tests on eight interleavings; more channels and
     // ways, more speed; Virus Scan (nearly all reads) fastest everywhere.
-    let f15 = std::fs::read_to_string(out.join("fig15a.csv")).unwrap();
-    let rows15: Vec<Vec<&str>> = f15
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').collect())
-        .collect();
-    assert_eq!(rows15.len(), 40, "{f15}");
+    let f15 = Csv::read(&out.join("fig15a.csv"));
+    let rows15 = &f15.rows;
+    assert_eq!(rows15.len(), 40, "{rows15:?}");
     let avg = |ways: &str, ch: &str| {
         let v: Vec<f64> = rows15
             .iter()
             .filter(|r| r[0] == ways && r[1] == ch)
-            .map(|r| r[4].parse::<f64>().unwrap())
+            .map(|r| f15.num(r, "bandwidth_mb_s"))
             .collect();
         assert_eq!(v.len(), 5);
         v.iter().sum::<f64>() / 5.0
     };
-    assert!(avg("2", "8") > 2.0 * avg("1", "1"), "{f15}");
+    assert!(avg("2", "8") > 2.0 * avg("1", "1"), "{rows15:?}");
     assert!(
         avg("1", "8") > avg("1", "4") && avg("1", "4") > avg("1", "2"),
-        "{f15}"
+        "{rows15:?}"
     );
     for chunk in rows15.chunks(5) {
         let fastest = chunk

@@ -12,6 +12,8 @@ use ssdlab::config::{BufferCapacity, GcThreshold, Mapping};
 use ssdlab::workload::{IoRecord, Op, Source};
 use ssdlab::{Config, Precondition, Report, Simulator};
 
+mod common;
+
 const PAGE: u64 = 4096;
 
 fn rec(time_ns: u64, op: Op, page: u64, pages: u64) -> IoRecord {
@@ -31,22 +33,12 @@ fn records(name: &str, r: Vec<IoRecord>) -> Source {
     }
 }
 
-/// 2 channels x 1 chip x 1 die x 2 planes, 64 blocks of 32 pages per plane.
+/// `common::tiny`'s drive, with a 64-page buffer or none.
 fn tiny(buffer: bool) -> Config {
-    let mut c = Config::preset("small").unwrap();
-    c.geometry.channels = 2;
-    c.geometry.chips_per_channel = 1;
-    c.geometry.blocks_per_plane = 64;
-    c.geometry.pages_per_block = 32;
-    c.ftl.overprovisioning = 0.2;
-    c.gc.threshold = GcThreshold::Blocks(3);
-    c.buffer.capacity = if buffer {
-        BufferCapacity::Pages(64)
-    } else {
-        BufferCapacity::None
-    };
-    c.check.enabled = true;
-    c.check.interval_requests = 500;
+    let mut c = common::tiny();
+    if buffer {
+        c.buffer.capacity = BufferCapacity::Pages(64);
+    }
     c
 }
 

@@ -6,10 +6,12 @@
 use std::sync::Arc;
 
 use ssdlab::addr::PlaneId;
-use ssdlab::config::{BufferCapacity, GcThreshold};
+use ssdlab::config::BufferCapacity;
 use ssdlab::ftl::twoplane::{dummy_ratio_bound, eq7_times_ns};
 use ssdlab::workload::{IoRecord, Op, Source};
 use ssdlab::{scheme, Config, Precondition, Report, Simulator};
+
+mod common;
 
 const PAGE: u64 = 4096;
 
@@ -30,17 +32,10 @@ fn records(r: Vec<IoRecord>) -> Source {
     }
 }
 
-/// 2 channels x 1 chip x 1 die x 2 planes, 64 blocks of 32 pages per
-/// plane, checker on, under scheme `name`.
+/// `common::tiny`'s drive (2 channels x 1 chip x 1 die x 2 planes) under
+/// scheme `name`, the checker every 100 requests.
 fn drive(name: &str) -> Config {
-    let mut c = Config::preset("small").unwrap();
-    c.geometry.channels = 2;
-    c.geometry.chips_per_channel = 1;
-    c.geometry.blocks_per_plane = 64;
-    c.geometry.pages_per_block = 32;
-    c.ftl.overprovisioning = 0.2;
-    c.gc.threshold = GcThreshold::Blocks(3);
-    c.check.enabled = true;
+    let mut c = common::tiny();
     c.check.interval_requests = 100;
     scheme::by_name(name).unwrap().apply(&c).unwrap()
 }

@@ -85,3 +85,38 @@ pub fn assert_results_digest(args: &[&str], digest_file: &str) {
     let want = want.split_whitespace().next().unwrap();
     assert_eq!(got, want, "{} results.csv changed", args.join(" "));
 }
+
+/// A results CSV read whole (no quoted commas): its header and rows.
+pub struct Csv {
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+impl Csv {
+    pub fn read(path: &Path) -> Csv {
+        let text = std::fs::read_to_string(path)
+            .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+        let mut lines = text
+            .lines()
+            .map(|l| l.split(',').map(str::to_string).collect());
+        Csv {
+            header: lines.next().unwrap_or_default(),
+            rows: lines.collect(),
+        }
+    }
+
+    /// The index of column `name`.
+    pub fn col(&self, name: &str) -> usize {
+        self.header
+            .iter()
+            .position(|h| h == name)
+            .unwrap_or_else(|| panic!("no column `{name}` in {:?}", self.header))
+    }
+
+    /// Column `name` of `row` as a number.
+    pub fn num(&self, row: &[String], name: &str) -> f64 {
+        let v = &row[self.col(name)];
+        v.parse()
+            .unwrap_or_else(|e| panic!("column `{name}`: `{v}`: {e}"))
+    }
+}

@@ -1,5 +1,7 @@
 //! Helpers shared by integration tests (`mod common;`).
 
+#![allow(dead_code)] // each test file uses its own subset
+
 use ssdlab::config::{BufferCapacity, GcThreshold};
 use ssdlab::Config;
 
@@ -16,6 +18,23 @@ pub fn two_dies(planes: u32) -> Config {
     c.ftl.overprovisioning = 0.2;
     c.gc.threshold = GcThreshold::Percent(7.0);
     c.buffer.capacity = BufferCapacity::Pages(64);
+    c.check.enabled = true;
+    c.check.interval_requests = 500;
+    c
+}
+
+/// 2 channels x 1 chip x 1 die x 2 planes, 64 blocks of 32 pages per plane,
+/// 20 % over-provisioning, GC below 3 free blocks, no buffer, the checker
+/// on every 500 requests.
+pub fn tiny() -> Config {
+    let mut c = Config::preset("small").unwrap();
+    c.geometry.channels = 2;
+    c.geometry.chips_per_channel = 1;
+    c.geometry.blocks_per_plane = 64;
+    c.geometry.pages_per_block = 32;
+    c.ftl.overprovisioning = 0.2;
+    c.gc.threshold = GcThreshold::Blocks(3);
+    c.buffer.capacity = BufferCapacity::None;
     c.check.enabled = true;
     c.check.interval_requests = 500;
     c
