@@ -901,7 +901,14 @@ fn replays_the_msr_excerpts() {
 
 // ----- 4. presets -----
 
-const PRESETS: &[&str] = &["spd-512g", "pgc-slc", "pgc-mlc", "pa-tlc", "small"];
+const PRESETS: &[&str] = &[
+    "spd-512g",
+    "pgc-slc",
+    "pgc-mlc",
+    "pa-tlc",
+    "dvp-proto",
+    "small",
+];
 
 #[test]
 fn presets_lists_all_builtin_drives() {
