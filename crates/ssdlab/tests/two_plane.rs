@@ -205,6 +205,13 @@ fn dvp_stripes_a_request_over_the_virtual_flash_chip() {
     let recs = (0..3).map(|i| write(i * 50_000_000, i * 10, 1)).collect();
     let (_, sim) = run_sim(&c, &records(recs), "none");
     assert_eq!(chip_pages(&sim, 4), [1, 1, 1, 0]);
+    // With DL-MBF_s (the scheme's hot/cold clustering) a request is one
+    // chunk: all its pages go to the hot or all to the cold stream.
+    let recs = (0..12).map(|i| write(i * 50_000_000, 0, 8)).collect();
+    let r = run(&c, &records(recs), "none");
+    let hot = (r.flash.host_hot_share * r.flash.host_programs as f64).round() as u64;
+    assert_eq!(r.flash.host_programs, 96);
+    assert!(hot > 0 && hot % 8 == 0, "{hot} hot pages");
     // An odd number of ways is no virtual flash chip.
     let mut d = drive("dvpftl");
     d.geometry.chips_per_channel = 3;

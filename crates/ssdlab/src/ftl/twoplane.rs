@@ -58,6 +58,9 @@ pub struct Plan {
     /// (completing the last two-plane program): (plane, count).
     pub before: Vec<(PlaneId, u32)>,
     pub after: Vec<(PlaneId, u32)>,
+    /// The write stream (hot or cold) the alignment was planned on; the
+    /// dummy pages go to it.
+    pub hot: bool,
 }
 
 impl Plan {
@@ -67,6 +70,7 @@ impl Plan {
             pages: vec![plane; n as usize],
             before: vec![],
             after: vec![],
+            hot: false,
         }
     }
 
@@ -76,6 +80,7 @@ impl Plan {
             pages: (0..n).map(|i| if i % 2 == 0 { a } else { b }).collect(),
             before: vec![],
             after: vec![],
+            hot: false,
         }
     }
 
@@ -168,6 +173,8 @@ pub struct TwoPlane {
     programmed: Vec<u64>,
     y_req: u64,
     y_dum: u64,
+    /// The write stream of the request being planned (hot/cold separation).
+    hot: bool,
     report: TwoPlaneReport,
 }
 
@@ -212,6 +219,7 @@ impl TwoPlane {
             programmed: vec![0; planes as usize],
             y_req: 0,
             y_dum: 0,
+            hot: false,
             report: TwoPlaneReport {
                 policy: match policy {
                     Policy::Apm => "apm",
@@ -241,23 +249,27 @@ impl TwoPlane {
         }
     }
 
-    fn plan(&mut self, ftl: &Ftl, pages: u32) -> Plan {
+    fn plan(&mut self, ftl: &Ftl, pages: u32, hot: bool) -> Plan {
         self.report.requests += 1;
         self.report.pages += pages as u64;
         self.y_req += pages as u64;
-        match self.policy {
+        self.hot = hot;
+        let mut plan = match self.policy {
             Policy::Apm => self.plan_apm(ftl, pages),
             Policy::Parp => self.plan_parp(ftl, pages),
             Policy::Dvp => self.plan_dvp(ftl, pages),
-        }
+        };
+        plan.hot = hot;
+        plan
     }
 
     /// The page index within its block that the next page queued on
-    /// `plane` will take: its write point advanced by the pages already
-    /// queued there (GC moves may still come between).
+    /// `plane` will take in the request's write stream: its write point
+    /// advanced by the pages already queued there (GC moves, and pages of
+    /// the other stream, may still come between).
     fn projected(&self, ftl: &Ftl, plane: PlaneId) -> u32 {
         let page = ftl
-            .peek_write(plane, Writer::Host { hot: false })
+            .peek_write(plane, Writer::Host { hot: self.hot })
             .map_or(0, |(_, page)| page);
         (page + ftl.plane_pending(plane)) % self.ppb
     }
@@ -424,6 +436,7 @@ impl TwoPlane {
                     pages: vec![o.other; pages as usize],
                     before: vec![(o.other, pad)],
                     after: vec![after],
+                    hot: false,
                 };
             }
         }
@@ -505,10 +518,11 @@ pub fn dummy_ratio_bound(alpha: f64, t_nom: f64, t_2plane: f64) -> f64 {
 
 impl Ftl {
     /// A two-plane allocator's placement of a host write request of
-    /// `pages` pages (module documentation); `None` under other policies.
-    pub fn plan_request(&mut self, pages: u32) -> Option<Plan> {
+    /// `pages` pages (module documentation), its alignment planned in the
+    /// hot or the cold write stream; `None` under other policies.
+    pub fn plan_request(&mut self, pages: u32, hot: bool) -> Option<Plan> {
         let mut tp = self.two_plane.take()?;
-        let plan = tp.plan(self, pages);
+        let plan = tp.plan(self, pages, hot);
         self.two_plane = Some(tp);
         Some(plan)
     }

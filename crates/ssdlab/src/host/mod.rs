@@ -309,14 +309,19 @@ impl Simulator {
             Op::Trim => return self.host_trim(id, first, n, rec.size),
         }
         let logical = self.ftl.logical_pages;
-        // A request-level allocator (APM, PaRP, DVP) places it whole.
+        // A request-level allocator (APM, PaRP, DVP) places it whole, in
+        // one write stream: the one its first page is judged to go to now
+        // (with hot/cold separation the request is the clustered chunk).
         let plan = if write && self.buffer.cache.is_none() {
-            self.ftl.plan_request(n as u32)
+            let hot = self.host_hot(self.host.address_map.lpn(first, logical));
+            self.ftl.plan_request(n as u32, hot)
         } else {
             None
         };
         if let Some(plan) = &plan {
-            plan.before.iter().for_each(|&d| self.dummy_pages(d));
+            plan.before
+                .iter()
+                .for_each(|&d| self.dummy_pages(d, plan.hot));
         }
         for page in first..=last {
             let lpn = self.host.address_map.lpn(page, logical);
@@ -334,13 +339,16 @@ impl Simulator {
             {
                 self.host_read_page(id, lpn, true);
             } else if let Some(plan) = &plan {
-                self.host_write_page_at(id, lpn, plan.plane_of((page - first) as u32));
+                let plane = plan.plane_of((page - first) as u32);
+                self.host_write_page_at(id, lpn, Some((plane, plan.hot)));
             } else {
                 self.host_write_page(id, lpn);
             }
         }
         if let Some(plan) = &plan {
-            plan.after.iter().for_each(|&d| self.dummy_pages(d));
+            plan.after
+                .iter()
+                .for_each(|&d| self.dummy_pages(d, plan.hot));
         }
     }
 
@@ -553,28 +561,35 @@ impl Simulator {
     }
 
     /// Dummy pages a two-plane allocator planned on `plane`: programmed
-    /// without data in the host's write stream, so that a request's pages
+    /// without data in the host's (hot or cold) write stream, so that a request's pages
     /// go as two-plane programs (counted in `flash.wasted_pages`).
     /// They count as pages assigned to the plane until programmed.
-    fn dummy_pages(&mut self, (plane, count): (PlaneId, u32)) {
+    fn dummy_pages(&mut self, (plane, count): (PlaneId, u32), hot: bool) {
         for _ in 0..count {
             let t = self.new_txn(CmdKind::Program, Origin::Host, plane, INVALID, INVALID);
             let tx = &mut self.txns[t];
             tx.owner = Owner::None;
             tx.data = Data::Pad;
+            tx.hot = hot;
             self.ftl.assign(plane);
             self.enqueue(plane, Class::Write, t);
         }
     }
 
     pub(crate) fn host_write_page(&mut self, req: ReqId, lpn: Lpn) {
-        self.host_write_page_at(req, lpn, PlaneId::NONE);
+        self.host_write_page_at(req, lpn, None);
     }
 
-    /// Write page `lpn` of request `req`: to `plane` if it is given (an
-    /// unbuffered write a two-plane allocator placed), else where the buffer
-    /// or the allocation policy puts it.
-    pub(crate) fn host_write_page_at(&mut self, req: ReqId, lpn: Lpn, plane: PlaneId) {
+    /// Write page `lpn` of request `req`: to the plane and write stream
+    /// `placed` gives (an unbuffered write a request-level allocator placed
+    /// with its request), else where the buffer or the allocation policy
+    /// puts it, in the stream the hot-data identifier judges it to be.
+    pub(crate) fn host_write_page_at(
+        &mut self,
+        req: ReqId,
+        lpn: Lpn,
+        placed: Option<(PlaneId, bool)>,
+    ) {
         self.metrics.write_pages += 1;
         if let Some(h) = &mut self.hot.hdi {
             h.set_time_ns(self.engine.now());
@@ -584,13 +599,16 @@ impl Simulator {
             self.buffer.waiting.push_back((req, lpn));
             self.admit_waiting();
         } else {
-            let hot = self.host_hot(lpn);
-            let queues = &self.sched.queues;
-            let plane = if plane == PlaneId::NONE {
-                self.ftl
-                    .choose_plane(lpn, Writer::Host { hot }, |d| queues.die_load(d))
-            } else {
-                plane
+            let (plane, hot) = match placed {
+                Some(p) => p,
+                None => {
+                    let hot = self.host_hot(lpn);
+                    let queues = &self.sched.queues;
+                    let plane = self
+                        .ftl
+                        .choose_plane(lpn, Writer::Host { hot }, |d| queues.die_load(d));
+                    (plane, hot)
+                }
             };
             self.ftl.assign(plane);
             let version = self.next_version(lpn);

@@ -301,8 +301,14 @@ pub const SCHEMES: &[Scheme] = &[
     },
     Scheme {
         name: "dvpftl",
-        description: "DVPFTL's virtual pages with APM (Luo et al., IEEE Access 2018): a request striped over the chips of a virtual flash chip (two adjacent ways over all channels), each chip's share on two planes of a die by APM; page-level map; no write buffer",
-        overrides: |_| two_plane("dvp"),
+        description: "DVPFTL's virtual pages with APM (Luo et al., IEEE Access 2018): a request striped over the chips of a virtual flash chip (two adjacent ways over all channels), each chip's share on two planes of a die by APM; DL-MBF_s hot/cold clustering; page-level map; no write buffer",
+        overrides: |_| {
+            let mut o = two_plane("dvp");
+            // The prototype's "DVP+DL-MBF_s+APM": DL-MBF_s clusters hot
+            // and cold host pages into their own active blocks.
+            o.push("ftl.hot_data=dl-mbf-s".into());
+            o
+        },
         multi_bit: false,
     },
     Scheme {
