@@ -8,15 +8,13 @@ use ssdlab::workload::synthetic::{Address as Addr, Arrival, Profile, SizeDist};
 use ssdlab::workload::Source;
 use ssdlab::{Config, Precondition, Simulator};
 
+mod common;
+
+/// `common::tiny`'s drive with the `small` preset's 1 024-page buffer, the
+/// checker every 5 000 requests.
 fn tiny() -> Config {
-    let mut c = Config::preset("small").unwrap();
-    c.geometry.channels = 2;
-    c.geometry.chips_per_channel = 1;
-    c.geometry.blocks_per_plane = 64;
-    c.geometry.pages_per_block = 32;
-    c.ftl.overprovisioning = 0.2;
-    c.gc.threshold = ssdlab::config::GcThreshold::Blocks(3);
-    c.check.enabled = true;
+    let mut c = common::tiny();
+    c.buffer.capacity = BufferCapacity::Pages(1024);
     c.check.interval_requests = 5_000;
     c
 }

@@ -10,7 +10,7 @@ use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use ssdlab::config::{BufferCapacity, GcThreshold, Mapping};
 use ssdlab::workload::{IoRecord, Op, Source};
-use ssdlab::{Config, Precondition, Report, Simulator};
+use ssdlab::{Config, Report, Simulator};
 
 mod common;
 
@@ -43,12 +43,7 @@ fn tiny(buffer: bool) -> Config {
 }
 
 fn run(c: &Config, src: &Source, pre: &str) -> (Report, Simulator) {
-    let sim = Simulator::new(c, src, &Precondition::parse(pre).unwrap()).unwrap();
-    let (r, sim) = sim
-        .run_inspect(&mut |_| {})
-        .unwrap_or_else(|e| panic!("{}: {e}", c.name));
-    sim.check().unwrap_or_else(|e| panic!("{}: {e}", c.name));
-    (r, sim)
+    common::run_checked(c, src, pre)
 }
 
 #[test]

@@ -9,7 +9,7 @@ use ssdlab::addr::PlaneId;
 use ssdlab::config::BufferCapacity;
 use ssdlab::ftl::twoplane::{dummy_ratio_bound, eq7_times_ns};
 use ssdlab::workload::{IoRecord, Op, Source};
-use ssdlab::{scheme, Config, Precondition, Report, Simulator};
+use ssdlab::{scheme, Config, Report, Simulator};
 
 mod common;
 
@@ -45,12 +45,7 @@ fn run(c: &Config, src: &Source, pre: &str) -> Report {
 }
 
 fn run_sim(c: &Config, src: &Source, pre: &str) -> (Report, Simulator) {
-    let sim = Simulator::new(c, src, &Precondition::parse(pre).unwrap()).unwrap();
-    let (r, sim) = sim
-        .run_inspect(&mut |_| {})
-        .unwrap_or_else(|e| panic!("{}: {e}", c.name));
-    sim.check().unwrap_or_else(|e| panic!("{}: {e}", c.name));
-    (r, sim)
+    common::run_checked(c, src, pre)
 }
 
 /// Program commands of `planes` planes.
@@ -211,7 +206,7 @@ fn dvp_stripes_a_request_over_the_virtual_flash_chip() {
     let r = run(&c, &records(recs), "none");
     let hot = (r.flash.host_hot_share * r.flash.host_programs as f64).round() as u64;
     assert_eq!(r.flash.host_programs, 96);
-    assert!(hot > 0 && hot % 8 == 0, "{hot} hot pages");
+    assert!(hot > 0 && hot.is_multiple_of(8), "{hot} hot pages");
     // An odd number of ways is no virtual flash chip.
     let mut d = drive("dvpftl");
     d.geometry.chips_per_channel = 3;

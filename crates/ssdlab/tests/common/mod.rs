@@ -3,7 +3,8 @@
 #![allow(dead_code)] // each test file uses its own subset
 
 use ssdlab::config::{BufferCapacity, GcThreshold};
-use ssdlab::Config;
+use ssdlab::workload::Source;
+use ssdlab::{Config, Precondition, Report, Simulator};
 
 /// A small drive of 2 dies x `planes` planes with GC pressure, a 64-page
 /// buffer and the consistency checker on: the drive the SPD schemes are
@@ -38,4 +39,15 @@ pub fn tiny() -> Config {
     c.check.enabled = true;
     c.check.interval_requests = 500;
     c
+}
+
+/// Run `src` on `c` after `pre`, then run the consistency checker; a
+/// failure names the drive.
+pub fn run_checked(c: &Config, src: &Source, pre: &str) -> (Report, Simulator) {
+    let sim = Simulator::new(c, src, &Precondition::parse(pre).unwrap()).unwrap();
+    let (r, sim) = sim
+        .run_inspect(&mut |_| {})
+        .unwrap_or_else(|e| panic!("{}: {e}", c.name));
+    sim.check().unwrap_or_else(|e| panic!("{}: {e}", c.name));
+    (r, sim)
 }
