@@ -30,8 +30,9 @@ pub enum ReproduceCmd {
     /// on its eight workloads (Figs. 13-17, Table 3).
     Pa(crate::reproduce_pa::PaArgs),
     /// DVPFTL (Luo, Cheung, Sun, IEEE Access 2018): APM against PaRP on
-    /// Distilled (Fig. 12) on the prototype's drive, Eq. (7)-(8) for it, and
-    /// the hot-data identification of `reproduce hdi`.
+    /// Distilled (Fig. 12) on the prototype's drive, Eq. (7)-(8) for it, a
+    /// wear run, the PCMark05 tests on eight interleavings (Fig. 15a), the
+    /// prototype's rates, and the hot-data identification of `reproduce hdi`.
     Dvp(crate::reproduce_dvp::DvpArgs),
 }
 

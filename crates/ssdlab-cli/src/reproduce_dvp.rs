@@ -5,8 +5,10 @@
 //! prototype's drive (`dvp-proto`, array times assumed), Eq. (7)'s times
 //! and Eq. (8)'s bound for that drive, APM's erase-aware rules on an aged
 //! drive at three threshold pairs beside PaRP (the wear spread of Eq. 6),
-//! and the hot-data identification of §IV-A (`reproduce hdi`, run into
-//! `hdi/`).
+//! the five PCMark05 tests under DVPFTL (virtual pages with APM) on eight
+//! interleavings (Fig. 15a), the prototype's sequential program and read
+//! rates, and the hot-data identification of §IV-A (`reproduce hdi`, run
+//! into `hdi/`).
 //!
 //! Fig. 12 is run at the trace's own arrival rate (the paper's 32 ms mean
 //! inter-arrival) and with arrivals compressed (`host.time_scale`), since
@@ -30,11 +32,11 @@ use crate::input::builtin_profile;
 #[derive(Args)]
 pub struct DvpArgs {
     /// Output directory (runs/, results.csv, fig12b.csv, wear.csv,
-    /// summary.md, hdi/).
+    /// fig15a.csv, summary.md, hdi/).
     #[arg(long, default_value = "reproduce-dvp")]
     out: PathBuf,
-    /// The first 100 000 requests of each workload (the full run replays
-    /// the profiles' 1 000 000).
+    /// The first 100 000 requests of Distilled and 20 000 of each PCMark05
+    /// test (the full run replays the whole profiles).
     #[arg(long)]
     quick: bool,
     /// Skip the hot-data identification part (`reproduce hdi`).
