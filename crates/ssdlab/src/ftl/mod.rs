@@ -791,13 +791,25 @@ impl Ftl {
             if old != INVALID {
                 self.invalidate(old);
             }
-            // A release-mode check (one compare): a page is programmed once
-            // between erases.
-            assert_eq!(
-                self.p2l.get(ppn as usize),
-                INVALID,
-                "programming ppn {ppn}, which holds data"
-            );
+            // A page is programmed once between erases. In index order the
+            // write point makes that so (it only grows, and only an erase
+            // resets it), and checking would read the reverse map's entry
+            // just before writing it: a cache miss the store alone does not
+            // wait for (+3 to 5 % of case b's run). Out of index order
+            // (relaxed order, parity destinations) it stays a release check.
+            if self.lanes.is_some() || self.parity.is_some() {
+                assert_eq!(
+                    self.p2l.get(ppn as usize),
+                    INVALID,
+                    "programming ppn {ppn}, which holds data"
+                );
+            } else {
+                debug_assert_eq!(
+                    self.p2l.get(ppn as usize),
+                    INVALID,
+                    "programming ppn {ppn}, which holds data"
+                );
+            }
             self.l2p.set(lpn as usize, ppn);
             self.p2l.set(ppn as usize, lpn);
             self.valid[a as usize] += 1;
