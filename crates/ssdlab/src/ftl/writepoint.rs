@@ -1,0 +1,268 @@
+//! Write points: where the next write of each plane's write stream goes
+//! (its active block and page, kept as a cursor for the command builder,
+//! which asks per queue head), page choice within a block (index order,
+//! relaxed program order's lanes, parity destinations), and opening the
+//! next block (per plane or as an aligned group).
+
+use super::*;
+use crate::addr::{BlockId, DieId, PlaneId, INVALID};
+
+impl Ftl {
+    /// In-plane (block, page) the next write of `w` to `plane` would take,
+    /// if it may take one (host writes may not use the GC reserve).
+    #[inline]
+    pub fn peek_write(&self, plane: PlaneId, w: Writer) -> Option<(u32, u32)> {
+        let c = self.cursor[self.stream(plane, w)];
+        if c.0 != INVALID {
+            debug_assert_eq!(Some(c), self.peek_write_uncached(plane, w));
+            return Some(c);
+        }
+        self.peek_write_uncached(plane, w)
+    }
+
+    /// [`peek_write`](Self::peek_write) without the stream's cursor: type
+    /// pools, and a stream whose active block is full or missing (the next
+    /// write opens a block).
+    #[inline(never)]
+    pub(super) fn peek_write_uncached(&self, plane: PlaneId, w: Writer) -> Option<(u32, u32)> {
+        let gc = matches!(w, Writer::Gc { .. });
+        if self.pools.is_some() {
+            return self.pools_peek(plane, Place::Next, gc);
+        }
+        let a = self.active[self.stream(plane, w)];
+        if a != INVALID && (self.wp[a as usize] as u32) < self.ppb {
+            return Some((
+                self.map.block_index(BlockId(a)),
+                self.next_page(a, Place::Next),
+            ));
+        }
+        if self.groups {
+            if let Some(&g) = self.reserved[self.stream(plane, w)].front() {
+                return Some((g, 0));
+            }
+        }
+        if let Some(f) = &self.fast {
+            // A new log unit only while the domain holds fewer than its limit.
+            if f.logs[self.free_list(plane)].len() >= f.limit {
+                return None;
+            }
+        }
+        let free = &self.free[self.free_list(plane)];
+        let reserve = if gc { 0 } else { self.reserve_blocks };
+        if free.len() > reserve {
+            let pos = if self.align_open {
+                self.aligned_open_pos(plane, self.stream(plane, w))
+            } else {
+                0
+            };
+            Some((self.map.block_index(BlockId(free[pos])), 0))
+        } else {
+            None
+        }
+    }
+
+    /// The page of block `a` (which has a free page) a write placed by
+    /// `place` takes (`ppb` or more if the block has none for it).
+    #[inline]
+    pub(super) fn next_page(&self, a: u32, place: Place) -> u32 {
+        if self.lanes.is_none() && self.parity.is_none() {
+            return self.wp[a as usize] as u32;
+        }
+        self.next_page_out_of_order(a, place)
+    }
+
+    /// [`next_page`](Self::next_page) where blocks may be programmed out of
+    /// index order (relaxed program order, parity destinations).
+    #[inline(never)]
+    pub(super) fn next_page_out_of_order(&self, a: u32, place: Place) -> u32 {
+        if let Some(l) = &self.lanes {
+            let want = match place {
+                Place::Lane(t) => Some(t),
+                Place::Next | Place::Parity(_) => None,
+            };
+            return l.choose(a, want).unwrap_or(self.ppb);
+        }
+        match (&self.parity, place) {
+            (None, _) => self.wp[a as usize] as u32,
+            (Some(n), Place::Parity(p)) => n[a as usize][p as usize] as u32,
+            (Some(n), _) => {
+                let [e, o] = n[a as usize];
+                e.min(o) as u32
+            }
+        }
+    }
+
+    /// What `cursor[s]` should hold (see the field).
+    #[inline]
+    pub(super) fn cursor_of(&self, s: usize) -> (u32, u32) {
+        let a = self.active[s];
+        if self.pools.is_some() || a == INVALID || self.wp[a as usize] as u32 >= self.ppb {
+            return (INVALID, INVALID);
+        }
+        (
+            self.map.block_index(BlockId(a)),
+            self.next_page(a, Place::Next),
+        )
+    }
+
+    /// Recompute stream `s`'s cursor after its active block, or that
+    /// block's write pointer, lanes or parity pointers, changed.
+    #[inline]
+    pub(super) fn refresh_cursor(&mut self, s: usize) {
+        self.cursor[s] = self.cursor_of(s);
+    }
+
+    /// Stream `s` (an index into `active`) writes to block `a` (INVALID:
+    /// none) from now on. Every change of a stream's active block goes
+    /// through here (type pools keep theirs in `lanes.rs`, without cursors).
+    pub(super) fn set_active(&mut self, s: usize, a: u32) {
+        self.active[s] = a;
+        self.refresh_cursor(s);
+    }
+
+    /// Every stream's cursor is what its active block says (the checker).
+    pub(crate) fn check_cursors(&self) -> std::result::Result<(), String> {
+        for s in 0..self.cursor.len() {
+            if self.cursor[s] != self.cursor_of(s) {
+                return Err(format!(
+                    "write stream {s}: cursor {:?} but its active block {} takes {:?} next",
+                    self.cursor[s],
+                    self.active[s],
+                    self.cursor_of(s)
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Relaxed program order: the lane (page type, fast to slow) of an
+    /// in-block page index; None in strict order.
+    #[inline]
+    pub fn lane_of(&self, page: u32) -> Option<usize> {
+        self.lanes.as_ref().map(|l| l.lane_of(page))
+    }
+
+    /// Relaxed program order: free pages of each lane in the whole drive
+    /// (PA-SSD's sUB draws page types in their proportion).
+    pub fn free_lane_pages(&self) -> Option<[u64; 3]> {
+        self.lanes.as_ref().map(|l| l.free())
+    }
+
+    /// With `gc.parity_destinations`, where a copyback of a page of parity
+    /// `parity` in `plane` would go: the lowest free page of that parity of
+    /// the active block, or the first of a new block; None when the active
+    /// block still has free pages but none of that parity (the move then
+    /// goes through the controller), or no block is free.
+    pub fn peek_write_parity(&self, plane: PlaneId, w: Writer, parity: u32) -> Option<(u32, u32)> {
+        let a = self.active[self.stream(plane, w)];
+        if a != INVALID && (self.wp[a as usize] as u32) < self.ppb {
+            let page = self.next_page(a, Place::Parity(parity));
+            return (page < self.ppb).then_some((self.map.block_index(BlockId(a)), page));
+        }
+        self.peek_write(plane, w).map(|(b, _)| (b, parity))
+    }
+
+    /// Block `gb`'s first `n` pages are programmed (preconditioning).
+    pub(crate) fn set_written(&mut self, gb: u32, n: u16) {
+        self.wp[gb as usize] = n;
+        if let Some(l) = &mut self.lanes {
+            l.set_written(gb, n);
+        }
+        if let Some(p) = &mut self.parity {
+            p[gb as usize] = [n + n % 2, n + 1 - n % 2];
+        }
+    }
+
+    /// Is `gc.parity_destinations` on?
+    pub fn parity_destinations(&self) -> bool {
+        self.parity.is_some()
+    }
+
+    /// Index of the free list a plane allocates from.
+    #[inline]
+    pub(super) fn free_list(&self, plane: PlaneId) -> usize {
+        if self.groups {
+            (plane.0 / self.ppd) as usize
+        } else {
+            plane.index()
+        }
+    }
+
+    /// Open the next block of a plane's stream `s`. Group mode: the group a
+    /// sibling plane opened first, else a free group, which every sibling
+    /// plane then opens next.
+    pub(super) fn open_block(&mut self, plane: PlaneId, s: usize) -> u32 {
+        let a = if self.groups {
+            let g = match self.reserved[s].pop_front() {
+                Some(g) => g,
+                None => {
+                    let die = DieId(plane.0 / self.ppd);
+                    let g = self.free[die.index()]
+                        .pop_front()
+                        .expect("peek_write saw a free group");
+                    if let Some(f) = &mut self.fast {
+                        f.logs[die.index()].push_back(die.0 * self.bpp + g);
+                    }
+                    let si = s as u32 % self.streams;
+                    for q in die.planes(self.ppd) {
+                        if q != plane {
+                            self.reserved[(q.0 * self.streams + si) as usize].push_back(g);
+                        }
+                    }
+                    g
+                }
+            };
+            self.opened[s] += 1;
+            plane.0 * self.bpp + g
+        } else {
+            let pos = if self.align_open {
+                self.aligned_open_pos(plane, s)
+            } else {
+                0
+            };
+            let b = self.free[plane.index()]
+                .remove(pos)
+                .expect("peek_write saw a free block");
+            if let Some(f) = &mut self.fast {
+                f.logs[plane.index()].push_back(b);
+            }
+            b
+        };
+        self.state[a as usize] = BlockState::Active;
+        self.set_active(s, a);
+        a
+    }
+
+    /// In-plane (block, page) a write placed by `place` would take, if any
+    /// (as [`peek_write`](Self::peek_write)).
+    #[inline]
+    pub fn peek_write_placed(&self, plane: PlaneId, w: Writer, place: Place) -> Option<(u32, u32)> {
+        if place == Place::Next || self.lanes.is_none() {
+            return self.peek_write(plane, w);
+        }
+        self.peek_write_lane(plane, w, place)
+    }
+
+    /// [`peek_write_placed`](Self::peek_write_placed) under relaxed program
+    /// order for a page of a wanted type (or with type pools).
+    #[inline(never)]
+    pub(super) fn peek_write_lane(
+        &self,
+        plane: PlaneId,
+        w: Writer,
+        place: Place,
+    ) -> Option<(u32, u32)> {
+        if self.pools.is_some() {
+            return self.pools_peek(plane, place, matches!(w, Writer::Gc { .. }));
+        }
+        let (b, page) = self.peek_write(plane, w)?;
+        let a = self.active[self.stream(plane, w)];
+        let gb = if a != INVALID && (self.wp[a as usize] as u32) < self.ppb {
+            a
+        } else {
+            // A fresh block: its only candidate is the first page.
+            return Some((b, page));
+        };
+        Some((b, self.next_page(gb, place)))
+    }
+}
