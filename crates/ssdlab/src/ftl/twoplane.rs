@@ -1,9 +1,10 @@
 //! Request-level two-plane allocation: DVPFTL's adaptive parallelism
-//! management (APM, Luo et al., IEEE Access 2018, §III-C) and the PaRP
-//! comparator its Fig. 12 measures against (Park et al., IEEE CAL 2010, as
-//! DVPFTL describes it).
+//! management (APM, Luo et al., IEEE Access 2018, §III-C), its virtual
+//! pages (DVP, §III-A) with APM inside each chip, and the PaRP comparator
+//! its Fig. 12 measures against (Park et al., IEEE CAL 2010, as DVPFTL
+//! describes it).
 //!
-//! Both place a host write request as a whole (`Ftl::plan_request`): which
+//! Each places a host write request as a whole (`Ftl::plan_request`): which
 //! plane each of its pages goes to, and how many dummy pages pad the planes
 //! so that the die's programs go as two-plane commands (the command builder
 //! joins the heads of a die's planes as it does for every scheme; a dummy
@@ -31,6 +32,14 @@
 //!   programmed yet, pairs with it: its pages go to the die's other plane,
 //!   page i beside page i, and the shorter of the two is padded with dummy
 //!   pages. A request that finds no partner goes as normal programs.
+//! * **DVP.** A virtual flash chip is two adjacent ways over all channels
+//!   (`vfc_chips`); a request's pages are striped one per chip, channel
+//!   first, the stripe continuing from request to request; each chip's
+//!   share is placed by APM's stages 2 and 3 among the chip's planes.
+//!
+//! With hot/cold separation a request is one chunk: all its pages go to
+//! the stream its first page is judged to belong to, where its alignment
+//! is planned.
 //!
 //! The times of Eq. (7), from the drive's timing: T_nom = command cycles +
 //! one page's transfer + tPROG (one page by a normal program);
@@ -93,7 +102,7 @@ impl Plan {
 /// What the two-plane allocators did over a run (reported as `two_plane`).
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct TwoPlaneReport {
-    /// `apm` or `parp`.
+    /// `apm`, `parp` or `dvp`.
     pub policy: String,
     /// Host write requests planned, and their pages (Y_req).
     pub requests: u64,
@@ -383,12 +392,12 @@ impl TwoPlane {
         let start = self.stripe % slots;
         let mut plan = Plan::single(PlaneId::NONE, pages);
         let mut two_plane = false;
+        let per_chip = self.planes / self.chips;
         for k in 0..pages.min(slots) {
             let slot = (start + k) % slots;
             let chip = self.vfc_chips[(vfc * slots + slot) as usize];
             // This chip takes pages k, k + slots, k + 2 slots, ...
             let share = (pages - k).div_ceil(slots);
-            let per_chip = self.planes / self.chips;
             let (sub, two) = self.place_pair(ftl, chip * per_chip..(chip + 1) * per_chip, share);
             two_plane |= two;
             for (q, &p) in sub.pages.iter().enumerate() {
@@ -527,6 +536,12 @@ impl Ftl {
         Some(plan)
     }
 
+    /// Does a request-level allocator place host write requests whole?
+    #[inline]
+    pub fn plans_requests(&self) -> bool {
+        self.two_plane.is_some()
+    }
+
     /// What the two-plane allocator did (`None` under other policies).
     pub fn two_plane_report(&self) -> Option<TwoPlaneReport> {
         self.two_plane
@@ -535,8 +550,8 @@ impl Ftl {
     }
 }
 
-/// What the two-plane allocators (`ftl.plane_allocation = "apm"` or
-/// `"parp"`) require of the other policies, and what they exclude: the
+/// What the request-level allocators (`ftl.plane_allocation = "apm"`,
+/// `"parp"` or `"dvp"`) require of the other policies, and what they exclude: the
 /// first violated requirement as (the key to change, why).
 pub(crate) fn requirements(c: &Config) -> Requirement {
     let apm = &c.ftl.apm;

@@ -312,7 +312,7 @@ impl Simulator {
         // A request-level allocator (APM, PaRP, DVP) places it whole, in
         // one write stream: the one its first page is judged to go to now
         // (with hot/cold separation the request is the clustered chunk).
-        let plan = if write && self.buffer.cache.is_none() {
+        let plan = if write && self.buffer.cache.is_none() && self.ftl.plans_requests() {
             let hot = self.host_hot(self.host.address_map.lpn(first, logical));
             self.ftl.plan_request(n as u32, hot)
         } else {
@@ -561,9 +561,10 @@ impl Simulator {
     }
 
     /// Dummy pages a two-plane allocator planned on `plane`: programmed
-    /// without data in the host's (hot or cold) write stream, so that a request's pages
-    /// go as two-plane programs (counted in `flash.wasted_pages`).
-    /// They count as pages assigned to the plane until programmed.
+    /// without data in the host's (hot or cold) write stream, so that a
+    /// request's pages go as two-plane programs (counted in
+    /// `flash.wasted_pages`). They count as pages assigned to the plane
+    /// until programmed.
     fn dummy_pages(&mut self, (plane, count): (PlaneId, u32), hot: bool) {
         for _ in 0..count {
             let t = self.new_txn(CmdKind::Program, Origin::Host, plane, INVALID, INVALID);

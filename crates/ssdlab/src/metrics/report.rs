@@ -410,7 +410,7 @@ pub struct Report {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub page_type_allocation: Option<PageTypeAllocation>,
     pub flash: FlashReport,
-    /// Under `ftl.plane_allocation = "apm"` or `"parp"`: requests placed,
+    /// Under `ftl.plane_allocation = "apm"`, `"parp"` or `"dvp"`: requests placed,
     /// dummy pages, Eq. (7)'s times and Eq. (8)'s bound; absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub two_plane: Option<crate::ftl::twoplane::TwoPlaneReport>,
