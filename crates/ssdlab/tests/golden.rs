@@ -119,6 +119,22 @@ fn trace(name: &str, format: TraceFormat) -> Source {
     }
 }
 
+/// A hybrid map (FAST, DVPFTL's) has no form of the random page-level
+/// fill: a scheme that brings one ages by `age:` instead.
+const AGED_HYBRID: &str = "age:0.6+trace-reads";
+
+fn aged_as(scheme: &str, preset: &str, aged: &'static str) -> &'static str {
+    let cfg = scheme::by_name(scheme)
+        .unwrap()
+        .apply(&Config::preset(preset).unwrap())
+        .unwrap();
+    if cfg.ftl.mapping.hybrid() {
+        AGED_HYBRID
+    } else {
+        aged
+    }
+}
+
 /// Every scheme on both drives, aged and fresh.
 fn scheme_cases() -> Vec<Case> {
     let mut v = vec![];
@@ -127,7 +143,7 @@ fn scheme_cases() -> Vec<Case> {
             case(
                 &format!("small/{}/aged", s.name),
                 "small",
-                AGED,
+                aged_as(s.name, "small", AGED),
                 small_mix(),
             )
             .scheme(s.name),
@@ -152,7 +168,7 @@ fn big_cases() -> Vec<Case> {
             case(
                 &format!("spd-512g/{}/aged", s.name),
                 "spd-512g",
-                AGED_512G,
+                aged_as(s.name, "spd-512g", AGED_512G),
                 big_mix(),
             )
             .scheme(s.name),
@@ -230,7 +246,7 @@ fn policy_cases() -> Vec<Case> {
             case(
                 &format!("small/{s}/fast"),
                 "small",
-                "age:0.6+trace-reads",
+                AGED_HYBRID,
                 small_mix(),
             )
             .scheme(s)

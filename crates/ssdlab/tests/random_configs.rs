@@ -192,7 +192,13 @@ fn config(k: &Case) -> Config {
     // Neither DFTL nor FAST rewrites super pages; FAST has one log stream,
     // keeps a logical block in one plane (or die), no SPD+ combining and
     // programs its blocks at their offsets (no parity-matched copybacks).
+    // Under DVP placement the hybrid map is DVPFTL's two-layer one.
     c.ftl.mapping = match k.mapping {
+        Mapping::Fast
+            if c.ftl.plane_allocation == PlaneAllocation::Dvp && !c.gc.parity_destinations =>
+        {
+            Mapping::Vfc
+        }
         Mapping::Dftl | Mapping::Fast if c.ftl.write_unit == WriteUnit::SuperPage => Mapping::Page,
         Mapping::Fast if c.gc.combine_host_writes || c.gc.parity_destinations => Mapping::Page,
         Mapping::Fast
@@ -214,6 +220,11 @@ fn config(k: &Case) -> Config {
                 c.ftl.plane_allocation = PlaneAllocation::Static;
             }
             c.ftl.fast_log_units = 4;
+        }
+        Mapping::Vfc => {
+            // Merges write data blocks at their offsets: no GC streams.
+            c.ftl.hot_separation = HotSeparation::HostWrites;
+            c.ftl.fast_log_units = c.write_streams() + 1;
         }
         Mapping::Page => {}
     }
@@ -259,7 +270,7 @@ proptest! {
         c.validate("case").unwrap();
         let p = profile(&c, &k);
         // FAST's data blocks have no form of the random page-level fill.
-        let pre = Precondition::parse(if c.ftl.mapping == Mapping::Fast {
+        let pre = Precondition::parse(if c.ftl.mapping.hybrid() {
             "age:0.6+trace-reads"
         } else {
             "fill:0.85:0.7+trace-reads"

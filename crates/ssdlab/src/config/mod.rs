@@ -353,7 +353,9 @@ pub struct Ftl {
     #[serde(default = "default_mapping_entry_bytes")]
     pub mapping_entry_bytes: u32,
     /// FAST: log units (blocks, or aligned block groups with
-    /// `block_groups = "die"`) a GC unit may hold before the oldest is merged.
+    /// `block_groups = "die"`) a GC unit may hold before the oldest is
+    /// merged; `mapping = "vfc"`: log blocks per plane of a virtual flash
+    /// chip (the VFC holds this many times its planes).
     #[serde(default = "default_fast_log_units")]
     pub fast_log_units: u32,
     /// Program order within multi-bit blocks (`relaxed`: PA-SSD's).
@@ -427,6 +429,26 @@ pub enum Mapping {
     /// aligned block groups the units are groups of a die (SPD's paired log
     /// blocks; merges write aligned multi-plane pages).
     Fast,
+    /// DVPFTL's two-layer map (Luo et al., IEEE Access 2018, §III-A): FAST's
+    /// log-based hybrid mapping over virtual blocks. A virtual flash chip
+    /// (VFC) is two adjacent ways of every channel; a virtual block is one
+    /// physical block on each of its chips (the bottom layer's block map,
+    /// chosen when the block opens); offset `o` of a logical block is on
+    /// the VFC's chip `o % chips`, page `o / chips`. Host writes go to
+    /// page-mapped log blocks of the logical block's VFC (placed by
+    /// `plane_allocation = "dvp"`), at most `fast_log_units` per plane of
+    /// the VFC; the oldest is reclaimed by merging its logical blocks into
+    /// new virtual blocks. A logical block never leaves its VFC.
+    Vfc,
+}
+
+impl Mapping {
+    /// A log-based hybrid map (FAST, or DVPFTL's over virtual blocks),
+    /// reclaimed by merges.
+    #[inline]
+    pub fn hybrid(self) -> bool {
+        matches!(self, Mapping::Fast | Mapping::Vfc)
+    }
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
@@ -775,7 +797,7 @@ impl Config {
     /// Translation pages holding the page map on flash (DFTL), else 0.
     pub fn translation_pages(&self) -> u64 {
         match self.ftl.mapping {
-            Mapping::Page | Mapping::Fast => 0,
+            Mapping::Page | Mapping::Fast | Mapping::Vfc => 0,
             Mapping::Dftl => self
                 .logical_pages()
                 .div_ceil(self.mapping_entries_per_page()),

@@ -418,7 +418,7 @@ impl Simulator {
 /// run a plane's GC copybacks at once, so the GC must move pages by
 /// copyback within their plane (per-plane GC, page or DFTL mapping).
 pub(crate) fn requirements(c: &Config) -> crate::scheme::Requirement {
-    use crate::config::{BlockGroups, Mapping, Migration};
+    use crate::config::{BlockGroups, Migration};
     if c.flash.plane_registers <= 1 {
         return Ok(());
     }
@@ -426,8 +426,8 @@ pub(crate) fn requirements(c: &Config) -> crate::scheme::Requirement {
         "per-plane GC (block_groups = \"die\", SPD's Die-GC, moves pages through the controller as Die-Writes)"
     } else if c.gc.migration != Migration::Copyback {
         "gc.migration = \"copyback\" (controller-path moves do not use the planes' extra registers)"
-    } else if c.ftl.mapping == Mapping::Fast {
-        "page or DFTL mapping (FAST's merges program pages at their offsets, not by copyback)"
+    } else if c.ftl.mapping.hybrid() {
+        "page or DFTL mapping (a hybrid map's merges program pages at their offsets, not by copyback)"
     } else {
         return Ok(());
     };

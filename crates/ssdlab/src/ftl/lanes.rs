@@ -14,7 +14,7 @@
 //! page index among the candidates is always the next page in strict
 //! order: type-blind allocation under relaxed order is the strict order.
 
-use crate::config::{BlockGroups, Config, Mapping, PageLayout, ProgramOrder, WriteUnit};
+use crate::config::{BlockGroups, Config, PageLayout, ProgramOrder, WriteUnit};
 
 /// What relaxed program order and the type pools require of the other
 /// policies.
@@ -49,8 +49,8 @@ pub(crate) fn requirements(c: &Config) -> crate::scheme::Requirement {
         "a multi-bit cell (MLC or TLC)"
     } else if c.ftl.block_groups != BlockGroups::Plane || c.ftl.write_unit != WriteUnit::Page {
         "per-plane blocks written page by page (block groups align write points by page index)"
-    } else if c.ftl.mapping == Mapping::Fast {
-        "page or DFTL mapping (FAST programs its blocks at their offsets)"
+    } else if c.ftl.mapping.hybrid() {
+        "page or DFTL mapping (a hybrid map programs its blocks at their offsets)"
     } else if c.gc.parity_destinations {
         "gc.parity_destinations off (a page cannot be chosen by parity and by type at once)"
     } else {

@@ -33,7 +33,7 @@ use std::collections::VecDeque;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::addr::{AddrMap, BlockId, DieId, Lpn, PlaneId, Ppn, INVALID};
-use crate::config::{BlockGroups, Config, Mapping, PlaneAllocation, ProgramOrder, WriteUnit};
+use crate::config::{BlockGroups, Config, PlaneAllocation, ProgramOrder, WriteUnit};
 use crate::engine::Time;
 use crate::ftl::mapping::fast::Fast;
 use crate::gc::victim::VictimIndex;
@@ -247,7 +247,7 @@ impl Ftl {
             groups,
             aligned: cfg.ftl.write_unit != WriteUnit::Page,
             ppd,
-            align_open: cfg.ftl.align_block_index && cfg.ftl.mapping != Mapping::Fast,
+            align_open: cfg.ftl.align_block_index && !cfg.ftl.mapping.hybrid(),
             align_span: if cfg.flash.plane_pairs_only && ppd > 2 {
                 2
             } else {
@@ -278,7 +278,11 @@ impl Ftl {
             room_limit: (ppb as u64 * bpp as u64)
                 .saturating_sub(cfg.gc_threshold_pages() + 2 * ppb as u64),
             reserve_blocks: cfg.gc_write_streams() as usize,
-            fast: (cfg.ftl.mapping == Mapping::Fast).then(|| Fast::new(cfg, static_table(cfg))),
+            fast: cfg
+                .ftl
+                .mapping
+                .hybrid()
+                .then(|| Fast::new(cfg, static_table(cfg))),
             versions: check.then(|| Versions {
                 latest: vec![0; mapped as usize],
                 page: vec![0; phys],
@@ -450,7 +454,7 @@ impl Ftl {
     #[inline]
     pub fn needs_gc(&self, plane: PlaneId) -> bool {
         if self.fast.is_some() {
-            return self.fast_merge_due(self.free_list(plane) as u32);
+            return self.fast_merge_due(plane);
         }
         self.free_pages(plane) < self.threshold_pages
             || (self.groups && self.free[self.free_list(plane)].len() <= self.reserve_blocks)
@@ -509,7 +513,7 @@ impl Ftl {
             let gc = matches!(w, Writer::Gc { .. });
             return self.pools_write(plane, lpn, old, version, gc, now, place);
         }
-        self.peek_write(plane, w)?;
+        self.peek_write_committed(plane, w)?;
         let p = plane.index();
         let s = self.stream(plane, w);
         let mut a = self.active[s];
@@ -682,7 +686,7 @@ impl Ftl {
         rng: &mut Xoshiro256PlusPlus,
     ) -> Option<u32> {
         if self.fast.is_some() {
-            return self.fast_pick(self.free_list(plane) as u32);
+            return self.fast_pick(plane);
         }
         if self.groups {
             let die = DieId(plane.0 / self.ppd);
@@ -807,8 +811,8 @@ pub(crate) fn parity_requirements(c: &Config) -> crate::scheme::Requirement {
         "gc.migration = \"copyback\" (the mapping chooses copyback destinations)"
     } else if c.ftl.block_groups == BlockGroups::Die {
         "per-plane blocks (aligned block groups keep the planes' pages in step)"
-    } else if c.ftl.mapping == Mapping::Fast {
-        "page or DFTL mapping (FAST's blocks are programmed at their offsets)"
+    } else if c.ftl.mapping.hybrid() {
+        "page or DFTL mapping (a hybrid map's blocks are programmed at their offsets)"
     } else if c.gc.join_align {
         "gc.join_align off (ParaGC aligns write points page by page)"
     } else {

@@ -49,7 +49,7 @@
 //! programs, dummies included).
 
 use super::{Ftl, Writer};
-use crate::addr::{DieId, PlaneId};
+use crate::addr::{DieId, Lpn, PlaneId};
 use crate::buffer::die_turns;
 use crate::config::{
     BlockGroups, BufferCapacity, Config, DieOrder, Mapping, PlaneAllocation, WriteUnit,
@@ -178,6 +178,12 @@ pub struct TwoPlane {
     vfcs: u32,
     chips: u32,
     stripe: u32,
+    /// Planes a page may go to when its chip's (or channel's) may take no
+    /// more: the drive's; under `mapping = "vfc"` each VFC's (a logical
+    /// block never leaves its VFC), with each VFC's next stripe slot.
+    all_planes: Vec<u32>,
+    vfc_planes: Option<Vec<Vec<u32>>>,
+    vfc_stripe: Vec<u32>,
     /// Host programs dispatched per plane (PaRP's "not programmed yet").
     programmed: Vec<u64>,
     y_req: u64,
@@ -225,6 +231,12 @@ impl TwoPlane {
             vfcs: g.chips_per_channel.div_ceil(2),
             chips: g.channels * g.chips_per_channel,
             stripe: 0,
+            all_planes: (0..planes).collect(),
+            vfc_planes: (cfg.ftl.mapping == Mapping::Vfc).then(|| {
+                let v = crate::ftl::mapping::vfc::Vfc::new(cfg);
+                (0..v.vfcs).map(|j| v.planes(j).collect()).collect()
+            }),
+            vfc_stripe: vec![0; g.chips_per_channel.div_ceil(2) as usize],
             programmed: vec![0; planes as usize],
             y_req: 0,
             y_dum: 0,
@@ -258,7 +270,9 @@ impl TwoPlane {
         }
     }
 
-    fn plan(&mut self, ftl: &Ftl, pages: u32, hot: bool) -> Plan {
+    /// Plan a request of `pages` pages; under `mapping = "vfc"`, `vfc_of`
+    /// gives each page's virtual flash chip.
+    fn plan(&mut self, ftl: &Ftl, pages: u32, hot: bool, vfc_of: Option<&[u32]>) -> Plan {
         self.report.requests += 1;
         self.report.pages += pages as u64;
         self.y_req += pages as u64;
@@ -266,7 +280,7 @@ impl TwoPlane {
         let mut plan = match self.policy {
             Policy::Apm => self.plan_apm(ftl, pages),
             Policy::Parp => self.plan_parp(ftl, pages),
-            Policy::Dvp => self.plan_dvp(ftl, pages),
+            Policy::Dvp => self.plan_dvp(ftl, pages, vfc_of),
         };
         plan.hot = hot;
         plan
@@ -305,11 +319,14 @@ impl TwoPlane {
         let per_channel = self.planes / self.channels;
         let channel = self.channel_next;
         self.channel_next = (channel + 1) % self.channels;
+        let all = std::mem::take(&mut self.all_planes);
         let (plan, two_plane) = self.place_pair(
             ftl,
             channel * per_channel..(channel + 1) * per_channel,
             pages,
+            &all,
         );
+        self.all_planes = all;
         if two_plane {
             self.report.two_plane_requests += 1;
         } else {
@@ -319,18 +336,25 @@ impl TwoPlane {
     }
 
     /// APM's stages 2 and 3 for `pages` pages whose plane is sought among
-    /// `local` (a channel's planes; under DVP a chip's): Sub_req1's plane,
-    /// Sub_req2's on the same die, and the dummy pages of a two-plane plan
-    /// if Eq. (8) allows them. Returns the plan and whether it is one of
-    /// two-plane programs.
-    fn place_pair(&mut self, ftl: &Ftl, local: std::ops::Range<u32>, pages: u32) -> (Plan, bool) {
+    /// `local` (a channel's planes; under DVP a chip's), or among `all`
+    /// (the drive's planes, or a VFC's) where Eq. 6's third rule or a lack
+    /// of room sends it: Sub_req1's plane, Sub_req2's on the same die, and
+    /// the dummy pages of a two-plane plan if Eq. (8) allows them. Returns
+    /// the plan and whether it is one of two-plane programs.
+    fn place_pair(
+        &mut self,
+        ftl: &Ftl,
+        local: std::ops::Range<u32>,
+        pages: u32,
+        all: &[u32],
+    ) -> (Plan, bool) {
         let delta = ftl.wear().delta();
-        let (rule, range) = if delta < self.th_dn {
-            (0, local)
+        let rule = if delta < self.th_dn {
+            0
         } else if delta < self.th_up {
-            (1, local)
+            1
         } else {
-            (2, 0..self.planes)
+            2
         };
         self.report.by_rule[rule] += 1;
         let erases = ftl.wear().per_plane();
@@ -353,11 +377,15 @@ impl TwoPlane {
                 .min_by_key(|&p| key(p))
                 .expect("a channel has planes")
         };
-        let mut first = PlaneId(fewest(&mut range.into_iter()));
+        let mut first = PlaneId(if rule == 2 {
+            fewest(&mut all.iter().copied())
+        } else {
+            fewest(&mut local.into_iter())
+        });
         if !ftl.has_room(first) {
             // No plane of the channel may take more valid data (GC needs
-            // room to work in): any plane of the drive that may.
-            first = PlaneId(fewest(&mut (0..self.planes)));
+            // room to work in): any plane of the drive (VFC) that may.
+            first = PlaneId(fewest(&mut all.iter().copied()));
         }
         let die = first.die(self.ppd);
         let second = PlaneId(fewest(
@@ -386,40 +414,84 @@ impl TwoPlane {
     /// DVP: the request's pages striped over the chips of a virtual flash
     /// chip, channel first (a virtual page is one page on each), each
     /// chip's share placed by APM's stages 2 and 3 within the chip.
-    fn plan_dvp(&mut self, ftl: &Ftl, pages: u32) -> Plan {
+    /// Under `mapping = "vfc"` each page goes to its logical block's VFC
+    /// (`vfc_of`), each VFC's stripe continuing where its last left off.
+    fn plan_dvp(&mut self, ftl: &Ftl, pages: u32, vfc_of: Option<&[u32]>) -> Plan {
         let slots = self.vfc_chips.len() as u32 / self.vfcs;
-        let vfc = self.stripe / slots;
-        let start = self.stripe % slots;
         let mut plan = Plan::single(PlaneId::NONE, pages);
         let mut two_plane = false;
-        let per_chip = self.planes / self.chips;
-        for k in 0..pages.min(slots) {
-            let slot = (start + k) % slots;
-            let chip = self.vfc_chips[(vfc * slots + slot) as usize];
-            // This chip takes pages k, k + slots, k + 2 slots, ...
-            let share = (pages - k).div_ceil(slots);
-            let (sub, two) = self.place_pair(ftl, chip * per_chip..(chip + 1) * per_chip, share);
-            two_plane |= two;
-            for (q, &p) in sub.pages.iter().enumerate() {
-                plan.pages[(k + q as u32 * slots) as usize] = p;
+        match vfc_of {
+            None => {
+                let vfc = self.stripe / slots;
+                let start = self.stripe % slots;
+                let all = std::mem::take(&mut self.all_planes);
+                let idx: Vec<u32> = (0..pages).collect();
+                two_plane |= self.stripe_over(ftl, &mut plan, vfc, start, &idx, &all);
+                self.all_planes = all;
+                // The next request continues the stripe; past the virtual
+                // page's last chip, the next virtual flash chip.
+                let next = start + pages;
+                self.stripe = if next >= slots {
+                    ((vfc + 1) % self.vfcs) * slots + next % slots
+                } else {
+                    vfc * slots + next
+                };
             }
-            plan.before.extend(sub.before);
-            plan.after.extend(sub.after);
+            Some(of) => {
+                let vfc_planes = self.vfc_planes.take().expect("mapping = \"vfc\"");
+                for vfc in 0..self.vfcs {
+                    let idx: Vec<u32> = (0..pages).filter(|&i| of[i as usize] == vfc).collect();
+                    if idx.is_empty() {
+                        continue;
+                    }
+                    let start = self.vfc_stripe[vfc as usize];
+                    let all = &vfc_planes[vfc as usize];
+                    two_plane |= self.stripe_over(ftl, &mut plan, vfc, start, &idx, all);
+                    self.vfc_stripe[vfc as usize] = (start + idx.len() as u32) % slots;
+                }
+                self.vfc_planes = Some(vfc_planes);
+            }
         }
-        // The next request continues the stripe; past the virtual page's
-        // last chip, the next virtual flash chip.
-        let next = start + pages;
-        self.stripe = if next >= slots {
-            ((vfc + 1) % self.vfcs) * slots + next % slots
-        } else {
-            vfc * slots + next
-        };
         if two_plane {
             self.report.two_plane_requests += 1;
         } else {
             self.report.single_programs += 1;
         }
         plan
+    }
+
+    /// Stripe the request's pages `idx` over the chips of `vfc` from stripe
+    /// slot `start`, one per chip, channel first; each chip's share placed
+    /// by APM's stages 2 and 3 within the chip (or `all`). Whether any
+    /// share went as two-plane programs.
+    fn stripe_over(
+        &mut self,
+        ftl: &Ftl,
+        plan: &mut Plan,
+        vfc: u32,
+        start: u32,
+        idx: &[u32],
+        all: &[u32],
+    ) -> bool {
+        let slots = self.vfc_chips.len() as u32 / self.vfcs;
+        let per_chip = self.planes / self.chips;
+        let n = idx.len() as u32;
+        let mut two_plane = false;
+        for k in 0..n.min(slots) {
+            let slot = (start + k) % slots;
+            let chip = self.vfc_chips[(vfc * slots + slot) as usize];
+            // This chip takes pages k, k + slots, k + 2 slots, ...
+            let share = (n - k).div_ceil(slots);
+            let (sub, two) =
+                self.place_pair(ftl, chip * per_chip..(chip + 1) * per_chip, share, all);
+            two_plane |= two;
+            for (q, &p) in sub.pages.iter().enumerate() {
+                plan.pages[idx[(k + q as u32 * slots) as usize] as usize] = p;
+            }
+            plan.before.extend(sub.before);
+            plan.after.extend(sub.after);
+        }
+        two_plane
     }
 
     fn plan_parp(&mut self, ftl: &Ftl, pages: u32) -> Plan {
@@ -529,9 +601,15 @@ impl Ftl {
     /// A two-plane allocator's placement of a host write request of
     /// `pages` pages (module documentation), its alignment planned in the
     /// hot or the cold write stream; `None` under other policies.
-    pub fn plan_request(&mut self, pages: u32, hot: bool) -> Option<Plan> {
+    /// `lpns` are the request's pages (under `mapping = "vfc"` each goes
+    /// to its logical block's virtual flash chip).
+    pub fn plan_request(&mut self, lpns: &[Lpn], hot: bool) -> Option<Plan> {
         let mut tp = self.two_plane.take()?;
-        let plan = tp.plan(self, pages, hot);
+        let vfc_of: Option<Vec<u32>> = self
+            .fast()
+            .and_then(|f| f.vfc.as_ref().map(|v| (f, v)))
+            .map(|(f, v)| lpns.iter().map(|&l| v.vfc_of_lbn(f.lbn_of(l).0)).collect());
+        let plan = tp.plan(self, lpns.len() as u32, hot, vfc_of.as_deref());
         self.two_plane = Some(tp);
         Some(plan)
     }
@@ -592,7 +670,13 @@ pub(crate) fn requirements(c: &Config) -> Requirement {
     if c.ftl.mapping == Mapping::Fast {
         return Err((
             "ftl.mapping",
-            format!("plane_allocation = \"{name}\" needs a page-level map (FAST fixes each page's plane; DVP's own log-based top layer is not built)"),
+            format!("plane_allocation = \"{name}\" needs a page-level map or \"vfc\" (FAST fixes each page's plane)"),
+        ));
+    }
+    if c.ftl.mapping == Mapping::Vfc && name != "dvp" {
+        return Err((
+            "ftl.plane_allocation",
+            format!("mapping = \"vfc\" keeps a logical block in its virtual flash chip: it needs plane_allocation = \"dvp\", not \"{name}\""),
         ));
     }
     if !c.flash.multiplane || c.geometry.planes_per_die < 2 {

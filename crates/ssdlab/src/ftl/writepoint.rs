@@ -25,6 +25,25 @@ impl Ftl {
     /// write opens a block).
     #[inline(never)]
     pub(super) fn peek_write_uncached(&self, plane: PlaneId, w: Writer) -> Option<(u32, u32)> {
+        self.peek_write_with(plane, w, true)
+    }
+
+    /// Where a dispatched write goes (as [`peek_write`](Self::peek_write),
+    /// but the log limit of a hybrid map is not asked again: the command
+    /// was built within it, and under `mapping = "vfc"` a member committed
+    /// before may have opened a log of the same VFC).
+    #[inline]
+    pub(super) fn peek_write_committed(&self, plane: PlaneId, w: Writer) -> Option<(u32, u32)> {
+        let c = self.cursor[self.stream(plane, w)];
+        if c.0 != INVALID {
+            return Some(c);
+        }
+        self.peek_write_with(plane, w, false)
+    }
+
+    /// [`peek_write_uncached`](Self::peek_write_uncached); `log_limit`:
+    /// a hybrid map's domain holding as many logs as it may opens none.
+    fn peek_write_with(&self, plane: PlaneId, w: Writer, log_limit: bool) -> Option<(u32, u32)> {
         let gc = matches!(w, Writer::Gc { .. });
         if self.pools.is_some() {
             return self.pools_peek(plane, Place::Next, gc);
@@ -41,9 +60,9 @@ impl Ftl {
                 return Some((g, 0));
             }
         }
-        if let Some(f) = &self.fast {
+        if let Some(f) = self.fast.as_ref().filter(|_| log_limit) {
             // A new log unit only while the domain holds fewer than its limit.
-            if f.logs[self.free_list(plane)].len() >= f.limit {
+            if f.logs[f.domain_of_plane(plane.0) as usize].len() >= f.limit {
                 return None;
             }
         }
@@ -224,7 +243,8 @@ impl Ftl {
                 .remove(pos)
                 .expect("peek_write saw a free block");
             if let Some(f) = &mut self.fast {
-                f.logs[plane.index()].push_back(b);
+                let d = f.domain_of_plane(plane.0) as usize;
+                f.logs[d].push_back(b);
             }
             b
         };

@@ -155,7 +155,13 @@ impl Simulator {
             ready: std::mem::take(&mut m.ready),
             ..Default::default()
         };
-        self.gc.clock_change(self.gc.die_of_unit(u), 1, now);
+        // The victim left the log list: host writes any die of the domain
+        // held back for want of a log may go (a VFC's merge may not touch
+        // their die).
+        for d in self.gc.dies_of_unit(u) {
+            self.gc.clock_change(d, 1, now);
+            self.kick(d);
+        }
         self.merge_next(u);
     }
 
@@ -199,7 +205,7 @@ impl Simulator {
                 return;
             };
             self.metrics.gc.full_merges += 1;
-            let pages = self.victim_pages() as usize;
+            let pages = self.ftl.fast().expect("FAST").unit_pages as usize;
             let m = &mut self.merges()[u];
             m.lbn = lbn;
             m.dst = dst;
@@ -214,9 +220,9 @@ impl Simulator {
     /// Read the merging block's pages, offset by offset, up to
     /// `gc.moves_in_flight` per plane at once.
     pub(crate) fn merge_refill(&mut self, u: usize) {
-        let n = if self.gc.per_die { self.ppd } else { 1 };
-        let window = self.gc.window * n;
-        let pages = self.victim_pages();
+        let f = self.ftl.fast().expect("FAST");
+        let window = self.gc.window * f.offsets_per_row();
+        let pages = f.unit_pages;
         while self.merges()[u].reading < window && self.merges()[u].cursor < pages {
             let (lbn, dst, o) = {
                 let m = &mut self.merges()[u];
@@ -258,7 +264,7 @@ impl Simulator {
     /// is done (with Die-Writes, offsets without data are padded so the
     /// die's N pages go as one multi-plane program).
     pub(crate) fn merge_release(&mut self, u: usize) {
-        let n = if self.gc.per_die { self.ppd } else { 1 };
+        let n = self.ftl.fast().expect("FAST").offsets_per_row();
         let rows = self.ftl.pages_per_block();
         loop {
             let m = &self.merges_ref().jobs[u];
@@ -323,6 +329,7 @@ impl Simulator {
                 i += 1;
                 continue;
             }
+            self.ftl.fast_dissolve(unit);
             self.merges()[u].erase_wait.swap_remove(i);
             self.merges()[u].erasing += blocks.len() as u32;
             for b in blocks {
@@ -346,9 +353,14 @@ impl Simulator {
         self.metrics.gc.duration_ns += (now - self.gc.jobs[u].start) as u128;
         self.gc.jobs[u].victim = INVALID;
         self.merges()[u].victim_done = false;
-        self.gc.clock_change(self.gc.die_of_unit(u), -1, now);
-        self.gc_trigger(PlaneId(
-            u as u32 * if self.gc.per_die { self.ppd } else { 1 },
-        ));
+        // Blocks were freed: host writes held back on any die of the domain
+        // may go, and the domain may need another merge.
+        for d in self.gc.dies_of_unit(u) {
+            self.gc.clock_change(d, -1, now);
+            self.kick(d);
+        }
+        for p in self.gc.trigger_planes(u) {
+            self.gc_trigger(p);
+        }
     }
 }

@@ -103,6 +103,9 @@ pub(crate) struct Gc {
     /// `gc.blocks_per_gc`: victims per per-plane GC (2: IPPBE).
     pub(crate) blocks_per_gc: u32,
     pub(crate) reclaimer: Reclaimer,
+    /// `ftl.mapping = "vfc"`: GC units are virtual flash chips (merges
+    /// span their chips): each plane's unit, and each unit's dies.
+    pub(crate) vfc_units: Option<(Vec<u32>, Vec<Vec<DieId>>)>,
 }
 
 impl Gc {
@@ -141,13 +144,47 @@ impl Gc {
             draining: vec![0; cfg.total_dies() as usize],
             blocks_per_gc: cfg.gc.blocks_per_gc,
             reclaimer: crate::scheme::compose::reclaimer(cfg),
+            vfc_units: (cfg.ftl.mapping == crate::config::Mapping::Vfc).then(|| {
+                let v = crate::ftl::mapping::vfc::Vfc::new(cfg);
+                let ppd = cfg.geometry.planes_per_die;
+                let of_plane = (0..planes).map(|p| v.vfc_of_plane(p)).collect();
+                let dies = (0..v.vfcs)
+                    .map(|j| {
+                        let mut d: Vec<DieId> = v.planes(j).map(|p| DieId(p / ppd)).collect();
+                        d.dedup();
+                        d
+                    })
+                    .collect();
+                (of_plane, dies)
+            }),
+        }
+    }
+
+    /// The dies a GC unit's collection keeps busy (GC-active clock): its
+    /// die, or a virtual flash chip's.
+    pub(crate) fn dies_of_unit(&self, u: usize) -> Vec<DieId> {
+        match &self.vfc_units {
+            Some((_, dies)) => dies[u].clone(),
+            None => vec![self.die_of_unit(u)],
+        }
+    }
+
+    /// The planes to ask whether GC unit `u` needs collecting again: its
+    /// plane or die's first plane (a die unit asks all its planes), or
+    /// every plane of a virtual flash chip.
+    pub(crate) fn trigger_planes(&self, u: usize) -> Vec<PlaneId> {
+        match &self.vfc_units {
+            Some((_, dies)) => dies[u].iter().flat_map(|d| d.planes(self.ppd)).collect(),
+            None => vec![PlaneId(u as u32 * if self.per_die { self.ppd } else { 1 })],
         }
     }
 
     /// GC unit of a plane: the plane, or with aligned block groups its die.
     #[inline]
     pub(crate) fn unit(&self, plane: PlaneId) -> usize {
-        if self.per_die {
+        if let Some((of_plane, _)) = &self.vfc_units {
+            of_plane[plane.index()] as usize
+        } else if self.per_die {
             (plane.0 / self.ppd) as usize
         } else {
             plane.index()

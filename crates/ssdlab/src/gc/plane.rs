@@ -82,7 +82,7 @@ impl Simulator {
 /// What IPPBE (`gc.blocks_per_gc = 2`) requires: per-plane GC of single
 /// blocks (not aligned groups, ParaGC's joined GCs or FAST's merges).
 pub(crate) fn requirements(c: &crate::config::Config) -> crate::scheme::Requirement {
-    use crate::config::{BlockGroups, Mapping};
+    use crate::config::BlockGroups;
     let n = c.gc.blocks_per_gc;
     if n == 1 {
         return Ok(());
@@ -97,8 +97,8 @@ pub(crate) fn requirements(c: &crate::config::Config) -> crate::scheme::Requirem
         "per-plane GC (block_groups = \"plane\")"
     } else if c.gc.join_percent != 0.0 {
         "gc.join_percent = 0 (ParaGC's joined GCs take one victim per plane)"
-    } else if c.ftl.mapping == Mapping::Fast {
-        "page or DFTL mapping (FAST reclaims by merges)"
+    } else if c.ftl.mapping.hybrid() {
+        "page or DFTL mapping (a hybrid map reclaims by merges)"
     } else {
         return Ok(());
     };

@@ -313,8 +313,11 @@ impl Simulator {
         // one write stream: the one its first page is judged to go to now
         // (with hot/cold separation the request is the clustered chunk).
         let plan = if write && self.buffer.cache.is_none() && self.ftl.plans_requests() {
-            let hot = self.host_hot(self.host.address_map.lpn(first, logical));
-            self.ftl.plan_request(n as u32, hot)
+            let lpns: Vec<Lpn> = (first..=last)
+                .map(|page| self.host.address_map.lpn(page, logical))
+                .collect();
+            let hot = self.host_hot(lpns[0]);
+            self.ftl.plan_request(&lpns, hot)
         } else {
             None
         };

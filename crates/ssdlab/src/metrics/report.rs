@@ -751,6 +751,13 @@ impl Report {
             g.time_us.mean_erase,
             self.write_amplification
         );
+        if g.full_merges + g.switch_merges > 0 {
+            let _ = writeln!(
+                s,
+                "  merges   {} full, {} switch (hybrid map: a GC reclaims one log unit)",
+                g.full_merges, g.switch_merges
+            );
+        }
         let e = &self.erase_count;
         if e.max > 0 {
             let _ = writeln!(

@@ -189,9 +189,9 @@ pub(crate) fn requirements(c: &Config) -> Requirement {
             "ftl.mapping",
             "mapping = \"dftl\" is not supported with write_unit = \"super-page\" (a translation page has no logical super page to rewrite)".into(),
         )),
-        Mapping::Fast => Err((
+        Mapping::Fast | Mapping::Vfc => Err((
             "ftl.mapping",
-            "mapping = \"fast\" is not supported with write_unit = \"super-page\" (a super page rewrite has no log-block counterpart)".into(),
+            "a hybrid mapping (\"fast\", \"vfc\") is not supported with write_unit = \"super-page\" (a super page rewrite has no log-block counterpart)".into(),
         )),
         Mapping::Page => Ok(()),
     }

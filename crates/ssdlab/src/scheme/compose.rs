@@ -4,7 +4,7 @@
 //! was given; no layer asks which scheme it is part of.
 
 use crate::buffer::{DieMultiPlane, DieRoundRobin, DieWrite, EvictionPolicy};
-use crate::config::{BlockGroups, Config, Eviction, Mapping, WriteUnit};
+use crate::config::{BlockGroups, Config, Eviction, WriteUnit};
 use crate::gc::fast_merge::Merges;
 use crate::gc::paragc::ParaGc;
 use crate::gc::Reclaimer;
@@ -37,7 +37,7 @@ pub(crate) fn write_unit(cfg: &Config) -> Unit {
 /// ParaGC when `gc.join_percent` is set; else the die-group GC with aligned
 /// block groups, or the per-plane one.
 pub(crate) fn reclaimer(cfg: &Config) -> Reclaimer {
-    if cfg.ftl.mapping == Mapping::Fast {
+    if cfg.ftl.mapping.hybrid() {
         Reclaimer::Merge(Box::new(Merges::new(cfg)))
     } else if let Some(p) = ParaGc::from_config(cfg) {
         Reclaimer::Para(Box::new(p))

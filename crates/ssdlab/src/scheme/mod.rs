@@ -301,11 +301,12 @@ pub const SCHEMES: &[Scheme] = &[
     },
     Scheme {
         name: "dvpftl",
-        description: "DVPFTL's virtual pages with APM (Luo et al., IEEE Access 2018): a request striped over the chips of a virtual flash chip (two adjacent ways over all channels), each chip's share on two planes of a die by APM; DL-MBF_s hot/cold clustering; page-level map; no write buffer",
+        description: "DVPFTL (Luo et al., IEEE Access 2018): two-layer map (virtual blocks of one block per chip of a virtual flash chip, two adjacent ways over all channels; log-based hybrid LBA map with merges); host pages striped over the VFC's chips, each chip's share on two planes of a die by APM; DL-MBF_s hot/cold clustering; no write buffer",
         overrides: |_| {
             let mut o = two_plane("dvp");
+            o.push("ftl.mapping=vfc".into());
             // The prototype's "DVP+DL-MBF_s+APM": DL-MBF_s clusters hot
-            // and cold host pages into their own active blocks.
+            // and cold host pages into their own log blocks.
             o.push("ftl.hot_data=dl-mbf-s".into());
             o
         },

@@ -407,7 +407,7 @@ impl Simulator {
             if !heads.is_empty() {
                 let g = &self.gc.jobs[self.gc.unit(first)];
                 return format!(
-                    "; die {die} queue heads: {}; its GC victim {} (cursor {}, pending {}, reading {}, staged {})",
+                    "; die {die} queue heads: {}; its GC victim {} (cursor {}, pending {}, reading {}, staged {}){}",
                     heads.join(", "),
                     g.victim as i64,
                     g.cursor,
@@ -419,7 +419,8 @@ impl Simulator {
                             let s = &u.die_writes_ref().staging[die.index()];
                             s[0].len() + s[1].len()
                         }
-                    }
+                    },
+                    self.ftl.fast_logs_detail(first)
                 );
             }
         }

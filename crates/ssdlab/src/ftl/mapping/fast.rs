@@ -19,14 +19,19 @@
 //! Log units are kept in the order they were opened; when a domain holds
 //! `limit` of them, the oldest closed one is reclaimed by merging every
 //! logical block with a valid page in it.
+//!
+//! DVPFTL's two-layer map (`ftl.mapping = "vfc"`, `vfc.rs`) runs on the
+//! same machinery with a virtual flash chip as the domain: its data units
+//! are virtual blocks (one block per chip), its log units single blocks.
 
-use crate::config::{Mapping, PlaneAllocation};
+use super::vfc::{lbns_per_vfc, Vfc};
+use crate::config::{HotSeparation, Mapping, PlaneAllocation};
 use crate::error::{Error, Result};
 use crate::ftl::BlockState;
 use crate::scheme::Requirement;
 use std::collections::VecDeque;
 
-use crate::addr::{BlockId, Lpn, Ppn, INVALID};
+use crate::addr::{BlockId, Lpn, PlaneId, Ppn, INVALID};
 use crate::config::{BlockGroups, Config};
 
 pub struct Fast {
@@ -50,6 +55,9 @@ pub struct Fast {
     pub logs: Vec<VecDeque<u32>>,
     /// Log units a domain may hold.
     pub limit: usize,
+    /// DVPFTL's virtual-block layout (`mapping = "vfc"`): domains are
+    /// virtual flash chips.
+    pub vfc: Option<Vfc>,
 }
 
 impl Fast {
@@ -70,6 +78,27 @@ impl Fast {
         for (r, &p) in plane_of_residue.iter().enumerate() {
             residue_of_plane[p as usize] = r as u32;
         }
+        if cfg.ftl.mapping == Mapping::Vfc {
+            let v = Vfc::new(cfg);
+            let unit_pages = v.unit_pages();
+            let lbns = logical.div_ceil(unit_pages as u64) as usize;
+            return Fast {
+                planes,
+                ppd,
+                ppb,
+                bpp,
+                logical,
+                groups: false,
+                unit_pages,
+                lbns_per_domain: 0,
+                plane_of_residue,
+                residue_of_plane,
+                data: vec![INVALID; lbns],
+                logs: (0..v.vfcs).map(|_| VecDeque::new()).collect(),
+                limit: limit * v.planes_per_vfc() as usize,
+                vfc: Some(v),
+            };
+        }
         let lbns_per_domain = lbns_per_domain(logical, planes, ppb);
         let domains = if groups { planes / ppd } else { planes };
         Fast {
@@ -86,12 +115,16 @@ impl Fast {
             data: vec![INVALID; (domains * lbns_per_domain) as usize],
             logs: (0..domains).map(|_| VecDeque::new()).collect(),
             limit,
+            vfc: None,
         }
     }
 
     /// Logical block and offset of `lpn`.
     #[inline]
     pub fn lbn_of(&self, lpn: Lpn) -> (u32, u32) {
+        if let Some(v) = &self.vfc {
+            return v.lbn_of(lpn);
+        }
         let plane = self.plane_of_residue[(lpn % self.planes) as usize];
         let row = (lpn / self.planes) as u64;
         let (domain, local) = if self.groups {
@@ -112,6 +145,10 @@ impl Fast {
     /// The LPN at `offset` of logical block `lbn`, if within the capacity.
     #[inline]
     pub fn lpn_of(&self, lbn: u32, offset: u32) -> Option<Lpn> {
+        if self.vfc.is_some() {
+            let lpn = lbn as u64 * self.unit_pages as u64 + offset as u64;
+            return (lpn < self.logical).then_some(lpn as Lpn);
+        }
         let domain = lbn / self.lbns_per_domain;
         let local = (lbn % self.lbns_per_domain) as u64 * self.unit_pages as u64 + offset as u64;
         let (row, plane) = if self.groups {
@@ -129,19 +166,47 @@ impl Fast {
     /// Domain of a logical block.
     #[inline]
     pub fn domain_of_lbn(&self, lbn: u32) -> u32 {
-        lbn / self.lbns_per_domain
+        match &self.vfc {
+            Some(v) => v.vfc_of_lbn(lbn),
+            None => lbn / self.lbns_per_domain,
+        }
+    }
+
+    /// Domain of a plane: its VFC, die (aligned groups) or itself.
+    #[inline]
+    pub fn domain_of_plane(&self, plane: u32) -> u32 {
+        match &self.vfc {
+            Some(v) => v.vfc_of_plane(plane),
+            None if self.groups => plane / self.ppd,
+            None => plane,
+        }
+    }
+
+    /// Offsets of a unit's page index (`offset / this` is the page index):
+    /// a group's planes, a virtual block's chips, else 1.
+    pub fn offsets_per_row(&self) -> u32 {
+        match &self.vfc {
+            Some(v) => v.chips,
+            None if self.groups => self.ppd,
+            None => 1,
+        }
     }
 
     /// Domain of a unit.
     #[inline]
     pub fn domain_of_unit(&self, unit: u32) -> u32 {
-        unit / self.bpp
+        match &self.vfc {
+            Some(v) => v.vfc_of_unit(unit),
+            None => unit / self.bpp,
+        }
     }
 
     /// Unit (block or group id) holding global block `gb`.
     #[inline]
     pub fn unit_of_block(&self, gb: u32) -> u32 {
-        if self.groups {
+        if let Some(v) = &self.vfc {
+            v.unit_of_block(gb)
+        } else if self.groups {
             (gb / self.bpp / self.ppd) * self.bpp + gb % self.bpp
         } else {
             gb
@@ -151,7 +216,9 @@ impl Fast {
     /// Physical page of `offset` in data unit `unit`.
     #[inline]
     pub fn page_at(&self, unit: u32, offset: u32) -> Ppn {
-        if self.groups {
+        if let Some(v) = &self.vfc {
+            v.page_at(unit, offset)
+        } else if self.groups {
             let (die, g) = (unit / self.bpp, unit % self.bpp);
             let plane = die * self.ppd + offset % self.ppd;
             (plane * self.bpp + g) * self.ppb + offset / self.ppd
@@ -163,6 +230,9 @@ impl Fast {
     /// Offset a physical page of a unit stands for.
     #[inline]
     pub fn offset_of_page(&self, ppn: Ppn) -> u32 {
+        if let Some(v) = &self.vfc {
+            return v.offset_of_page(ppn);
+        }
         let page = ppn % self.ppb;
         if self.groups {
             let plane = ppn / self.ppb / self.bpp;
@@ -191,15 +261,28 @@ impl crate::ftl::Ftl {
     }
 
     /// Blocks of a unit.
-    pub fn unit_blocks(&self, unit: u32) -> impl Iterator<Item = BlockId> {
+    pub fn unit_blocks(&self, unit: u32) -> impl Iterator<Item = BlockId> + '_ {
         let (groups, bpp, ppd) = (self.groups, self.bpp, self.ppd);
-        let (first, n, step) = if groups {
+        let members = self
+            .fast
+            .as_ref()
+            .and_then(|f| f.vfc.as_ref())
+            .map(|v| v.members(unit));
+        let (first, n, step) = if let Some(m) = members {
+            // A virtual block's members, or a log block.
+            (unit, m.is_none() as u32, 1)
+        } else if groups {
             let (die, g) = (unit / bpp, unit % bpp);
             (die * ppd * bpp + g, ppd, bpp)
         } else {
             (unit, 1, 1)
         };
-        (0..n).map(move |i| BlockId(first + i * step))
+        members
+            .flatten()
+            .into_iter()
+            .flatten()
+            .map(|&b| BlockId(b))
+            .chain((0..n).map(move |i| BlockId(first + i * step)))
     }
 
     pub(crate) fn unit_closed(&self, unit: u32) -> bool {
@@ -211,27 +294,56 @@ impl crate::ftl::Ftl {
     pub(crate) fn fast_refuses(&self, step: &str) -> Result<()> {
         if self.fast.is_some() {
             return Err(Error::Invalid(format!(
-                "--precondition {step}: not supported with ftl.mapping = \"fast\" (it ages a page-mapped drive); use trace-reads or age:X, which map pages into their logical blocks' data units"
+                "--precondition {step}: not supported with a hybrid map (ftl.mapping = \"fast\" or \"vfc\"; it ages a page-mapped drive); use trace-reads or age:X, which map pages into their logical blocks' data units"
             )));
         }
         Ok(())
     }
 
-    /// Does a domain hold as many log units as it may, the oldest closed?
-    pub(crate) fn fast_merge_due(&self, domain: u32) -> bool {
-        let f = self.fast.as_ref().expect("FAST");
-        let logs = &f.logs[domain as usize];
-        logs.len() >= f.limit && logs.front().is_some_and(|&u| self.unit_closed(u))
+    /// Stall reports: the log units of `plane`'s domain (hybrid maps).
+    pub(crate) fn fast_logs_detail(&self, plane: PlaneId) -> String {
+        let Some(f) = &self.fast else {
+            return String::new();
+        };
+        let d = f.domain_of_plane(plane.0);
+        let logs = &f.logs[d as usize];
+        let closed = logs.iter().filter(|&&u| self.unit_closed(u)).count();
+        format!(
+            "; its domain {d} holds {} log units of {} ({closed} closed)",
+            logs.len(),
+            f.limit
+        )
     }
 
-    /// The domain's oldest log unit, when a merge is due: it leaves the log
-    /// list and its blocks become victims.
-    pub(crate) fn fast_pick(&mut self, domain: u32) -> Option<u32> {
-        if !self.fast_merge_due(domain) {
+    /// Is a merge due in `plane`'s domain: does it hold as many log units
+    /// as it may, one of them closed? (With one write stream per plane or
+    /// die only the newest log is open; a VFC keeps an open log on each
+    /// plane and stream.) A VFC also merges when `plane` has no block left
+    /// for host writes: its domain spans planes whose logs and data blocks
+    /// need not be spread evenly.
+    pub(crate) fn fast_merge_due(&self, plane: PlaneId) -> bool {
+        self.fast_oldest_closed(plane).is_some()
+    }
+
+    /// Position of the oldest closed log unit of `plane`'s domain, if a
+    /// merge is due there.
+    fn fast_oldest_closed(&self, plane: PlaneId) -> Option<usize> {
+        let f = self.fast.as_ref().expect("FAST");
+        let logs = &f.logs[f.domain_of_plane(plane.0) as usize];
+        let pressed = f.vfc.is_some() && self.free[plane.index()].len() <= self.reserve_blocks;
+        if logs.len() < f.limit && !pressed {
             return None;
         }
+        logs.iter().position(|&u| self.unit_closed(u))
+    }
+
+    /// The oldest closed log unit of `plane`'s domain, when a merge is due:
+    /// it leaves the log list and its blocks become victims.
+    pub(crate) fn fast_pick(&mut self, plane: PlaneId) -> Option<u32> {
+        let at = self.fast_oldest_closed(plane)?;
+        let domain = self.fast.as_ref().expect("FAST").domain_of_plane(plane.0);
         let f = self.fast.as_mut().expect("FAST");
-        let unit = f.logs[domain as usize].pop_front()?;
+        let unit = f.logs[domain as usize].remove(at)?;
         for b in self.unit_blocks(unit).collect::<Vec<_>>() {
             self.state[b.index()] = BlockState::Victim;
         }
@@ -293,6 +405,9 @@ impl crate::ftl::Ftl {
     /// Take a free unit of `domain` for a merge to write (it may take the
     /// free unit host writes leave).
     pub fn fast_open_data(&mut self, domain: u32) -> Option<u32> {
+        if self.fast.as_ref().is_some_and(|f| f.vfc.is_some()) {
+            return self.vfc_open_data(domain);
+        }
         let x = self.free[domain as usize].pop_front()?;
         let unit = if self.groups {
             domain * self.bpp + x
@@ -303,6 +418,42 @@ impl crate::ftl::Ftl {
             self.state[b.index()] = BlockState::Data;
         }
         Some(unit)
+    }
+
+    /// DVPFTL's bottom layer: a new virtual block of VFC `vfc`, one free
+    /// block on each of its chips, on the chip's plane with the most free
+    /// blocks (the first such plane on a tie). None if a chip has none.
+    fn vfc_open_data(&mut self, vfc: u32) -> Option<u32> {
+        let v = self.fast.as_ref()?.vfc.as_ref()?;
+        let mut planes = Vec::with_capacity(v.chips as usize);
+        for k in 0..v.chips {
+            let best = v
+                .chip_planes(vfc, k)
+                .filter(|&p| !self.free[p as usize].is_empty())
+                .max_by_key(|&p| (self.free[p as usize].len(), std::cmp::Reverse(p)))?;
+            planes.push(best);
+        }
+        // From the back of each free list: a merge may start while a
+        // multi-plane command commits its members one by one, and the
+        // members still to commit go to the fronts their command was
+        // built from (host writes leave at least one block free).
+        let blocks: Vec<u32> = planes
+            .into_iter()
+            .map(|p| self.free[p as usize].pop_back().expect("a free block"))
+            .collect();
+        for &b in &blocks {
+            self.state[b as usize] = BlockState::Data;
+        }
+        let v = self.fast.as_mut()?.vfc.as_mut()?;
+        Some(v.join(blocks))
+    }
+
+    /// Forget a virtual block whose blocks are about to be erased (other
+    /// layouts: nothing to do).
+    pub(crate) fn fast_dissolve(&mut self, unit: u32) {
+        if let Some(v) = self.fast.as_mut().and_then(|f| f.vfc.as_mut()) {
+            v.dissolve(unit);
+        }
     }
 
     /// A merge programs page `dst` of a data unit with the data it read
@@ -378,10 +529,17 @@ impl crate::ftl::Ftl {
             }));
             offsets.sort_unstable();
             offsets.dedup();
+            let is_vfc = f.vfc.is_some();
             let unit = self.fast_open_data(domain).ok_or_else(|| {
                 Error::Invalid(format!(
-                    "preconditioning (FAST): {} {domain} has no free unit for logical block {lbn}",
-                    if self.groups { "die" } else { "plane" }
+                    "preconditioning (hybrid map): {} {domain} has no free unit for logical block {lbn}",
+                    if is_vfc {
+                        "virtual flash chip"
+                    } else if self.groups {
+                        "die"
+                    } else {
+                        "plane"
+                    }
                 ))
             })?;
             for o in offsets {
@@ -398,7 +556,9 @@ impl crate::ftl::Ftl {
                 }
             }
             if let Some(old) = self.fast_seal(lbn, unit) {
-                for b in self.unit_blocks(old).collect::<Vec<_>>() {
+                let blocks: Vec<_> = self.unit_blocks(old).collect();
+                self.fast_dissolve(old);
+                for b in blocks {
                     self.erase(b);
                 }
             }
@@ -410,8 +570,15 @@ impl crate::ftl::Ftl {
     /// offsets, valid pages elsewhere are in log units or a merge's victim.
     pub(crate) fn check_fast(&self) -> std::result::Result<(), String> {
         let f = self.fast.as_ref().expect("FAST");
+        // A VFC's multi-plane command may open a log on each plane of a die
+        // after its build saw room for one.
+        let slack = if f.vfc.is_some() {
+            self.ppd as usize - 1
+        } else {
+            0
+        };
         for (domain, logs) in f.logs.iter().enumerate() {
-            if logs.len() > f.limit {
+            if logs.len() > f.limit + slack {
                 return Err(format!(
                     "domain {domain} holds {} log units, more than {}",
                     logs.len(),
@@ -466,7 +633,17 @@ impl crate::ftl::Ftl {
                     }
                 }
                 BlockState::Victim => {}
-                _ if f.is_log(unit) => {}
+                _ if f.is_log(unit) => {
+                    // A logical block's log pages stay in its domain.
+                    let (lbn, _) = f.lbn_of(lpn);
+                    if f.domain_of_lbn(lbn) != f.domain_of_unit(unit) {
+                        return Err(format!(
+                            "lpn {lpn} (logical block {lbn}, domain {}) is in log unit {unit} of domain {}",
+                            f.domain_of_lbn(lbn),
+                            f.domain_of_unit(unit)
+                        ));
+                    }
+                }
                 s => {
                     return Err(format!(
                         "page {ppn} holds lpn {lpn} in block {gb} ({s:?}), neither a data nor a log unit"
@@ -481,8 +658,10 @@ impl crate::ftl::Ftl {
 /// What FAST (`ftl.mapping = "fast"`) — which policies it composes with, and whether a GC unit holds a data unit for every logical block, its log units and one to merge into requires of the other policies, and what it excludes: the
 /// first violated requirement as (the key to change, why).
 pub(crate) fn requirements(c: &Config) -> Requirement {
-    if c.ftl.mapping != Mapping::Fast {
-        return Ok(());
+    match c.ftl.mapping {
+        Mapping::Fast => {}
+        Mapping::Vfc => return vfc_requirements(c),
+        _ => return Ok(()),
     }
     let groups = c.ftl.block_groups == BlockGroups::Die;
     if c.write_streams() != 1 {
@@ -512,6 +691,51 @@ pub(crate) fn requirements(c: &Config) -> Requirement {
                 "{units} log units do not fit: a {} holds {} units, {lbns} of them data units of its logical blocks, and needs 2 more free (lower fast_log_units or raise ftl.overprovisioning)",
                 if groups { "die" } else { "plane" },
                 g.blocks_per_plane
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// What DVPFTL's two-layer map (`mapping = "vfc"`) requires: DVP's
+/// placement (it keeps a logical block in its VFC), no combining of host
+/// writes with merges, a log per plane and write stream with one more to
+/// merge, and room on every chip for a block of each of its VFC's logical
+/// blocks, its share of the logs and one block to merge into.
+fn vfc_requirements(c: &Config) -> Requirement {
+    if c.ftl.plane_allocation != PlaneAllocation::Dvp {
+        return Err((
+            "ftl.plane_allocation",
+            "mapping = \"vfc\" places host pages in their logical block's virtual flash chip: it needs plane_allocation = \"dvp\"".into(),
+        ));
+    }
+    if c.gc.combine_host_writes {
+        return Err((
+            "gc.combine_host_writes",
+            "mapping = \"vfc\" reclaims space by merges, which host pages cannot join".into(),
+        ));
+    }
+    if c.ftl.hot_separation == HotSeparation::GcMoves {
+        return Err(("ftl.hot_separation", "mapping = \"vfc\" merges write data blocks at their offsets: there are no hot and cold GC streams to sort moves into (use \"host-writes\")".into()));
+    }
+    let units = c.ftl.fast_log_units;
+    let streams = c.write_streams();
+    if units <= streams {
+        return Err((
+            "ftl.fast_log_units",
+            format!("must exceed the write streams ({streams}): every plane keeps an active log per stream, and a VFC needs a closed one to merge"),
+        ));
+    }
+    let g = &c.geometry;
+    let ppc = (g.dies_per_chip * g.planes_per_die) as u64;
+    let lbns = lbns_per_vfc(c);
+    let blocks = g.blocks_per_plane as u64 * ppc;
+    if lbns + (units as u64 + 1) * ppc + 1 > blocks {
+        return Err((
+            "ftl.fast_log_units",
+            format!(
+                "{units} log blocks per plane do not fit: a chip holds {blocks} blocks, {lbns} of them its share of its virtual flash chip's logical blocks, and needs {} for logs and one more free per plane (lower fast_log_units or raise ftl.overprovisioning)",
+                units as u64 * ppc
             ),
         ));
     }

@@ -3,3 +3,4 @@
 pub mod cache;
 pub mod dftl;
 pub mod fast;
+pub mod vfc;

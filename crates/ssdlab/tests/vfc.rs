@@ -1,0 +1,154 @@
+//! DVPFTL's two-layer map (`ftl.mapping = "vfc"`, `ftl/mapping/vfc.rs` on
+//! FAST's machinery): virtual blocks of one block per chip of a virtual
+//! flash chip, offsets striped channel first, logical blocks that never
+//! leave their VFC, merges that reclaim log blocks, and what the map
+//! requires of the other policies.
+
+use std::sync::Arc;
+
+use ssdlab::addr::{PlaneId, INVALID};
+use ssdlab::config::{Config, Mapping};
+use ssdlab::workload::{IoRecord, Op, Source};
+use ssdlab::{scheme, Report, Simulator};
+
+mod common;
+
+const PAGE: u64 = 4096;
+
+/// `common::tiny` reshaped to 2 channels x `ways` chips (1 die x 2 planes
+/// each) under scheme `dvpftl`: with 4 ways, two VFCs of 4 chips.
+fn drive(ways: u32) -> Config {
+    let mut c = common::tiny();
+    c.geometry.chips_per_channel = ways;
+    c.check.interval_requests = 200;
+    let c = scheme::by_name("dvpftl").unwrap().apply(&c).unwrap();
+    assert_eq!(c.ftl.mapping, Mapping::Vfc);
+    c
+}
+
+/// `n` writes of 1 to 4 pages at pseudo-random page addresses within the
+/// first `span` pages, 200 us apart (a fixed LCG: the test's own data).
+fn random_writes(n: u64, span: u64) -> Source {
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let records = (0..n)
+        .map(|i| {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let pages = 1 + (x >> 60) % 4;
+            let page = (x >> 20) % (span - pages);
+            IoRecord {
+                time_ns: i * 200_000,
+                op: Op::Write,
+                offset: page * PAGE,
+                size: pages * PAGE,
+                hint: None,
+            }
+        })
+        .collect();
+    Source::Records {
+        name: "random-writes".into(),
+        records: Arc::new(records),
+    }
+}
+
+fn run(c: &Config, src: &Source, pre: &str) -> (Report, Simulator) {
+    common::run_checked(c, src, pre)
+}
+
+/// Chip of a plane (1 die x 2 planes per chip).
+fn chip(plane: PlaneId) -> u32 {
+    plane.0 / 2
+}
+
+#[test]
+fn logical_blocks_stay_in_their_virtual_flash_chip_through_merges() {
+    let c = drive(4);
+    let logical = c.logical_pages();
+    let (r, sim) = run(&c, &random_writes(12_000, logical), "none");
+    // Logs filled and were merged (every merge here is a full one: random
+    // writes leave no log holding one logical block in order).
+    assert!(r.gc.full_merges > 20, "{} full merges", r.gc.full_merges);
+    assert_eq!(
+        r.gc.count,
+        r.gc.count.min(r.gc.full_merges + r.gc.switch_merges)
+    );
+    let ftl = sim.ftl();
+    let f = ftl.fast().expect("a hybrid map");
+    let v = f.vfc.as_ref().expect("VFC layout");
+    assert_eq!((v.chips, v.vfcs), (4, 2));
+    let (ppb, bpp) = (ftl.pages_per_block(), ftl.blocks_per_plane());
+    let mut in_data = 0;
+    for lpn in 0..logical as u32 {
+        let Some(ppn) = ftl.lookup(lpn) else { continue };
+        let (lbn, o) = f.lbn_of(lpn);
+        let plane = PlaneId(ppn / ppb / bpp);
+        // Chip index = channel * ways + way; VFC j = ways 2j, 2j + 1.
+        assert_eq!(chip(plane) % 4 / 2, lbn % 2, "lpn {lpn} left its VFC");
+        let unit = f.data[lbn as usize];
+        if unit != INVALID && f.page_at(unit, o) == ppn {
+            in_data += 1;
+            // Offset o of a data block is on the VFC's chip o % 4, channel
+            // first: channel o % 2, way 2j + (o / 2) % 2.
+            let k = o % 4;
+            assert_eq!(chip(plane) / 4, k % 2, "lpn {lpn}: channel");
+            assert_eq!(chip(plane) % 4, 2 * (lbn % 2) + k / 2, "lpn {lpn}: way");
+            assert_eq!(ppn % ppb, o / 4, "lpn {lpn}: page");
+        }
+    }
+    assert!(in_data > 1000, "{in_data} pages in data blocks");
+    // A virtual block: one block on each of its VFC's chips.
+    for &unit in f.data.iter().filter(|&&u| u != INVALID) {
+        let members = v.members(unit).expect("a data unit is a virtual block");
+        let mut chips: Vec<u32> = members.iter().map(|&b| chip(PlaneId(b / bpp))).collect();
+        chips.sort_unstable();
+        chips.dedup();
+        assert_eq!(chips.len(), 4, "virtual block {unit}: {members:?}");
+    }
+}
+
+#[test]
+fn the_two_layer_map_is_deterministic_and_ages() {
+    let c = drive(2);
+    let src = random_writes(4_000, c.logical_pages());
+    let (a, _) = run(&c, &src, "age:0.6+trace-reads");
+    let (b, _) = run(&c, &src, "age:0.6+trace-reads");
+    assert_eq!(
+        serde_json::to_string(&a).unwrap(),
+        serde_json::to_string(&b).unwrap()
+    );
+    assert!(a.gc.full_merges > 0);
+    // The page-level fill has no hybrid form: a clear error, not a panic.
+    let e = Simulator::new(
+        &c,
+        &src,
+        &ssdlab::Precondition::parse("fill:0.5:0.5").unwrap(),
+    )
+    .err()
+    .expect("fill is refused")
+    .to_string();
+    assert!(e.contains("fill") && e.contains("age:"), "{e}");
+}
+
+#[test]
+fn the_two_layer_map_names_what_it_needs() {
+    let base = drive(2);
+    // Another placement could put a page outside its VFC.
+    let mut c = base.clone();
+    c.ftl.plane_allocation = ssdlab::config::PlaneAllocation::Apm;
+    let e = c.validate("t").unwrap_err().to_string();
+    assert!(e.contains("plane_allocation") && e.contains("vfc"), "{e}");
+    // Two write streams (hot/cold) need more than two logs per plane.
+    let mut c = base.clone();
+    c.ftl.fast_log_units = 2;
+    let e = c.validate("t").unwrap_err().to_string();
+    assert!(e.contains("ftl.fast_log_units"), "{e}");
+    // More logs than a chip has room for.
+    let mut c = base;
+    c.ftl.fast_log_units = 40;
+    let e = c.validate("t").unwrap_err().to_string();
+    assert!(
+        e.contains("ftl.fast_log_units") && e.contains("do not fit"),
+        "{e}"
+    );
+}
