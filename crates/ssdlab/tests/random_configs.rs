@@ -187,6 +187,10 @@ fn config(k: &Case) -> Config {
             c.geometry.planes_per_die = c.geometry.planes_per_die.max(2);
             c.flash.multiplane = true;
         }
+        if name == "dvpftl" {
+            // Its two-layer map's merges have no GC streams to sort.
+            c.ftl.hot_separation = HotSeparation::HostWrites;
+        }
         c = scheme::by_name(name).unwrap().apply(&c).unwrap();
     }
     // Neither DFTL nor FAST rewrites super pages; FAST has one log stream,

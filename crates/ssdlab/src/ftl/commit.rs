@@ -97,6 +97,9 @@ impl Simulator {
     /// Returns the destination.
     pub(crate) fn commit_copyback(&mut self, t: TxnId, now: Time) -> Ppn {
         let tx = self.txns[t];
+        if tx.dst != INVALID {
+            return self.commit_fixed_copyback(t);
+        }
         let w = self.writer(t);
         let place = self.place(t);
         let dst = if place == crate::ftl::Place::Next {
@@ -114,6 +117,24 @@ impl Simulator {
         self.count_placement(t, page);
         self.gc_trigger(tx.plane);
         dst
+    }
+
+    /// A copyback to a fixed destination (a DVPFTL merge's in-place
+    /// copyback to the page of its offset): moved if its source still
+    /// holds the page, else programmed stale.
+    fn commit_fixed_copyback(&mut self, t: TxnId) -> Ppn {
+        let tx = self.txns[t];
+        if self.ftl.fast_program(tx.src, tx.lpn, tx.dst) {
+            self.metrics.gc.pages_migrated += 1;
+        } else {
+            self.metrics.wasted_pages += 1;
+        }
+        let page = self.ftl.map.page_of(tx.dst);
+        self.metrics.programmed_types[Origin::Gc as usize]
+            [self.flash.timing.page_type[page as usize] as usize] += 1;
+        self.count_placement(t, page);
+        self.gc_trigger(tx.plane);
+        tx.dst
     }
 
     /// Under a page-type scheme: did `t` get a page of the type it wanted

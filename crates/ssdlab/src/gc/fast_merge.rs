@@ -191,7 +191,7 @@ impl Simulator {
                 }
                 continue;
             }
-            let Some(dst) = self.ftl.fast_open_data(u as u32) else {
+            let Some(dst) = self.ftl.fast_open_data(u as u32, lbn) else {
                 let m = &mut self.merges()[u];
                 if m.erasing > 0 || !m.erase_wait.is_empty() {
                     // The unit an erase under way frees.
@@ -238,6 +238,14 @@ impl Simulator {
             };
             let to = f.page_at(dst, o);
             let plane = self.ftl.map.plane_of(src);
+            if self.in_place(f.in_place_copyback(), src, to) {
+                // DVPFTL: the page stays in its plane, moved by copyback;
+                // it waits only for its page index's turn.
+                let t = self.merge_txn(u, CmdKind::Copyback, plane, lpn, src, to);
+                self.merges()[u].ready[o as usize] = t;
+                self.metrics.gc.in_place_copybacks += 1;
+                continue;
+            }
             let t = self.merge_txn(u, CmdKind::Read, plane, lpn, src, to);
             let m = &mut self.merges()[u];
             m.ready[o as usize] = READ_PENDING;
@@ -245,6 +253,18 @@ impl Simulator {
             self.enqueue(plane, Class::Gc, t);
         }
         self.merge_release(u);
+    }
+
+    /// May a merge move `src` to `to` by copyback? Where the layout keeps
+    /// a logical block's offsets on their chip (`in_place`), both pages are
+    /// on one plane, GC moves by copyback, and the odd/even rule (if any)
+    /// allows it.
+    fn in_place(&self, in_place: bool, src: u32, to: u32) -> bool {
+        let m = &self.ftl.map;
+        in_place
+            && self.gc.move_kind == CmdKind::Copyback
+            && m.plane_of(src) == m.plane_of(to)
+            && (!self.gc.odd_even || m.page_of(src) % 2 == m.page_of(to) % 2)
     }
 
     /// A merge read completed: its program waits for its page index.

@@ -164,6 +164,8 @@ pub struct GcTotals {
     /// became data blocks as they were (switch merges).
     pub full_merges: u64,
     pub switch_merges: u64,
+    /// Merge moves that stayed in their plane as copybacks (DVPFTL).
+    pub in_place_copybacks: u64,
     pub erases: u64,
     /// Victims chosen (blocks, or groups), the valid pages they held when
     /// chosen, and their pages (the parallel-GC paper's Tables 3 and 5).

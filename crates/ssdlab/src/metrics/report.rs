@@ -169,6 +169,7 @@ impl Metrics {
                 host_pages_combined: gc.host_pages_combined,
                 full_merges: gc.full_merges,
                 switch_merges: gc.switch_merges,
+                in_place_copybacks: gc.in_place_copybacks,
                 erases: gc.erases,
                 victim_valid_pages: VictimValid {
                     victims: gc.victims,
@@ -565,6 +566,10 @@ pub struct GcReport {
     /// FAST: full and switch merges (a GC there reclaims one log unit).
     pub full_merges: u64,
     pub switch_merges: u64,
+    /// DVPFTL's merges: moves that stayed in their plane as copybacks
+    /// (reported only where there are any).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub in_place_copybacks: u64,
     pub erases: u64,
     /// Valid pages of a victim when it was chosen: mean, and as a share of
     /// its pages (the parallel-GC paper's Tables 3 and 5).
@@ -754,8 +759,8 @@ impl Report {
         if g.full_merges + g.switch_merges > 0 {
             let _ = writeln!(
                 s,
-                "  merges   {} full, {} switch (hybrid map: a GC reclaims one log unit)",
-                g.full_merges, g.switch_merges
+                "  merges   {} full, {} switch (hybrid map: a GC reclaims one log unit); {} moves by in-place copyback",
+                g.full_merges, g.switch_merges, g.in_place_copybacks
             );
         }
         let e = &self.erase_count;
@@ -803,4 +808,9 @@ impl Report {
         }
         s
     }
+}
+
+/// Serde: counters left out of a report where they are zero.
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

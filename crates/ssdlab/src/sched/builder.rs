@@ -136,7 +136,7 @@ impl Simulator {
     fn dst(&self, plane: PlaneId, t: TxnId) -> (u32, u32) {
         let tx = &self.txns[t];
         match tx.kind {
-            CmdKind::Program if tx.dst != INVALID => self.fixed_dst(t),
+            CmdKind::Program | CmdKind::Copyback if tx.dst != INVALID => self.fixed_dst(t),
             CmdKind::Program | CmdKind::Copyback => {
                 self.peek_dst(plane, t).unwrap_or((INVALID, INVALID))
             }

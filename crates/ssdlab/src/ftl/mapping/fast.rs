@@ -242,6 +242,13 @@ impl Fast {
         }
     }
 
+    /// Do merges move a logical block's pages by copyback where they can?
+    /// DVPFTL's layout (a page's offset keeps it on its chip, and a new
+    /// virtual block takes the old one's plane where it can).
+    pub fn in_place_copyback(&self) -> bool {
+        self.vfc.is_some()
+    }
+
     /// Is `unit` one of its domain's log units?
     pub fn is_log(&self, unit: u32) -> bool {
         self.logs[self.domain_of_unit(unit) as usize].contains(&unit)
@@ -402,11 +409,12 @@ impl crate::ftl::Ftl {
         mapped > 0 && valid == mapped
     }
 
-    /// Take a free unit of `domain` for a merge to write (it may take the
-    /// free unit host writes leave).
-    pub fn fast_open_data(&mut self, domain: u32) -> Option<u32> {
-        if self.fast.as_ref().is_some_and(|f| f.vfc.is_some()) {
-            return self.vfc_open_data(domain);
+    /// Take a free unit of `domain` for a merge of logical block `lbn` to
+    /// write (it may take the free unit host writes leave).
+    pub fn fast_open_data(&mut self, domain: u32, lbn: u32) -> Option<u32> {
+        if let Some(f) = self.fast.as_ref().filter(|f| f.vfc.is_some()) {
+            let old = f.data[lbn as usize];
+            return self.vfc_open_data(domain, old);
         }
         let x = self.free[domain as usize].pop_front()?;
         let unit = if self.groups {
@@ -421,16 +429,25 @@ impl crate::ftl::Ftl {
     }
 
     /// DVPFTL's bottom layer: a new virtual block of VFC `vfc`, one free
-    /// block on each of its chips, on the chip's plane with the most free
-    /// blocks (the first such plane on a tie). None if a chip has none.
-    fn vfc_open_data(&mut self, vfc: u32) -> Option<u32> {
+    /// block on each of its chips: on the plane of the old data block `old`
+    /// there (so that its pages move by in-place copyback) if that plane
+    /// has a free block, else on the chip's plane with the most free blocks
+    /// (the first such plane on a tie). None if a chip has none.
+    fn vfc_open_data(&mut self, vfc: u32, old: u32) -> Option<u32> {
         let v = self.fast.as_ref()?.vfc.as_ref()?;
+        let old = v.members(old);
         let mut planes = Vec::with_capacity(v.chips as usize);
         for k in 0..v.chips {
-            let best = v
-                .chip_planes(vfc, k)
-                .filter(|&p| !self.free[p as usize].is_empty())
-                .max_by_key(|&p| (self.free[p as usize].len(), std::cmp::Reverse(p)))?;
+            let same = old
+                .map(|m| m[k as usize] / self.bpp)
+                .filter(|&p| !self.free[p as usize].is_empty());
+            let best = match same {
+                Some(p) => p,
+                None => v
+                    .chip_planes(vfc, k)
+                    .filter(|&p| !self.free[p as usize].is_empty())
+                    .max_by_key(|&p| (self.free[p as usize].len(), std::cmp::Reverse(p)))?,
+            };
             planes.push(best);
         }
         // From the back of each free list: a merge may start while a
@@ -530,7 +547,7 @@ impl crate::ftl::Ftl {
             offsets.sort_unstable();
             offsets.dedup();
             let is_vfc = f.vfc.is_some();
-            let unit = self.fast_open_data(domain).ok_or_else(|| {
+            let unit = self.fast_open_data(domain, lbn).ok_or_else(|| {
                 Error::Invalid(format!(
                     "preconditioning (hybrid map): {} {domain} has no free unit for logical block {lbn}",
                     if is_vfc {
