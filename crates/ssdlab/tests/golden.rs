@@ -253,6 +253,17 @@ fn policy_cases() -> Vec<Case> {
             .set(&["ftl.mapping=fast"]),
         );
     }
+    // DVPFTL's two-layer map with FAST's sequential log.
+    v.push(
+        case(
+            "small/dvpftl/sequential-log",
+            "small",
+            AGED_HYBRID,
+            small_mix(),
+        )
+        .scheme("dvpftl")
+        .set(&["ftl.sequential_log=true"]),
+    );
     v.push(aged("small/default/no-buffer").set(&["buffer.capacity=\"none\""]));
     v.push(
         aged("small/paragc/no-buffer")

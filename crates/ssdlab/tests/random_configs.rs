@@ -229,6 +229,7 @@ fn config(k: &Case) -> Config {
             // Merges write data blocks at their offsets: no GC streams.
             c.ftl.hot_separation = HotSeparation::HostWrites;
             c.ftl.fast_log_units = c.write_streams() + 1;
+            c.ftl.sequential_log = k.seed % 2 == 1;
         }
         Mapping::Page => {}
     }

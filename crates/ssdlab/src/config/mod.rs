@@ -358,6 +358,13 @@ pub struct Ftl {
     /// chip (the VFC holds this many times its planes).
     #[serde(default = "default_fast_log_units")]
     pub fast_log_units: u32,
+    /// `mapping = "vfc"`: FAST's sequential log block over virtual blocks
+    /// (a host page at offset 0 of a logical block opens one per VFC, pages
+    /// continuing it go to their data positions, a full one becomes the
+    /// data block by a switch merge). Off: every host page goes to a
+    /// page-mapped log.
+    #[serde(default)]
+    pub sequential_log: bool,
     /// Program order within multi-bit blocks (`relaxed`: PA-SSD's).
     #[serde(default)]
     pub program_order: ProgramOrder,

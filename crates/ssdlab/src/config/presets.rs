@@ -39,6 +39,7 @@ impl Config {
                 mapping_cache_entries: default_mapping_cache_entries(),
                 mapping_entry_bytes: default_mapping_entry_bytes(),
                 fast_log_units: default_fast_log_units(),
+                sequential_log: false,
                 program_order: ProgramOrder::Strict,
                 type_pools: false,
                 apm: Apm::default(),

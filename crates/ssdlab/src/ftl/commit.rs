@@ -25,7 +25,16 @@ impl Simulator {
         let tx = self.txns[t];
         let w = gang_writer.unwrap_or_else(|| self.writer(t));
         let mut moved = false;
-        let ppn = if tx.dst != INVALID {
+        let ppn = if tx.dst != INVALID && tx.origin == Origin::Host {
+            // A host page of a sequential log (DVPFTL), at its offset.
+            self.ftl.assigned_written(tx.plane);
+            self.metrics.host_program_pages[0] += 1;
+            self.metrics.host_program_pages[1] += (n > 1) as u64;
+            self.txns[t].gc_mark = self.gc.clock(die, now) - tx.gc_mark;
+            let current = self.inflight.get(&tx.lpn) == Some(&t);
+            let lpn = if current { tx.lpn } else { INVALID };
+            Some(self.ftl.fast_write_at(tx.dst, lpn, tx.version))
+        } else if tx.dst != INVALID {
             // A fixed destination (a FAST merge's page at its offset).
             if self.ftl.fast_program(tx.src, tx.lpn, tx.dst) {
                 self.metrics.gc.pages_migrated += 1;

@@ -49,7 +49,7 @@
 //! programs, dummies included).
 
 use super::{Ftl, Writer};
-use crate::addr::{DieId, Lpn, PlaneId};
+use crate::addr::{DieId, Lpn, PlaneId, Ppn, INVALID};
 use crate::buffer::die_turns;
 use crate::config::{
     BlockGroups, BufferCapacity, Config, DieOrder, Mapping, PlaneAllocation, WriteUnit,
@@ -70,6 +70,9 @@ pub struct Plan {
     /// The write stream (hot or cold) the alignment was planned on; the
     /// dummy pages go to it.
     pub hot: bool,
+    /// Pages with a fixed destination (DVPFTL's sequential log), by page
+    /// (INVALID: placed by `pages` alone); empty if none.
+    pub dst: Vec<Ppn>,
 }
 
 impl Plan {
@@ -80,6 +83,7 @@ impl Plan {
             before: vec![],
             after: vec![],
             hot: false,
+            dst: vec![],
         }
     }
 
@@ -90,12 +94,19 @@ impl Plan {
             before: vec![],
             after: vec![],
             hot: false,
+            dst: vec![],
         }
     }
 
     #[inline]
     pub fn plane_of(&self, i: u32) -> PlaneId {
         self.pages[i as usize]
+    }
+
+    /// The fixed destination of page `i`, or INVALID.
+    #[inline]
+    pub fn dst_of(&self, i: u32) -> Ppn {
+        self.dst.get(i as usize).copied().unwrap_or(INVALID)
     }
 }
 
@@ -127,6 +138,14 @@ pub struct TwoPlaneReport {
     /// Requests placed by each APM rule (valid pages in the channel, erases
     /// in the channel, erases anywhere).
     pub by_rule: [u64; 3],
+    /// DVPFTL (`mapping = "vfc"`): host pages written to sequential logs at
+    /// their data positions, outside the allocator (reported where any).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub sequential_pages: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -518,6 +537,7 @@ impl TwoPlane {
                     before: vec![(o.other, pad)],
                     after: vec![after],
                     hot: false,
+                    dst: vec![],
                 };
             }
         }
@@ -602,14 +622,47 @@ impl Ftl {
     /// `pages` pages (module documentation), its alignment planned in the
     /// hot or the cold write stream; `None` under other policies.
     /// `lpns` are the request's pages (under `mapping = "vfc"` each goes
-    /// to its logical block's virtual flash chip).
+    /// to its logical block's virtual flash chip; pages that continue a
+    /// VFC's sequential log go to their places in it, the others are
+    /// placed by the allocator).
     pub fn plan_request(&mut self, lpns: &[Lpn], hot: bool) -> Option<Plan> {
         let mut tp = self.two_plane.take()?;
+        let seq = self
+            .vfc_seq_plan(lpns)
+            .filter(|d| d.iter().any(|&p| p != INVALID));
+        let rest: Vec<Lpn> = match &seq {
+            Some(d) => (0..lpns.len())
+                .filter(|&i| d[i] == INVALID)
+                .map(|i| lpns[i])
+                .collect(),
+            None => lpns.to_vec(),
+        };
         let vfc_of: Option<Vec<u32>> = self
             .fast()
             .and_then(|f| f.vfc.as_ref().map(|v| (f, v)))
-            .map(|(f, v)| lpns.iter().map(|&l| v.vfc_of_lbn(f.lbn_of(l).0)).collect());
-        let plan = tp.plan(self, lpns.len() as u32, hot, vfc_of.as_deref());
+            .map(|(f, v)| rest.iter().map(|&l| v.vfc_of_lbn(f.lbn_of(l).0)).collect());
+        let mut plan = if rest.is_empty() {
+            Plan::single(PlaneId::NONE, 0)
+        } else {
+            tp.plan(self, rest.len() as u32, hot, vfc_of.as_deref())
+        };
+        plan.hot = hot;
+        if let Some(d) = seq {
+            // The allocator's pages in order between the fixed ones.
+            let mut placed = plan.pages.iter();
+            plan.pages = d
+                .iter()
+                .map(|&p| {
+                    if p == INVALID {
+                        *placed.next().expect("a placed page")
+                    } else {
+                        self.map.plane_of(p)
+                    }
+                })
+                .collect();
+            tp.report.sequential_pages += d.iter().filter(|&&p| p != INVALID).count() as u64;
+            plan.dst = d;
+        }
         self.two_plane = Some(tp);
         Some(plan)
     }

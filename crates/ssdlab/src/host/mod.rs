@@ -5,7 +5,7 @@ pub mod address;
 pub(crate) mod pagetype;
 pub mod precondition;
 
-use crate::addr::{Lpn, PlaneId, INVALID};
+use crate::addr::{Lpn, PlaneId, Ppn, INVALID};
 use crate::config::HostMode;
 use crate::engine::{EventKind, Time};
 use crate::error::Error;
@@ -317,7 +317,13 @@ impl Simulator {
                 .map(|page| self.host.address_map.lpn(page, logical))
                 .collect();
             let hot = self.host_hot(lpns[0]);
-            self.ftl.plan_request(&lpns, hot)
+            let plan = self.ftl.plan_request(&lpns, hot);
+            // A sequential log opened for the request took free blocks:
+            // their planes may need a merge before they can take a write.
+            for p in self.ftl.take_planes_drawn() {
+                self.gc_trigger(p);
+            }
+            plan
         } else {
             None
         };
@@ -342,8 +348,9 @@ impl Simulator {
             {
                 self.host_read_page(id, lpn, true);
             } else if let Some(plan) = &plan {
-                let plane = plan.plane_of((page - first) as u32);
-                self.host_write_page_at(id, lpn, Some((plane, plan.hot)));
+                let i = (page - first) as u32;
+                let placed = (plan.plane_of(i), plan.hot, plan.dst_of(i));
+                self.host_write_page_at(id, lpn, Some(placed));
             } else {
                 self.host_write_page(id, lpn);
             }
@@ -584,15 +591,16 @@ impl Simulator {
         self.host_write_page_at(req, lpn, None);
     }
 
-    /// Write page `lpn` of request `req`: to the plane and write stream
-    /// `placed` gives (an unbuffered write a request-level allocator placed
-    /// with its request), else where the buffer or the allocation policy
-    /// puts it, in the stream the hot-data identifier judges it to be.
+    /// Write page `lpn` of request `req`: to the plane, write stream and
+    /// fixed page (INVALID: the plane's write point) `placed` gives (an
+    /// unbuffered write a request-level allocator placed with its request),
+    /// else where the buffer or the allocation policy puts it, in the stream
+    /// the hot-data identifier judges it to be.
     pub(crate) fn host_write_page_at(
         &mut self,
         req: ReqId,
         lpn: Lpn,
-        placed: Option<(PlaneId, bool)>,
+        placed: Option<(PlaneId, bool, Ppn)>,
     ) {
         self.metrics.write_pages += 1;
         if let Some(h) = &mut self.hot.hdi {
@@ -603,7 +611,7 @@ impl Simulator {
             self.buffer.waiting.push_back((req, lpn));
             self.admit_waiting();
         } else {
-            let (plane, hot) = match placed {
+            let (plane, hot, dst) = match placed {
                 Some(p) => p,
                 None => {
                     let hot = self.host_hot(lpn);
@@ -611,7 +619,7 @@ impl Simulator {
                     let plane = self
                         .ftl
                         .choose_plane(lpn, Writer::Host { hot }, |d| queues.die_load(d));
-                    (plane, hot)
+                    (plane, hot, INVALID)
                 }
             };
             self.ftl.assign(plane);
@@ -622,6 +630,7 @@ impl Simulator {
             tx.hot = hot;
             tx.req = req;
             tx.version = version;
+            tx.dst = dst;
             if lane != NO_LANE {
                 tx.unit = lane as u32;
             }

@@ -166,6 +166,8 @@ pub struct GcTotals {
     pub switch_merges: u64,
     /// Merge moves that stayed in their plane as copybacks (DVPFTL).
     pub in_place_copybacks: u64,
+    /// DVPFTL: page-mapped logs closed before they were full.
+    pub logs_closed_early: u64,
     pub erases: u64,
     /// Victims chosen (blocks, or groups), the valid pages they held when
     /// chosen, and their pages (the parallel-GC paper's Tables 3 and 5).

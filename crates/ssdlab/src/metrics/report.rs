@@ -170,6 +170,7 @@ impl Metrics {
                 full_merges: gc.full_merges,
                 switch_merges: gc.switch_merges,
                 in_place_copybacks: gc.in_place_copybacks,
+                logs_closed_early: gc.logs_closed_early,
                 erases: gc.erases,
                 victim_valid_pages: VictimValid {
                     victims: gc.victims,
@@ -570,6 +571,11 @@ pub struct GcReport {
     /// (reported only where there are any).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub in_place_copybacks: u64,
+    /// DVPFTL's map: page-mapped logs closed before they were full, to be
+    /// reclaimed because a plane ran out of blocks while every log of its
+    /// VFC was open (reported where any).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub logs_closed_early: u64,
     pub erases: u64,
     /// Valid pages of a victim when it was chosen: mean, and as a share of
     /// its pages (the parallel-GC paper's Tables 3 and 5).

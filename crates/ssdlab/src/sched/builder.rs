@@ -81,6 +81,10 @@ impl Simulator {
                 if self.gc_holds_host_writes(plane) {
                     return None;
                 }
+                if tx.dst != INVALID {
+                    // A page of a sequential log (DVPFTL): its own place.
+                    return Some(self.fixed_dst(t));
+                }
                 let p = self.peek_dst(plane, t)?;
                 Some(match tx.kind {
                     CmdKind::Program if tx.dst != INVALID => self.fixed_dst(t),

@@ -428,6 +428,7 @@ impl Simulator {
     }
 
     pub(crate) fn finish(&mut self) -> Report {
+        self.metrics.gc.logs_closed_early = self.ftl.fast_logs_closed_early();
         let ctx = ReportContext {
             config_name: self.cfg.name.clone(),
             workload: self.host.workload.clone(),

@@ -24,7 +24,7 @@
 //! same machinery with a virtual flash chip as the domain: its data units
 //! are virtual blocks (one block per chip), its log units single blocks.
 
-use super::vfc::{lbns_per_vfc, Vfc};
+use super::vfc::{lbns_per_vfc, SeqLog, Vfc};
 use crate::config::{HotSeparation, Mapping, PlaneAllocation};
 use crate::error::{Error, Result};
 use crate::ftl::BlockState;
@@ -249,11 +249,18 @@ impl Fast {
         self.vfc.is_some()
     }
 
-    /// Is `unit` one of its domain's log units?
+    /// Is `unit` one of its domain's log units (or a sequential log being
+    /// written)?
     pub fn is_log(&self, unit: u32) -> bool {
         self.logs[self.domain_of_unit(unit) as usize].contains(&unit)
+            || self.vfc.as_ref().is_some_and(|v| v.is_open_seq(unit))
     }
 }
+
+/// DVPFTL's bottom layer keeps a new virtual block's member on the old
+/// one's plane (in-place copyback) while that plane has at most this many
+/// free blocks fewer than its chip's freest.
+const VFC_BALANCE: usize = 2;
 
 /// Logical blocks per domain for a capacity of `logical` pages.
 pub fn lbns_per_domain(logical: u64, planes: u32, ppb: u32) -> u32 {
@@ -337,11 +344,32 @@ impl crate::ftl::Ftl {
     fn fast_oldest_closed(&self, plane: PlaneId) -> Option<usize> {
         let f = self.fast.as_ref().expect("FAST");
         let logs = &f.logs[f.domain_of_plane(plane.0) as usize];
-        let pressed = f.vfc.is_some() && self.free[plane.index()].len() <= self.reserve_blocks;
-        if logs.len() < f.limit && !pressed {
+        // A VFC also merges when one of its planes has no block left for
+        // host writes (whichever plane asks: a log closing elsewhere makes
+        // the merge possible).
+        let pressed = f.vfc.as_ref().is_some_and(|v| {
+            v.planes(f.domain_of_plane(plane.0))
+                .any(|p| self.free[p as usize].len() <= self.reserve_blocks)
+        });
+        // A closed sequential log is reclaimed at once.
+        let seq_due = f
+            .vfc
+            .as_ref()
+            .is_some_and(|v| logs.front().is_some_and(|u| v.seq_due.contains(u)));
+        if logs.len() < f.limit && !pressed && !seq_due {
             return None;
         }
-        logs.iter().position(|&u| self.unit_closed(u))
+        let Some(v) = &f.vfc else {
+            // One log open at a time (the newest): the oldest, once closed.
+            return logs.front().filter(|&&u| self.unit_closed(u)).map(|_| 0);
+        };
+        logs.iter().position(|&u| self.unit_closed(u)).or_else(|| {
+            // A plane out of blocks while every log of its VFC is still
+            // open (their planes' writes lag): the oldest page-mapped log
+            // is closed where it stands and reclaimed.
+            pressed.then_some(())?;
+            logs.iter().position(|&u| v.members(u).is_none())
+        })
     }
 
     /// The oldest closed log unit of `plane`'s domain, when a merge is due:
@@ -351,6 +379,23 @@ impl crate::ftl::Ftl {
         let domain = self.fast.as_ref().expect("FAST").domain_of_plane(plane.0);
         let f = self.fast.as_mut().expect("FAST");
         let unit = f.logs[domain as usize].remove(at)?;
+        if let Some(v) = f.vfc.as_mut() {
+            v.seq_due.remove(&unit);
+        }
+        let vfc = f.vfc.is_some();
+        if vfc && self.state[unit as usize] == BlockState::Active {
+            // A VFC's page-mapped log (a block) closed early (above): its
+            // stream opens another block.
+            let plane = unit / self.bpp;
+            for s in plane * self.streams..(plane + 1) * self.streams {
+                if self.active[s as usize] == unit {
+                    self.set_active(s as usize, INVALID);
+                }
+            }
+            if let Some(v) = self.fast.as_mut().and_then(|f| f.vfc.as_mut()) {
+                v.logs_closed_early += 1;
+            }
+        }
         for b in self.unit_blocks(unit).collect::<Vec<_>>() {
             self.state[b.index()] = BlockState::Victim;
         }
@@ -429,26 +474,27 @@ impl crate::ftl::Ftl {
     }
 
     /// DVPFTL's bottom layer: a new virtual block of VFC `vfc`, one free
-    /// block on each of its chips: on the plane of the old data block `old`
-    /// there (so that its pages move by in-place copyback) if that plane
-    /// has a free block, else on the chip's plane with the most free blocks
-    /// (the first such plane on a tie). None if a chip has none.
+    /// block on each of its chips: on the chip's plane with the most free
+    /// blocks (the first such plane on a tie), or on the plane of the old
+    /// data block `old` there (so that its pages move by in-place copyback)
+    /// if that plane has no more than `VFC_BALANCE` free blocks fewer (the
+    /// planes of a chip stay near balance: a plane's host writes need its
+    /// own blocks). None if a chip has none.
     fn vfc_open_data(&mut self, vfc: u32, old: u32) -> Option<u32> {
         let v = self.fast.as_ref()?.vfc.as_ref()?;
         let old = v.members(old);
         let mut planes = Vec::with_capacity(v.chips as usize);
         for k in 0..v.chips {
-            let same = old
-                .map(|m| m[k as usize] / self.bpp)
-                .filter(|&p| !self.free[p as usize].is_empty());
-            let best = match same {
-                Some(p) => p,
-                None => v
-                    .chip_planes(vfc, k)
-                    .filter(|&p| !self.free[p as usize].is_empty())
-                    .max_by_key(|&p| (self.free[p as usize].len(), std::cmp::Reverse(p)))?,
-            };
-            planes.push(best);
+            let most = v
+                .chip_planes(vfc, k)
+                .filter(|&p| !self.free[p as usize].is_empty())
+                .max_by_key(|&p| (self.free[p as usize].len(), std::cmp::Reverse(p)))?;
+            let top = self.free[most as usize].len();
+            let same = old.map(|m| m[k as usize] / self.bpp).filter(|&p| {
+                let n = self.free[p as usize].len();
+                n > 0 && n + VFC_BALANCE >= top
+            });
+            planes.push(same.unwrap_or(most));
         }
         // From the back of each free list: a merge may start while a
         // multi-plane command commits its members one by one, and the
@@ -463,6 +509,198 @@ impl crate::ftl::Ftl {
         }
         let v = self.fast.as_mut()?.vfc.as_mut()?;
         Some(v.join(blocks))
+    }
+
+    /// DVPFTL's sequential logs (`vfc.rs`): where each page of a host
+    /// write request goes if it continues its VFC's sequential log, or at
+    /// offset 0 starts a new one: a fixed page; else INVALID (a page-mapped
+    /// log takes it). None unless the map is DVPFTL's.
+    pub(crate) fn vfc_seq_plan(&mut self, lpns: &[Lpn]) -> Option<Vec<Ppn>> {
+        if !self.fast.as_ref()?.vfc.as_ref()?.seq_enabled {
+            return None;
+        }
+        Some(lpns.iter().map(|&lpn| self.vfc_seq_page(lpn)).collect())
+    }
+
+    fn vfc_seq_page(&mut self, lpn: Lpn) -> Ppn {
+        let f = self.fast.as_ref().expect("FAST");
+        let (lbn, o) = f.lbn_of(lpn);
+        let v = f.vfc.as_ref().expect("VFC layout");
+        let vfc = v.vfc_of_lbn(lbn) as usize;
+        let cur = v.seq[vfc];
+        let s = match cur {
+            Some(s) if s.lbn == lbn && s.next == o => s,
+            _ if o == 0 => {
+                // A new sequential stream: the VFC's log (if any) ends
+                // where it stands.
+                if let Some(old) = cur {
+                    self.fast
+                        .as_mut()
+                        .and_then(|f| f.vfc.as_mut())
+                        .expect("VFC")
+                        .seq[vfc] = None;
+                    self.vfc_seq_end(old.unit);
+                }
+                let Some(s) = self.vfc_open_seq(vfc as u32, lbn) else {
+                    return INVALID;
+                };
+                s
+            }
+            _ => return INVALID,
+        };
+        let v = self
+            .fast
+            .as_mut()
+            .and_then(|f| f.vfc.as_mut())
+            .expect("VFC");
+        let dst = v.page_at(s.unit, o);
+        *v.seq_pending.entry(s.unit).or_default() += 1;
+        if o + 1 == s.end {
+            v.seq[vfc] = None;
+            self.vfc_seq_end(s.unit);
+        } else {
+            v.seq[vfc] = Some(SeqLog { next: o + 1, ..s });
+        }
+        dst
+    }
+
+    /// Open a virtual block as VFC `vfc`'s sequential log for `lbn` (as in
+    /// FAST, beside the page-mapped logs and not counted among them): one
+    /// block per chip on the chip's plane with the most free blocks, if
+    /// that leaves the plane more than host writes keep back (merges need a
+    /// block on every chip), and if no ended sequential log of the VFC
+    /// still waits for its pages (at most two hold blocks: pages queued
+    /// behind a write that waits for a merge would otherwise pin them).
+    fn vfc_open_seq(&mut self, vfc: u32, lbn: u32) -> Option<SeqLog> {
+        let f = self.fast.as_ref()?;
+        let v = f.vfc.as_ref()?;
+        if v.seq_done.iter().any(|&u| v.vfc_of_unit(u) == vfc) {
+            return None;
+        }
+        let keep = self.reserve_blocks + 2;
+        let mut planes = Vec::with_capacity(v.chips as usize);
+        for k in 0..v.chips {
+            let best = v
+                .chip_planes(vfc, k)
+                .filter(|&p| self.free[p as usize].len() >= keep)
+                .max_by_key(|&p| (self.free[p as usize].len(), std::cmp::Reverse(p)));
+            let best = best?;
+            planes.push(best);
+        }
+        let blocks: Vec<u32> = planes
+            .iter()
+            .map(|&p| self.free[p as usize].pop_back().expect("a free block"))
+            .collect();
+        for &b in &blocks {
+            self.state[b as usize] = BlockState::Active;
+        }
+        if let Some(v) = self.fast.as_mut().and_then(|f| f.vfc.as_mut()) {
+            v.took.extend(planes.iter().map(|&p| PlaneId(p)));
+        }
+        let logical = self.logical_pages;
+        let f = self.fast.as_mut()?;
+        let u = f.unit_pages as u64;
+        let end = (logical - lbn as u64 * u).min(u) as u32;
+        let v = f.vfc.as_mut()?;
+        let unit = v.join(blocks);
+        Some(SeqLog {
+            lbn,
+            unit,
+            next: 0,
+            end,
+        })
+    }
+
+    /// A sequential log is appended to no more: closed now, or once its
+    /// planned pages are programmed.
+    fn vfc_seq_end(&mut self, unit: u32) {
+        let v = self
+            .fast
+            .as_mut()
+            .and_then(|f| f.vfc.as_mut())
+            .expect("VFC");
+        if v.seq_pending.get(&unit).copied().unwrap_or(0) == 0 {
+            self.vfc_seq_close(unit);
+        } else {
+            v.seq_done.insert(unit);
+        }
+    }
+
+    /// Close a sequential log where it stands: its blocks take no more
+    /// pages, and it joins its VFC's logs at the front, to be reclaimed
+    /// next (a switch if it holds its logical block whole, else a merge),
+    /// whether or not the VFC holds its limit of logs.
+    fn vfc_seq_close(&mut self, unit: u32) {
+        let blocks: Vec<BlockId> = self.unit_blocks(unit).collect();
+        for b in blocks {
+            self.wp[b.index()] = self.ppb as u16;
+            self.state[b.index()] = BlockState::Closed;
+        }
+        let f = self.fast.as_mut().expect("FAST");
+        let d = f.domain_of_unit(unit) as usize;
+        f.logs[d].push_front(unit);
+        f.vfc.as_mut().expect("VFC").seq_due.insert(unit);
+    }
+
+    /// A host page planned into a sequential log is dispatched: program
+    /// page `dst` with `lpn` (INVALID: the host rewrote it since; the page
+    /// is programmed stale).
+    pub(crate) fn fast_write_at(&mut self, dst: Ppn, lpn: Lpn, version: u32) -> Ppn {
+        let b = (dst / self.ppb) as usize;
+        let page = (dst % self.ppb) as u16;
+        assert_eq!(
+            self.state[b],
+            BlockState::Active,
+            "a sequential log's block"
+        );
+        assert!(
+            self.wp[b] <= page,
+            "a sequential log programs in offset order"
+        );
+        self.wp[b] = page + 1;
+        if lpn != INVALID {
+            let old = self.l2p.get(lpn as usize);
+            if old != INVALID {
+                self.invalidate(old);
+            }
+            self.fast_place(lpn, dst, version);
+        }
+        if self.wp[b] as u32 == self.ppb {
+            self.state[b] = BlockState::Closed;
+        }
+        let v = self
+            .fast
+            .as_mut()
+            .and_then(|f| f.vfc.as_mut())
+            .expect("VFC");
+        let unit = v.unit_of_block(b as u32);
+        let left = v.seq_pending.get_mut(&unit).expect("a planned page");
+        *left -= 1;
+        if *left == 0 {
+            v.seq_pending.remove(&unit);
+            if v.seq_done.remove(&unit) {
+                self.vfc_seq_close(unit);
+            }
+        }
+        dst
+    }
+
+    /// Planes whose free blocks a sequential log took outside a write since
+    /// the last call: the caller asks whether they need a merge now.
+    pub fn take_planes_drawn(&mut self) -> Vec<PlaneId> {
+        self.fast
+            .as_mut()
+            .and_then(|f| f.vfc.as_mut())
+            .map_or_else(Vec::new, |v| std::mem::take(&mut v.took))
+    }
+
+    /// Page-mapped logs DVPFTL's map closed before they were full, for a
+    /// plane out of blocks (0 under other maps).
+    pub fn fast_logs_closed_early(&self) -> u64 {
+        self.fast
+            .as_ref()
+            .and_then(|f| f.vfc.as_ref())
+            .map_or(0, |v| v.logs_closed_early)
     }
 
     /// Forget a virtual block whose blocks are about to be erased (other
@@ -588,17 +826,21 @@ impl crate::ftl::Ftl {
     pub(crate) fn check_fast(&self) -> std::result::Result<(), String> {
         let f = self.fast.as_ref().expect("FAST");
         // A VFC's multi-plane command may open a log on each plane of a die
-        // after its build saw room for one.
+        // after its build saw room for one; its closed sequential logs
+        // (virtual blocks) are not counted.
         let slack = if f.vfc.is_some() {
             self.ppd as usize - 1
         } else {
             0
         };
         for (domain, logs) in f.logs.iter().enumerate() {
-            if logs.len() > f.limit + slack {
+            let counted = match &f.vfc {
+                Some(v) => logs.iter().filter(|&&u| v.members(u).is_none()).count(),
+                None => logs.len(),
+            };
+            if counted > f.limit + slack {
                 return Err(format!(
-                    "domain {domain} holds {} log units, more than {}",
-                    logs.len(),
+                    "domain {domain} holds {counted} log units, more than {}",
                     f.limit
                 ));
             }
@@ -675,6 +917,13 @@ impl crate::ftl::Ftl {
 /// What FAST (`ftl.mapping = "fast"`) — which policies it composes with, and whether a GC unit holds a data unit for every logical block, its log units and one to merge into requires of the other policies, and what it excludes: the
 /// first violated requirement as (the key to change, why).
 pub(crate) fn requirements(c: &Config) -> Requirement {
+    if c.ftl.sequential_log && c.ftl.mapping != Mapping::Vfc {
+        return Err((
+            "ftl.sequential_log",
+            "the sequential log is built for mapping = \"vfc\" (DVPFTL's virtual blocks) only"
+                .into(),
+        ));
+    }
     match c.ftl.mapping {
         Mapping::Fast => {}
         Mapping::Vfc => return vfc_requirements(c),
@@ -747,7 +996,10 @@ fn vfc_requirements(c: &Config) -> Requirement {
     let ppc = (g.dies_per_chip * g.planes_per_die) as u64;
     let lbns = lbns_per_vfc(c);
     let blocks = g.blocks_per_plane as u64 * ppc;
-    if lbns + (units as u64 + 1) * ppc + 1 > blocks {
+    // Sequential logs: the one being written and one ending, a block per
+    // chip each.
+    let seq = 2 * c.ftl.sequential_log as u64;
+    if lbns + (units as u64 + 1) * ppc + 1 + seq > blocks {
         return Err((
             "ftl.fast_log_units",
             format!(

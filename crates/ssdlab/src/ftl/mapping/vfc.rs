@@ -25,13 +25,23 @@
 //!   each chip). A log unit is one physical block; a VFC holds at most
 //!   `fast_log_units` of them per plane.
 //!
+//! - **Sequential log** (`ftl.sequential_log`, off by default; FAST's
+//!   sequential log block, over virtual blocks):
+//!   a host page at offset 0 of a logical block opens a virtual block as
+//!   the VFC's sequential log, and pages that continue it in offset order
+//!   go to their data positions in it (channel first, one page per chip);
+//!   a full one becomes the logical block's data block by a switch merge
+//!   when it is reclaimed. A sequential log another stream interrupts is
+//!   closed where it stands and merged like any log. Other host pages go
+//!   to the page-mapped logs.
+//!
 //! A unit id is a global block id: a log block's own, or a virtual block's
 //! first member's (its block on the VFC's first chip).
 
-use crate::addr::{Lpn, Ppn, INVALID};
+use crate::addr::{Lpn, PlaneId, Ppn, INVALID};
 use crate::config::Config;
 use crate::ftl::twoplane::vfc_chips;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 pub struct Vfc {
     /// Chips per VFC, and VFCs.
@@ -50,6 +60,33 @@ pub struct Vfc {
     /// Members of each virtual block (by id), one block per chip in stripe
     /// order: the bottom layer's block map.
     members: FxHashMap<u32, Vec<u32>>,
+    /// `ftl.sequential_log`; per VFC: its sequential log, if one is being
+    /// written.
+    pub(crate) seq_enabled: bool,
+    pub(crate) seq: Vec<Option<SeqLog>>,
+    /// Sequential logs' pages planned but not yet programmed, and the logs
+    /// no longer appended to (closed once those pages are programmed).
+    pub(crate) seq_pending: FxHashMap<u32, u32>,
+    pub(crate) seq_done: FxHashSet<u32>,
+    /// Closed sequential logs at the front of their VFC's logs, to be
+    /// reclaimed at once.
+    pub(crate) seq_due: FxHashSet<u32>,
+    /// Page-mapped logs closed before they were full: a plane ran out of
+    /// blocks while every log of its VFC was open.
+    pub(crate) logs_closed_early: u64,
+    /// Planes a sequential log took blocks from (for a merge check).
+    pub(crate) took: Vec<PlaneId>,
+}
+
+/// A VFC's sequential log: the virtual block `unit` holds logical block
+/// `lbn`'s offsets below `next` at their data positions; `end` is one past
+/// the block's last offset within the capacity.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SeqLog {
+    pub(crate) lbn: u32,
+    pub(crate) unit: u32,
+    pub(crate) next: u32,
+    pub(crate) end: u32,
 }
 
 impl Vfc {
@@ -77,7 +114,20 @@ impl Vfc {
             order,
             vb_of_block: vec![INVALID; (cfg.total_planes() * g.blocks_per_plane) as usize],
             members: FxHashMap::default(),
+            seq_enabled: cfg.ftl.sequential_log,
+            seq: vec![None; vfcs as usize],
+            seq_pending: FxHashMap::default(),
+            seq_done: FxHashSet::default(),
+            seq_due: FxHashSet::default(),
+            logs_closed_early: 0,
+            took: Vec::new(),
         }
+    }
+
+    /// Is `unit` a sequential log still being written (appended to, or
+    /// with planned pages not yet programmed)?
+    pub(crate) fn is_open_seq(&self, unit: u32) -> bool {
+        self.seq.iter().flatten().any(|s| s.unit == unit) || self.seq_pending.contains_key(&unit)
     }
 
     /// Pages of a logical (and a virtual) block.
