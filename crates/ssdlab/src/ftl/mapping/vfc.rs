@@ -9,7 +9,9 @@
 //! - **Bottom layer** (block mapping PFC ↔ VFC): a virtual block is one
 //!   physical block on each chip of the VFC. Which block (and so which
 //!   plane of the chip) is chosen when the virtual block opens: the plane
-//!   of the chip with the most free blocks. A virtual page `m` is page `m`
+//!   of the chip with the most free blocks, or, for a merge, the old data
+//!   block's plane there while it is nearly as free (`VFC_BALANCE`), so
+//!   that pages move by copyback. A virtual page `m` is page `m`
 //!   of each of those blocks (the paper's VP(j, n, m) = PP(i, 2j|2j+1, n,
 //!   m) with the bottom map in place of a fixed block index `n`).
 //! - **Top layer** (LBA → VBA, log-based hybrid): a logical block is
@@ -23,24 +25,32 @@
 //! - **Logs**: host pages go, page-mapped, to the active blocks of the
 //!   logical block's VFC, placed by `plane_allocation = "dvp"` (APM within
 //!   each chip). A log unit is one physical block; a VFC holds at most
-//!   `fast_log_units` of them per plane.
-//!
+//!   `fast_log_units` of them per plane. A merge is due when a VFC holds
+//!   that many, or one of its planes has no block left for host writes
+//!   (then, if every log is open, the oldest is closed early).
 //! - **Sequential log** (`ftl.sequential_log`, off by default; FAST's
 //!   sequential log block, over virtual blocks):
 //!   a host page at offset 0 of a logical block opens a virtual block as
 //!   the VFC's sequential log, and pages that continue it in offset order
 //!   go to their data positions in it (channel first, one page per chip);
-//!   a full one becomes the logical block's data block by a switch merge
-//!   when it is reclaimed. A sequential log another stream interrupts is
-//!   closed where it stands and merged like any log. Other host pages go
-//!   to the page-mapped logs.
+//!   a full one becomes the logical block's data block by a switch merge,
+//!   at once. A sequential log another stream interrupts is closed where
+//!   it stands and reclaimed at once too; one more opens only when no
+//!   ended one still waits for its pages. Other host pages go to the
+//!   page-mapped logs.
+//!
+//! This file holds the layout's arithmetic (`Vfc`), the FTL's side of it
+//! (opening virtual blocks and sequential logs, their host pages) and its
+//! requirements; logs, merges and the checker are FAST's.
 //!
 //! A unit id is a global block id: a log block's own, or a virtual block's
 //! first member's (its block on the VFC's first chip).
 
-use crate::addr::{Lpn, PlaneId, Ppn, INVALID};
-use crate::config::Config;
+use crate::addr::{BlockId, Lpn, PlaneId, Ppn, INVALID};
+use crate::config::{Config, HotSeparation, PlaneAllocation};
 use crate::ftl::twoplane::vfc_chips;
+use crate::ftl::BlockState;
+use crate::scheme::Requirement;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 pub struct Vfc {
@@ -251,6 +261,294 @@ pub fn lbns_per_vfc(cfg: &Config) -> u64 {
         .logical_pages()
         .div_ceil(chips * g.pages_per_block as u64);
     lbns.div_ceil(vfcs)
+}
+
+/// DVPFTL's map in the FTL: new virtual blocks (the bottom layer's choice
+/// of a block per chip) and the sequential logs; the rest of the hybrid
+/// machinery is FAST's (`fast.rs`).
+impl crate::ftl::Ftl {
+    /// DVPFTL's bottom layer: a new virtual block of VFC `vfc`, one free
+    /// block on each of its chips: on the chip's plane with the most free
+    /// blocks (the first such plane on a tie), or on the plane of the old
+    /// data block `old` there (so that its pages move by in-place copyback)
+    /// if that plane has no more than `VFC_BALANCE` free blocks fewer (the
+    /// planes of a chip stay near balance: a plane's host writes need its
+    /// own blocks). None if a chip has none.
+    pub(super) fn vfc_open_data(&mut self, vfc: u32, old: u32) -> Option<u32> {
+        let v = self.fast.as_ref()?.vfc.as_ref()?;
+        let old = v.members(old);
+        let mut planes = Vec::with_capacity(v.chips as usize);
+        for k in 0..v.chips {
+            let most = v
+                .chip_planes(vfc, k)
+                .filter(|&p| !self.free[p as usize].is_empty())
+                .max_by_key(|&p| (self.free[p as usize].len(), std::cmp::Reverse(p)))?;
+            let top = self.free[most as usize].len();
+            let same = old.map(|m| m[k as usize] / self.bpp).filter(|&p| {
+                let n = self.free[p as usize].len();
+                n > 0 && n + VFC_BALANCE >= top
+            });
+            planes.push(same.unwrap_or(most));
+        }
+        // From the back of each free list: a merge may start while a
+        // multi-plane command commits its members one by one, and the
+        // members still to commit go to the fronts their command was
+        // built from (host writes leave at least one block free).
+        let blocks: Vec<u32> = planes
+            .into_iter()
+            .map(|p| self.free[p as usize].pop_back().expect("a free block"))
+            .collect();
+        for &b in &blocks {
+            self.state[b as usize] = BlockState::Data;
+        }
+        let v = self.fast.as_mut()?.vfc.as_mut()?;
+        Some(v.join(blocks))
+    }
+
+    /// DVPFTL's sequential logs (`vfc.rs`): where each page of a host
+    /// write request goes if it continues its VFC's sequential log, or at
+    /// offset 0 starts a new one: a fixed page; else INVALID (a page-mapped
+    /// log takes it). None unless the map is DVPFTL's.
+    pub(crate) fn vfc_seq_plan(&mut self, lpns: &[Lpn]) -> Option<Vec<Ppn>> {
+        if !self.fast.as_ref()?.vfc.as_ref()?.seq_enabled {
+            return None;
+        }
+        Some(lpns.iter().map(|&lpn| self.vfc_seq_page(lpn)).collect())
+    }
+
+    fn vfc_seq_page(&mut self, lpn: Lpn) -> Ppn {
+        let f = self.fast.as_ref().expect("FAST");
+        let (lbn, o) = f.lbn_of(lpn);
+        let v = f.vfc.as_ref().expect("VFC layout");
+        let vfc = v.vfc_of_lbn(lbn) as usize;
+        let cur = v.seq[vfc];
+        let s = match cur {
+            Some(s) if s.lbn == lbn && s.next == o => s,
+            _ if o == 0 => {
+                // A new sequential stream: the VFC's log (if any) ends
+                // where it stands.
+                if let Some(old) = cur {
+                    self.fast
+                        .as_mut()
+                        .and_then(|f| f.vfc.as_mut())
+                        .expect("VFC")
+                        .seq[vfc] = None;
+                    self.vfc_seq_end(old.unit);
+                }
+                let Some(s) = self.vfc_open_seq(vfc as u32, lbn) else {
+                    return INVALID;
+                };
+                s
+            }
+            _ => return INVALID,
+        };
+        let v = self
+            .fast
+            .as_mut()
+            .and_then(|f| f.vfc.as_mut())
+            .expect("VFC");
+        let dst = v.page_at(s.unit, o);
+        *v.seq_pending.entry(s.unit).or_default() += 1;
+        if o + 1 == s.end {
+            v.seq[vfc] = None;
+            self.vfc_seq_end(s.unit);
+        } else {
+            v.seq[vfc] = Some(SeqLog { next: o + 1, ..s });
+        }
+        dst
+    }
+
+    /// Open a virtual block as VFC `vfc`'s sequential log for `lbn` (as in
+    /// FAST, beside the page-mapped logs and not counted among them): one
+    /// block per chip on the chip's plane with the most free blocks, if
+    /// that leaves the plane more than host writes keep back (merges need a
+    /// block on every chip), and if no ended sequential log of the VFC
+    /// still waits for its pages (at most two hold blocks: pages queued
+    /// behind a write that waits for a merge would otherwise pin them).
+    fn vfc_open_seq(&mut self, vfc: u32, lbn: u32) -> Option<SeqLog> {
+        let f = self.fast.as_ref()?;
+        let v = f.vfc.as_ref()?;
+        if v.seq_done.iter().any(|&u| v.vfc_of_unit(u) == vfc) {
+            return None;
+        }
+        let keep = self.reserve_blocks + 2;
+        let mut planes = Vec::with_capacity(v.chips as usize);
+        for k in 0..v.chips {
+            let best = v
+                .chip_planes(vfc, k)
+                .filter(|&p| self.free[p as usize].len() >= keep)
+                .max_by_key(|&p| (self.free[p as usize].len(), std::cmp::Reverse(p)));
+            let best = best?;
+            planes.push(best);
+        }
+        let blocks: Vec<u32> = planes
+            .iter()
+            .map(|&p| self.free[p as usize].pop_back().expect("a free block"))
+            .collect();
+        for &b in &blocks {
+            self.state[b as usize] = BlockState::Active;
+        }
+        if let Some(v) = self.fast.as_mut().and_then(|f| f.vfc.as_mut()) {
+            v.took.extend(planes.iter().map(|&p| PlaneId(p)));
+        }
+        let logical = self.logical_pages;
+        let f = self.fast.as_mut()?;
+        let u = f.unit_pages as u64;
+        let end = (logical - lbn as u64 * u).min(u) as u32;
+        let v = f.vfc.as_mut()?;
+        let unit = v.join(blocks);
+        Some(SeqLog {
+            lbn,
+            unit,
+            next: 0,
+            end,
+        })
+    }
+
+    /// A sequential log is appended to no more: closed now, or once its
+    /// planned pages are programmed.
+    fn vfc_seq_end(&mut self, unit: u32) {
+        let v = self
+            .fast
+            .as_mut()
+            .and_then(|f| f.vfc.as_mut())
+            .expect("VFC");
+        if v.seq_pending.get(&unit).copied().unwrap_or(0) == 0 {
+            self.vfc_seq_close(unit);
+        } else {
+            v.seq_done.insert(unit);
+        }
+    }
+
+    /// Close a sequential log where it stands: its blocks take no more
+    /// pages, and it joins its VFC's logs at the front, to be reclaimed
+    /// next (a switch if it holds its logical block whole, else a merge),
+    /// whether or not the VFC holds its limit of logs.
+    fn vfc_seq_close(&mut self, unit: u32) {
+        let blocks: Vec<BlockId> = self.unit_blocks(unit).collect();
+        for b in blocks {
+            self.wp[b.index()] = self.ppb as u16;
+            self.state[b.index()] = BlockState::Closed;
+        }
+        let f = self.fast.as_mut().expect("FAST");
+        let d = f.domain_of_unit(unit) as usize;
+        f.logs[d].push_front(unit);
+        f.vfc.as_mut().expect("VFC").seq_due.insert(unit);
+    }
+
+    /// A host page planned into a sequential log is dispatched: program
+    /// page `dst` with `lpn` (INVALID: the host rewrote it since; the page
+    /// is programmed stale).
+    pub(crate) fn fast_write_at(&mut self, dst: Ppn, lpn: Lpn, version: u32) -> Ppn {
+        let b = (dst / self.ppb) as usize;
+        let page = (dst % self.ppb) as u16;
+        assert_eq!(
+            self.state[b],
+            BlockState::Active,
+            "a sequential log's block"
+        );
+        assert!(
+            self.wp[b] <= page,
+            "a sequential log programs in offset order"
+        );
+        self.wp[b] = page + 1;
+        if lpn != INVALID {
+            let old = self.l2p.get(lpn as usize);
+            if old != INVALID {
+                self.invalidate(old);
+            }
+            self.fast_place(lpn, dst, version);
+        }
+        if self.wp[b] as u32 == self.ppb {
+            self.state[b] = BlockState::Closed;
+        }
+        let v = self
+            .fast
+            .as_mut()
+            .and_then(|f| f.vfc.as_mut())
+            .expect("VFC");
+        let unit = v.unit_of_block(b as u32);
+        let left = v.seq_pending.get_mut(&unit).expect("a planned page");
+        *left -= 1;
+        if *left == 0 {
+            v.seq_pending.remove(&unit);
+            if v.seq_done.remove(&unit) {
+                self.vfc_seq_close(unit);
+            }
+        }
+        dst
+    }
+
+    /// Planes whose free blocks a sequential log took outside a write since
+    /// the last call: the caller asks whether they need a merge now.
+    pub fn take_planes_drawn(&mut self) -> Vec<PlaneId> {
+        self.fast
+            .as_mut()
+            .and_then(|f| f.vfc.as_mut())
+            .map_or_else(Vec::new, |v| std::mem::take(&mut v.took))
+    }
+
+    /// Page-mapped logs DVPFTL's map closed before they were full, for a
+    /// plane out of blocks (0 under other maps).
+    pub fn fast_logs_closed_early(&self) -> u64 {
+        self.fast
+            .as_ref()
+            .and_then(|f| f.vfc.as_ref())
+            .map_or(0, |v| v.logs_closed_early)
+    }
+}
+
+/// DVPFTL's bottom layer keeps a new virtual block's member on the old
+/// one's plane (in-place copyback) while that plane has at most this many
+/// free blocks fewer than its chip's freest.
+const VFC_BALANCE: usize = 2;
+
+/// What DVPFTL's two-layer map (`mapping = "vfc"`) requires: DVP's
+/// placement (it keeps a logical block in its VFC), no combining of host
+/// writes with merges, a log per plane and write stream with one more to
+/// merge, and room on every chip for a block of each of its VFC's logical
+/// blocks, its share of the logs and one block to merge into.
+pub(super) fn vfc_requirements(c: &Config) -> Requirement {
+    if c.ftl.plane_allocation != PlaneAllocation::Dvp {
+        return Err((
+            "ftl.plane_allocation",
+            "mapping = \"vfc\" places host pages in their logical block's virtual flash chip: it needs plane_allocation = \"dvp\"".into(),
+        ));
+    }
+    if c.gc.combine_host_writes {
+        return Err((
+            "gc.combine_host_writes",
+            "mapping = \"vfc\" reclaims space by merges, which host pages cannot join".into(),
+        ));
+    }
+    if c.ftl.hot_separation == HotSeparation::GcMoves {
+        return Err(("ftl.hot_separation", "mapping = \"vfc\" merges write data blocks at their offsets: there are no hot and cold GC streams to sort moves into (use \"host-writes\")".into()));
+    }
+    let units = c.ftl.fast_log_units;
+    let streams = c.write_streams();
+    if units <= streams {
+        return Err((
+            "ftl.fast_log_units",
+            format!("must exceed the write streams ({streams}): every plane keeps an active log per stream, and a VFC needs a closed one to merge"),
+        ));
+    }
+    let g = &c.geometry;
+    let ppc = (g.dies_per_chip * g.planes_per_die) as u64;
+    let lbns = lbns_per_vfc(c);
+    let blocks = g.blocks_per_plane as u64 * ppc;
+    // Sequential logs: the one being written and one ending, a block per
+    // chip each.
+    let seq = 2 * c.ftl.sequential_log as u64;
+    if lbns + (units as u64 + 1) * ppc + 1 + seq > blocks {
+        return Err((
+            "ftl.fast_log_units",
+            format!(
+                "{units} log blocks per plane do not fit: a chip holds {blocks} blocks, {lbns} of them its share of its virtual flash chip's logical blocks, and needs {} for logs and one more free per plane (lower fast_log_units or raise ftl.overprovisioning)",
+                units as u64 * ppc
+            ),
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
