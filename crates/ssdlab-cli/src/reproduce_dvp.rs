@@ -115,6 +115,32 @@ fn closed_loop_run(
         .with_context(|| cfg.name.clone())
 }
 
+/// The five PCMark05 tests under DVPFTL on `drive` reshaped to `shape`
+/// (ways, channels), one request at a time after `trace-reads` (`quick`:
+/// the first `PCMARK_QUICK` requests of each), with or without the
+/// sequential log: each test's name and report, in `PCMARK`'s order.
+fn pcmark_runs(
+    drive: &Config,
+    shape: (u32, u32),
+    quick: bool,
+    sequential_log: bool,
+) -> Result<Vec<(&'static str, Report)>> {
+    PCMARK
+        .iter()
+        .map(|&(name, _)| {
+            let profile = builtin_profile(name)?;
+            let n = if quick {
+                profile.requests.min(PCMARK_QUICK)
+            } else {
+                profile.requests
+            };
+            let src = Source::Synthetic(profile).limited(Some(n));
+            let r = closed_loop_run(drive, shape, &src, "trace-reads", sequential_log)?;
+            Ok((name, r))
+        })
+        .collect()
+}
+
 /// Intervals of Fig. 12(b)'s curve.
 const INTERVALS: usize = 10;
 
@@ -427,15 +453,7 @@ pub fn reproduce_dvp(a: DvpArgs) -> Result<ExitCode> {
             configs.len()
         );
         let mut speeds = Vec::new();
-        for (name, _) in PCMARK {
-            let profile = builtin_profile(name)?;
-            let n = if a.quick {
-                profile.requests.min(PCMARK_QUICK)
-            } else {
-                profile.requests
-            };
-            let src = Source::Synthetic(profile).limited(Some(n));
-            let r = closed_loop_run(&drive, (ways, channels), &src, "trace-reads", false)?;
+        for (name, r) in pcmark_runs(&drive, (ways, channels), a.quick, false)? {
             let _ = writeln!(
                 fig15,
                 "{ways},{channels},{name},{},{:.3},{:.4},{},{}",
@@ -527,20 +545,9 @@ pub fn reproduce_dvp(a: DvpArgs) -> Result<ExitCode> {
     // says only "log-based hybrid"; this shows what the choice moves.
     eprintln!("[seq] the two-layer map with a sequential log");
     let mut seq_avg = Vec::new();
-    for &(ways, channels) in [(1, 1), full].iter() {
-        let mut speeds = Vec::new();
-        for (name, _) in PCMARK {
-            let profile = builtin_profile(name)?;
-            let n = if a.quick {
-                profile.requests.min(PCMARK_QUICK)
-            } else {
-                profile.requests
-            };
-            let src = Source::Synthetic(profile).limited(Some(n));
-            let r = closed_loop_run(&drive, (ways, channels), &src, "trace-reads", true)?;
-            speeds.push(r.bandwidth_mb_s);
-        }
-        seq_avg.push(speeds.iter().sum::<f64>() / speeds.len() as f64);
+    for shape in [(1, 1), full] {
+        let runs = pcmark_runs(&drive, shape, a.quick, true)?;
+        seq_avg.push(runs.iter().map(|(_, r)| r.bandwidth_mb_s).sum::<f64>() / runs.len() as f64);
     }
     let ws = closed_loop_run(
         &drive,

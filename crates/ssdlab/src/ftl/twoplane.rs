@@ -346,12 +346,17 @@ impl TwoPlane {
             &all,
         );
         self.all_planes = all;
+        self.count_request(two_plane);
+        plan
+    }
+
+    /// Count a planned request: one of two-plane programs, or of normal ones.
+    fn count_request(&mut self, two_plane: bool) {
         if two_plane {
             self.report.two_plane_requests += 1;
         } else {
             self.report.single_programs += 1;
         }
-        plan
     }
 
     /// APM's stages 2 and 3 for `pages` pages whose plane is sought among
@@ -471,11 +476,7 @@ impl TwoPlane {
                 self.vfc_planes = Some(vfc_planes);
             }
         }
-        if two_plane {
-            self.report.two_plane_requests += 1;
-        } else {
-            self.report.single_programs += 1;
-        }
+        self.count_request(two_plane);
         plan
     }
 
