@@ -157,6 +157,11 @@ fn the_two_layer_map_names_what_it_needs() {
     c.ftl.fast_log_units = 2;
     let e = c.validate("t").unwrap_err().to_string();
     assert!(e.contains("ftl.fast_log_units"), "{e}");
+    // ParaGC's joining has no siblings to join in a VFC-wide merge.
+    let mut c = base.clone();
+    c.gc.join_percent = 6.0;
+    let e = c.validate("t").unwrap_err().to_string();
+    assert!(e.contains("gc.join_percent"), "{e}");
     // More logs than a chip has room for.
     let mut c = base;
     c.ftl.fast_log_units = 40;
@@ -257,4 +262,43 @@ fn interleaved_sequential_streams_close_each_other_s_logs() {
     d.ftl.sequential_log = true;
     let e = d.validate("t").unwrap_err().to_string();
     assert!(e.contains("ftl.sequential_log"), "{e}");
+}
+
+#[test]
+fn partial_pages_read_and_merged_stay_in_their_vfc() {
+    // Two VFCs; writes that start and end inside pages of data already
+    // written: their partial pages are read, merged and written outside
+    // the request's plan, and must still land in their VFC (the checker
+    // runs throughout); with the sequential log, planned pages given up to
+    // that path leave no log waiting for them.
+    for sequential_log in [false, true] {
+        let mut c = drive(4);
+        c.ftl.sequential_log = sequential_log;
+        c.host.partial_write_rmw = true;
+        let logical = c.logical_pages();
+        let mut x: u64 = 7;
+        let records = (0..6_000u64)
+            .map(|i| {
+                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                let page = if i < 1_500 {
+                    i * 8 % (logical - 8)
+                } else {
+                    (x >> 20) % (logical - 8)
+                };
+                IoRecord {
+                    time_ns: i * 400_000,
+                    op: Op::Write,
+                    offset: page * PAGE + if i < 1_500 { 0 } else { 512 },
+                    size: 8 * PAGE - if i < 1_500 { 0 } else { 1024 },
+                    hint: None,
+                }
+            })
+            .collect();
+        let src = Source::Records {
+            name: "partial-writes".into(),
+            records: Arc::new(records),
+        };
+        let (r, _) = run(&c, &src, "none");
+        assert!(r.gc.full_merges > 0, "sequential_log {sequential_log}");
+    }
 }

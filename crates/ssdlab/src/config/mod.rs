@@ -443,8 +443,8 @@ pub enum Mapping {
     /// chosen when the block opens); offset `o` of a logical block is on
     /// the VFC's chip `o % chips`, page `o / chips`. Host writes go to
     /// page-mapped log blocks of the logical block's VFC (placed by
-    /// `plane_allocation = "dvp"`), at most `fast_log_units` per plane of
-    /// the VFC; the oldest is reclaimed by merging its logical blocks into
+    /// `plane_allocation = "dvp"`), at most `fast_log_units` times the
+    /// VFC's planes in all; the oldest is reclaimed by merging its logical blocks into
     /// new virtual blocks. A logical block never leaves its VFC.
     Vfc,
 }

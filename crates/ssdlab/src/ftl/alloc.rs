@@ -108,21 +108,24 @@ impl Ftl {
             }
             // APM, PaRP and DVP place host requests whole (`plan_request`);
             // pages written outside one (preconditioning, translation
-            // pages, a read-modify-write's page) go round robin.
+            // pages, a read-modify-write's page) go round robin (under
+            // DVPFTL's map, over the planes of the page's VFC).
             PlaneAllocation::RoundRobin
             | PlaneAllocation::Apm
             | PlaneAllocation::Parp
             | PlaneAllocation::Dvp => {
                 // The next plane in turn that has room for more data.
                 let start = self.rr_next;
-                let mut pick = PlaneId(self.plane_of_residue[start as usize]);
-                for i in 0..self.planes {
-                    let p = PlaneId(self.plane_of_residue[((start + i) % self.planes) as usize]);
-                    if self.has_room(p) {
-                        pick = p;
-                        self.rr_next = (start + i) % self.planes;
-                        break;
-                    }
+                let nth =
+                    |i: u32| PlaneId(self.plane_of_residue[((start + i) % self.planes) as usize]);
+                let home = |p: PlaneId| self.in_home_domain(lpn, p);
+                let first = (0..self.planes)
+                    .find(|&i| home(nth(i)))
+                    .expect("a domain has planes");
+                let found = (0..self.planes).find(|&i| home(nth(i)) && self.has_room(nth(i)));
+                let pick = nth(found.unwrap_or(first));
+                if let Some(i) = found {
+                    self.rr_next = (start + i) % self.planes;
                 }
                 self.rr_next = (self.rr_next + 1) % self.planes;
                 pick
@@ -147,6 +150,18 @@ impl Ftl {
                 self.rr_next = (self.rr_next + 1) % self.planes;
                 best
             }
+        }
+    }
+
+    /// May `lpn` be written to `plane` as far as the map is concerned?
+    /// Always, except under DVPFTL's map: only in its logical block's VFC.
+    #[inline]
+    fn in_home_domain(&self, lpn: Lpn, plane: PlaneId) -> bool {
+        match self.fast.as_ref() {
+            Some(f) if f.vfc.is_some() => {
+                f.domain_of_plane(plane.0) == f.domain_of_lbn(f.lbn_of(lpn).0)
+            }
+            _ => true,
         }
     }
 

@@ -218,7 +218,8 @@ impl Simulator {
     }
 
     /// Read the merging block's pages, offset by offset, up to
-    /// `gc.moves_in_flight` per plane at once.
+    /// `gc.moves_in_flight` per plane (per chip of a VFC) at once; moves by
+    /// in-place copyback need no read and wait only for their page index.
     pub(crate) fn merge_refill(&mut self, u: usize) {
         let f = self.ftl.fast().expect("FAST");
         let window = self.gc.window * f.offsets_per_row();

@@ -106,6 +106,11 @@ pub(crate) struct Gc {
     /// `ftl.mapping = "vfc"`: GC units are virtual flash chips (merges
     /// span their chips): each plane's unit, and each unit's dies.
     pub(crate) vfc_units: Option<(Vec<u32>, Vec<Vec<DieId>>)>,
+    /// `"vfc"`: planes whose VFC may need a merge, asked once the current
+    /// event's commands are committed (a merge takes blocks on every chip
+    /// of the VFC, which must not happen between the members of a
+    /// multi-plane command).
+    pub(crate) deferred: Vec<PlaneId>,
 }
 
 impl Gc {
@@ -157,6 +162,7 @@ impl Gc {
                     .collect();
                 (of_plane, dies)
             }),
+            deferred: Vec::new(),
         }
     }
 
@@ -303,12 +309,27 @@ impl Simulator {
             return;
         }
         match self.gc.reclaimer {
+            Reclaimer::Merge(_) if self.gc.vfc_units.is_some() => {
+                if !self.gc.deferred.contains(&plane) {
+                    self.gc.deferred.push(plane);
+                }
+            }
             Reclaimer::Merge(_) => self.merge_trigger(plane),
             Reclaimer::Para(_) => self.para_trigger(plane),
             Reclaimer::Plane | Reclaimer::Group => {
                 if let Some(u) = self.begin_gc(plane) {
                     self.gc_refill(u);
                 }
+            }
+        }
+    }
+
+    /// Start the VFC merges asked for during the event (`Gc::deferred`),
+    /// where still due.
+    pub(crate) fn run_deferred_gc(&mut self) {
+        while let Some(plane) = self.gc.deferred.pop() {
+            if !self.gc.active(self.gc.unit(plane)) && self.ftl.needs_gc(plane) {
+                self.merge_trigger(plane);
             }
         }
     }

@@ -346,6 +346,12 @@ impl Simulator {
                 && !in_buf
                 && self.ftl.lookup(lpn).is_some()
             {
+                if let Some(d) = plan.as_ref().map(|p| p.dst_of((page - first) as u32)) {
+                    if d != INVALID {
+                        // Planned into a sequential log, it goes its own way.
+                        self.ftl.seq_unplanned(d);
+                    }
+                }
                 self.host_read_page(id, lpn, true);
             } else if let Some(plan) = &plan {
                 let i = (page - first) as u32;
@@ -403,6 +409,7 @@ impl Simulator {
         }
         if self.host.completed == self.cfg.host.warmup_requests {
             self.metrics.reset(now);
+            self.ftl.reset_map_counters();
             // A GC under way is measured from the end of the warm-up.
             for g in &mut self.gc.jobs {
                 g.start = g.start.max(now);

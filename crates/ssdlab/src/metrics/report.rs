@@ -765,8 +765,14 @@ impl Report {
         if g.full_merges + g.switch_merges > 0 {
             let _ = writeln!(
                 s,
-                "  merges   {} full, {} switch (hybrid map: a GC reclaims one log unit); {} moves by in-place copyback",
-                g.full_merges, g.switch_merges, g.in_place_copybacks
+                "  merges   {} full, {} switch (hybrid map: a GC reclaims one log unit){}",
+                g.full_merges,
+                g.switch_merges,
+                if g.in_place_copybacks > 0 {
+                    format!("; {} moves by in-place copyback", g.in_place_copybacks)
+                } else {
+                    String::new()
+                }
             );
         }
         let e = &self.erase_count;

@@ -87,7 +87,6 @@ impl Simulator {
                 }
                 let p = self.peek_dst(plane, t)?;
                 Some(match tx.kind {
-                    CmdKind::Program if tx.dst != INVALID => self.fixed_dst(t),
                     CmdKind::Program | CmdKind::Copyback => p,
                     CmdKind::Read | CmdKind::Erase => (0, 0),
                 })

@@ -75,8 +75,18 @@ impl Simulator {
 
     /// Dispatch on every die that got new work during the current event, so
     /// that work queued together can be joined into multi-plane commands.
+    /// VFC merges asked for meanwhile (`Gc::deferred`) start first.
     pub(crate) fn flush_kicks(&mut self) {
-        while let Some(d) = self.sched.kicked.pop() {
+        loop {
+            if !self.gc.deferred.is_empty() {
+                self.run_deferred_gc();
+            }
+            let Some(d) = self.sched.kicked.pop() else {
+                if self.gc.deferred.is_empty() {
+                    break;
+                }
+                continue;
+            };
             self.sched.kick_flag[d] = false;
             if !self.flash.dies[d].busy {
                 self.dispatch(d);

@@ -367,8 +367,10 @@ impl crate::ftl::Ftl {
         })
     }
 
-    /// The oldest closed log unit of `plane`'s domain, when a merge is due:
-    /// it leaves the log list and its blocks become victims.
+    /// The log unit of `plane`'s domain a due merge reclaims (the oldest
+    /// closed one; in a VFC out of blocks with every log open, the oldest
+    /// page-mapped one, closed early): it leaves the log list and its
+    /// blocks become victims.
     pub(crate) fn fast_pick(&mut self, plane: PlaneId) -> Option<u32> {
         let at = self.fast_oldest_closed(plane)?;
         let domain = self.fast.as_ref().expect("FAST").domain_of_plane(plane.0);
@@ -606,7 +608,7 @@ impl crate::ftl::Ftl {
             if counted > f.limit + slack {
                 return Err(format!(
                     "domain {domain} holds {counted} log units, more than {}",
-                    f.limit
+                    f.limit + slack
                 ));
             }
             for &u in logs {

@@ -25,7 +25,8 @@
 //! - **Logs**: host pages go, page-mapped, to the active blocks of the
 //!   logical block's VFC, placed by `plane_allocation = "dvp"` (APM within
 //!   each chip). A log unit is one physical block; a VFC holds at most
-//!   `fast_log_units` of them per plane. A merge is due when a VFC holds
+//!   `fast_log_units` times its planes of them in all (wherever they are).
+//!   A merge is due when a VFC holds
 //!   that many, or one of its planes has no block left for host writes
 //!   (then, if every log is open, the oldest is closed early).
 //! - **Sequential log** (`ftl.sequential_log`, off by default; FAST's
@@ -290,10 +291,9 @@ impl crate::ftl::Ftl {
             });
             planes.push(same.unwrap_or(most));
         }
-        // From the back of each free list: a merge may start while a
-        // multi-plane command commits its members one by one, and the
-        // members still to commit go to the fronts their command was
-        // built from (host writes leave at least one block free).
+        // From the back of each free list, so that the fronts host writes
+        // open next stay as they were (VFC merges start only once an
+        // event's commands are committed: `Gc::deferred`).
         let blocks: Vec<u32> = planes
             .into_iter()
             .map(|p| self.free[p as usize].pop_back().expect("a free block"))
@@ -363,8 +363,9 @@ impl crate::ftl::Ftl {
     /// block per chip on the chip's plane with the most free blocks, if
     /// that leaves the plane more than host writes keep back (merges need a
     /// block on every chip), and if no ended sequential log of the VFC
-    /// still waits for its pages (at most two hold blocks: pages queued
-    /// behind a write that waits for a merge would otherwise pin them).
+    /// still waits for its pages (at most two are being written at once:
+    /// pages queued behind a write that waits for a merge would otherwise
+    /// pin the blocks of ever more of them).
     fn vfc_open_seq(&mut self, vfc: u32, lbn: u32) -> Option<SeqLog> {
         let f = self.fast.as_ref()?;
         let v = f.vfc.as_ref()?;
@@ -433,7 +434,12 @@ impl crate::ftl::Ftl {
         let f = self.fast.as_mut().expect("FAST");
         let d = f.domain_of_unit(unit) as usize;
         f.logs[d].push_front(unit);
-        f.vfc.as_mut().expect("VFC").seq_due.insert(unit);
+        let v = f.vfc.as_mut().expect("VFC");
+        v.seq_due.insert(unit);
+        // Closed outside a write (at planning), it may be all that lets a
+        // merge start: a plane of its VFC is asked.
+        let first = v.planes(d as u32).next().expect("a VFC has planes");
+        v.took.push(PlaneId(first));
     }
 
     /// A host page planned into a sequential log is dispatched: program
@@ -462,12 +468,27 @@ impl crate::ftl::Ftl {
         if self.wp[b] as u32 == self.ppb {
             self.state[b] = BlockState::Closed;
         }
+        self.seq_page_settled(dst);
+        dst
+    }
+
+    /// A host page planned into a sequential log at `dst` will not be
+    /// written there (the host reads it first to merge a partial write, and
+    /// writes it as any page outside a plan): the log keeps a hole there.
+    pub(crate) fn seq_unplanned(&mut self, dst: Ppn) {
+        self.seq_page_settled(dst);
+    }
+
+    /// One planned page of the sequential log holding `dst` is settled
+    /// (programmed, or given up): the last one of an ended log closes it.
+    fn seq_page_settled(&mut self, dst: Ppn) {
+        let b = dst / self.ppb;
         let v = self
             .fast
             .as_mut()
             .and_then(|f| f.vfc.as_mut())
             .expect("VFC");
-        let unit = v.unit_of_block(b as u32);
+        let unit = v.unit_of_block(b);
         let left = v.seq_pending.get_mut(&unit).expect("a planned page");
         *left -= 1;
         if *left == 0 {
@@ -476,7 +497,13 @@ impl crate::ftl::Ftl {
                 self.vfc_seq_close(unit);
             }
         }
-        dst
+    }
+
+    /// The warm-up ends: the map's own counters start again.
+    pub(crate) fn reset_map_counters(&mut self) {
+        if let Some(v) = self.fast.as_mut().and_then(|f| f.vfc.as_mut()) {
+            v.logs_closed_early = 0;
+        }
     }
 
     /// Planes whose free blocks a sequential log took outside a write since
@@ -519,6 +546,12 @@ pub(super) fn vfc_requirements(c: &Config) -> Requirement {
         return Err((
             "gc.combine_host_writes",
             "mapping = \"vfc\" reclaims space by merges, which host pages cannot join".into(),
+        ));
+    }
+    if c.gc.join_percent != 0.0 {
+        return Err((
+            "gc.join_percent",
+            "mapping = \"vfc\" merges a whole virtual flash chip at once: ParaGC's joining of sibling planes has nothing to join (set 0)".into(),
         ));
     }
     if c.ftl.hot_separation == HotSeparation::GcMoves {
