@@ -11,7 +11,7 @@
 //! | per-plane | `plane.rs` | a plane | copyback, or read + program through the controller, on the plane |
 //! | die group | `group.rs` | a die (aligned block group) | read, then program on the die's planes in turn (or staged into Die-Writes) |
 //! | ParaGC | `paragc.rs` | a plane; siblings below the early threshold join | as per-plane; joined GCs place moves through the die's cache, aligning write points |
-//! | FAST merge | `fast_merge.rs` | a FAST domain (plane or die) | merges of the oldest log unit into data units |
+//! | FAST merge | `fast_merge.rs` | a hybrid map's domain (plane, die, or virtual flash chip) | merges of the oldest log unit into data units (DVPFTL's: in-place copybacks where a page stays on its plane; started once an event's commands are committed) |
 //!
 //! The entry points below (`gc_trigger`, `gc_refill`, `gc_txn_done`,
 //! `gc_unpinned`, `gc_holds_host_writes`, `clean_gc_head`) are all the
