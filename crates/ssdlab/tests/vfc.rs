@@ -26,30 +26,39 @@ fn drive(ways: u32) -> Config {
     c
 }
 
-/// `n` writes of 1 to 4 pages at pseudo-random page addresses within the
-/// first `span` pages, 200 us apart (a fixed LCG: the test's own data).
-fn random_writes(n: u64, span: u64) -> Source {
-    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+/// `n` writes named `name`; write `i` is `at(i)` = (time ns, offset
+/// bytes, size bytes).
+fn writes(name: &str, n: u64, mut at: impl FnMut(u64) -> (u64, u64, u64)) -> Source {
     let records = (0..n)
         .map(|i| {
-            x = x
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            let pages = 1 + (x >> 60) % 4;
-            let page = (x >> 20) % (span - pages);
+            let (time_ns, offset, size) = at(i);
             IoRecord {
-                time_ns: i * 200_000,
+                time_ns,
                 op: Op::Write,
-                offset: page * PAGE,
-                size: pages * PAGE,
+                offset,
+                size,
                 hint: None,
             }
         })
         .collect();
     Source::Records {
-        name: "random-writes".into(),
+        name: name.into(),
         records: Arc::new(records),
     }
+}
+
+/// `n` writes of 1 to 4 pages at pseudo-random page addresses within the
+/// first `span` pages, 200 us apart (a fixed LCG: the test's own data).
+fn random_writes(n: u64, span: u64) -> Source {
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    writes("random-writes", n, |i| {
+        x = x
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let pages = 1 + (x >> 60) % 4;
+        let page = (x >> 20) % (span - pages);
+        (i * 200_000, page * PAGE, pages * PAGE)
+    })
 }
 
 fn run(c: &Config, src: &Source, pre: &str) -> (Report, Simulator) {
@@ -175,19 +184,10 @@ fn the_two_layer_map_names_what_it_needs() {
 /// `n` sequential writes of `pages` pages from page 0, wrapping at `span`
 /// pages, 4 ms apart (the drive keeps up).
 fn sequential_writes(n: u64, pages: u64, span: u64) -> Source {
-    let records = (0..n)
-        .map(|i| IoRecord {
-            time_ns: i * 4_000_000,
-            op: Op::Write,
-            offset: (i * pages % (span - span % pages)) * PAGE,
-            size: pages * PAGE,
-            hint: None,
-        })
-        .collect();
-    Source::Records {
-        name: "sequential-writes".into(),
-        records: Arc::new(records),
-    }
+    writes("sequential-writes", n, |i| {
+        let page = i * pages % (span - span % pages);
+        (i * 4_000_000, page * PAGE, pages * PAGE)
+    })
 }
 
 #[test]
@@ -238,22 +238,11 @@ fn interleaved_sequential_streams_close_each_other_s_logs() {
     c.ftl.sequential_log = true;
     let logical = c.logical_pages();
     let half = logical / 2;
-    let records = (0..4_000u64)
-        .map(|i| {
-            let base = if i % 2 == 0 { 0 } else { half };
-            IoRecord {
-                time_ns: i * 300_000,
-                op: Op::Write,
-                offset: ((base + (i / 2) * 8) % logical) * PAGE,
-                size: 8 * PAGE,
-                hint: None,
-            }
-        })
-        .collect();
-    let src = Source::Records {
-        name: "two-streams".into(),
-        records: Arc::new(records),
-    };
+    let src = writes("two-streams", 4_000, |i| {
+        let base = if i % 2 == 0 { 0 } else { half };
+        let page = (base + (i / 2) * 8) % logical;
+        (i * 300_000, page * PAGE, 8 * PAGE)
+    });
     let (r, _) = run(&c, &src, "none");
     assert!(r.two_plane.as_ref().unwrap().sequential_pages > 0);
     assert!(r.gc.full_merges > 0);
@@ -277,27 +266,16 @@ fn partial_pages_read_and_merged_stay_in_their_vfc() {
         c.host.partial_write_rmw = true;
         let logical = c.logical_pages();
         let mut x: u64 = 7;
-        let records = (0..6_000u64)
-            .map(|i| {
-                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-                let page = if i < 1_500 {
-                    i * 8 % (logical - 8)
-                } else {
-                    (x >> 20) % (logical - 8)
-                };
-                IoRecord {
-                    time_ns: i * 400_000,
-                    op: Op::Write,
-                    offset: page * PAGE + if i < 1_500 { 0 } else { 512 },
-                    size: 8 * PAGE - if i < 1_500 { 0 } else { 1024 },
-                    hint: None,
-                }
-            })
-            .collect();
-        let src = Source::Records {
-            name: "partial-writes".into(),
-            records: Arc::new(records),
-        };
+        let src = writes("partial-writes", 6_000, |i| {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            if i < 1_500 {
+                // First whole pages, then writes inside them.
+                (i * 400_000, i * 8 % (logical - 8) * PAGE, 8 * PAGE)
+            } else {
+                let page = (x >> 20) % (logical - 8);
+                (i * 400_000, page * PAGE + 512, 8 * PAGE - 1024)
+            }
+        });
         let (r, _) = run(&c, &src, "none");
         assert!(r.gc.full_merges > 0, "sequential_log {sequential_log}");
     }

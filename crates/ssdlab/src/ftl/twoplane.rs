@@ -631,12 +631,13 @@ impl Ftl {
         let seq = self
             .vfc_seq_plan(lpns)
             .filter(|d| d.iter().any(|&p| p != INVALID));
-        let rest: Vec<Lpn> = match &seq {
+        // The pages the allocator places (all but the sequential log's).
+        let rest: std::borrow::Cow<[Lpn]> = match &seq {
             Some(d) => (0..lpns.len())
                 .filter(|&i| d[i] == INVALID)
                 .map(|i| lpns[i])
                 .collect(),
-            None => lpns.to_vec(),
+            None => lpns.into(),
         };
         let vfc_of: Option<Vec<u32>> = self
             .fast()

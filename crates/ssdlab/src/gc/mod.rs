@@ -297,6 +297,14 @@ impl Simulator {
     /// [`gc_trigger`](Self::gc_trigger) for a unit not collecting.
     #[inline(never)]
     fn gc_trigger_idle(&mut self, plane: PlaneId) {
+        if self.gc.vfc_units.is_some() {
+            // A VFC's merge: asked once the event's commands are committed
+            // (`run_deferred_gc` checks then whether it is due).
+            if !self.gc.deferred.contains(&plane) {
+                self.gc.deferred.push(plane);
+            }
+            return;
+        }
         let u = self.gc.unit(plane);
         let needs = if self.gc.per_die {
             DieId(u as u32)
@@ -309,11 +317,6 @@ impl Simulator {
             return;
         }
         match self.gc.reclaimer {
-            Reclaimer::Merge(_) if self.gc.vfc_units.is_some() => {
-                if !self.gc.deferred.contains(&plane) {
-                    self.gc.deferred.push(plane);
-                }
-            }
             Reclaimer::Merge(_) => self.merge_trigger(plane),
             Reclaimer::Para(_) => self.para_trigger(plane),
             Reclaimer::Plane | Reclaimer::Group => {

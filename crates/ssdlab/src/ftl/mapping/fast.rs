@@ -342,16 +342,19 @@ impl crate::ftl::Ftl {
         // A VFC also merges when one of its planes has no block left for
         // host writes (whichever plane asks: a log closing elsewhere makes
         // the merge possible).
-        let pressed = f.vfc.as_ref().is_some_and(|v| {
-            v.planes(f.domain_of_plane(plane.0))
-                .any(|p| self.free[p as usize].len() <= self.reserve_blocks)
-        });
-        // A closed sequential log is reclaimed at once.
+        let pressed = || {
+            f.vfc.as_ref().is_some_and(|v| {
+                v.planes(f.domain_of_plane(plane.0))
+                    .any(|p| self.free[p as usize].len() <= self.reserve_blocks)
+            })
+        };
+        // A closed sequential log is reclaimed at once: it is put at the
+        // front of the logs, the only virtual block among them.
         let seq_due = f
             .vfc
             .as_ref()
-            .is_some_and(|v| logs.front().is_some_and(|u| v.seq_due.contains(u)));
-        if logs.len() < f.limit && !pressed && !seq_due {
+            .is_some_and(|v| logs.front().is_some_and(|&u| v.members(u).is_some()));
+        if logs.len() < f.limit && !seq_due && !pressed() {
             return None;
         }
         let Some(v) = &f.vfc else {
@@ -362,7 +365,7 @@ impl crate::ftl::Ftl {
             // A plane out of blocks while every log of its VFC is still
             // open (their planes' writes lag): the oldest page-mapped log
             // is closed where it stands and reclaimed.
-            pressed.then_some(())?;
+            pressed().then_some(())?;
             logs.iter().position(|&u| v.members(u).is_none())
         })
     }
@@ -376,9 +379,6 @@ impl crate::ftl::Ftl {
         let domain = self.fast.as_ref().expect("FAST").domain_of_plane(plane.0);
         let f = self.fast.as_mut().expect("FAST");
         let unit = f.logs[domain as usize].remove(at)?;
-        if let Some(v) = f.vfc.as_mut() {
-            v.seq_due.remove(&unit);
-        }
         let vfc = f.vfc.is_some();
         if vfc && self.state[unit as usize] == BlockState::Active {
             // A VFC's page-mapped log (a block) closed early (above): its

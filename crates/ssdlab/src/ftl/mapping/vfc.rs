@@ -79,9 +79,6 @@ pub struct Vfc {
     /// no longer appended to (closed once those pages are programmed).
     pub(crate) seq_pending: FxHashMap<u32, u32>,
     pub(crate) seq_done: FxHashSet<u32>,
-    /// Closed sequential logs at the front of their VFC's logs, to be
-    /// reclaimed at once.
-    pub(crate) seq_due: FxHashSet<u32>,
     /// Page-mapped logs closed before they were full: a plane ran out of
     /// blocks while every log of its VFC was open.
     pub(crate) logs_closed_early: u64,
@@ -129,7 +126,6 @@ impl Vfc {
             seq: vec![None; vfcs as usize],
             seq_pending: FxHashMap::default(),
             seq_done: FxHashSet::default(),
-            seq_due: FxHashSet::default(),
             logs_closed_early: 0,
             took: Vec::new(),
         }
@@ -435,7 +431,6 @@ impl crate::ftl::Ftl {
         let d = f.domain_of_unit(unit) as usize;
         f.logs[d].push_front(unit);
         let v = f.vfc.as_mut().expect("VFC");
-        v.seq_due.insert(unit);
         // Closed outside a write (at planning), it may be all that lets a
         // merge start: a plane of its VFC is asked.
         let first = v.planes(d as u32).next().expect("a VFC has planes");
