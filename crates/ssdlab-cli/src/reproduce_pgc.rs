@@ -54,7 +54,7 @@ pub struct PgcArgs {
     #[arg(long)]
     limit: Option<u64>,
     /// A real Financial1 trace (any format `run --trace` reads, e.g.
-    /// ../shared/traces/financial1-first10k.ssdsim.trace): replayed as it is
+    /// the repository's fixtures/traces/financial1-first10k.ssdsim.trace): replayed as it is
     /// beside the look-alike, as the row "Fin1-trace", and compared with the
     /// paper's Financial 1 figures (not in the averages).
     #[arg(long)]

@@ -1,7 +1,7 @@
 //! Integration tests of the `ssdlab` binary: bad input of every kind is a
 //! clear error (non-zero exit, no panic, naming the file, line and field),
-//! runs are deterministic, the shared trace excerpts replay, presets round
-//! trip and the demo runs (DESIGN.md §7).
+//! runs are deterministic, the real trace excerpts replay, presets round
+//! trip and the demo runs.
 
 use std::path::{Path, PathBuf};
 
@@ -548,7 +548,7 @@ fn bad_record_before_the_first_selected_device_record_is_an_error() {
 }
 
 /// A trace run that selects no record at all replays nothing; that should
-/// not pass silently (DESIGN.md §7: never a silent skip). Auto-detection
+/// not pass silently (never a silent skip). Auto-detection
 /// already rejects an empty trace; an explicit format and a `--device`
 /// matching nothing do not.
 #[test]
@@ -773,7 +773,7 @@ fn profile_seed_is_used_without_seed_flag() {
     );
 }
 
-// ----- 3. trace replay on the shared excerpts -----
+// ----- 3. trace replay on the real excerpts -----
 
 /// (reads, writes) of an MQSim trace, counted here independently.
 fn mqsim_counts(path: &Path) -> (u64, u64) {
@@ -1180,7 +1180,7 @@ fn run_json_records_what_produced_it() {
     use sha2::{Digest, Sha256};
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("r.json");
-    let trace = shared_trace("hm_0-sample.msr.csv");
+    let trace = real_trace("hm_0-sample.msr.csv");
     ok(&[
         "run",
         "--trace",
@@ -1241,7 +1241,7 @@ fn run_json_records_what_produced_it() {
 fn rerun_reproduces_a_result_from_its_record() {
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("t.csv");
-    std::fs::copy(shared_trace("hm_0-sample.msr.csv"), &trace).unwrap();
+    std::fs::copy(real_trace("hm_0-sample.msr.csv"), &trace).unwrap();
     let json = dir.path().join("a.json");
     ok(&[
         "run",

@@ -232,9 +232,9 @@ fn binary_junk_is_not_a_trace() {
     assert!(!d.join("out.json").exists());
 }
 
-/// The shared MQSim excerpt.
+/// The real MQSim excerpt (fixtures/traces).
 fn trace_bytes() -> Vec<u8> {
-    std::fs::read(common::shared_trace("tpcc-small.mqsim.trace")).unwrap()
+    std::fs::read(common::real_trace("tpcc-small.mqsim.trace")).unwrap()
 }
 
 #[test]
@@ -354,7 +354,7 @@ fn a_time_series_that_would_not_fit_is_stopped() {
 #[test]
 fn a_workload_that_filters_to_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let t = common::shared_trace("hm_0-sample.msr.csv");
+    let t = common::real_trace("hm_0-sample.msr.csv");
     refused(
         &mut run_trace(dir.path(), &t, "msr", &["--device", "99"]),
         &["yielded no request", "device filter"],

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{assert_results_digest, describe, ok, run, shared_trace, text};
+use common::{assert_results_digest, describe, ok, real_trace, run, text};
 
 #[test]
 fn reproduce_pgc_runs_the_four_schemes_and_writes_every_output() {
@@ -97,7 +97,7 @@ fn reproduce_pgc_runs_the_four_schemes_and_writes_every_output() {
 fn reproduce_pgc_puts_the_real_financial1_excerpt_beside_the_look_alike() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("pgc");
-    let trace = shared_trace("financial1-first10k.ssdsim.trace");
+    let trace = real_trace("financial1-first10k.ssdsim.trace");
     let args = [
         "reproduce",
         "pgc",

@@ -683,13 +683,9 @@ fn bench_case_s_runs_small() {
 
 // ----- real excerpts and described formats -----
 
-/// The shared real excerpts: `shared/traces` beside the workspace.
-fn shared(name: &str) -> PathBuf {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/traces")
-        .join(name);
-    assert!(p.is_file(), "missing shared trace {}", p.display());
-    p
+/// A real excerpt in the repository's `fixtures/traces/`.
+fn real(name: &str) -> PathBuf {
+    common::real_trace(name)
 }
 
 /// The fixtures of the workload crate (described formats).
@@ -702,7 +698,7 @@ fn workload_fixture(name: &str) -> PathBuf {
 #[test]
 fn out_of_order_excerpts_replay_with_defaults() {
     let dir = scratch("excerpts");
-    let tencent = shared("tencent-cbs-sample.csv");
+    let tencent = real("tencent-cbs-sample.csv");
     let json = dir.join("tencent.json");
     let (out, err) = ok(&["trace", "stats", s(&tencent), "--json", s(&json)]);
     assert!(out.contains("requests") && out.contains("50000"), "{out}");
@@ -714,7 +710,7 @@ fn out_of_order_excerpts_replay_with_defaults() {
     assert_eq!(int(&v, "requests"), 50_000);
     assert_eq!(v["reader"]["reordered"].as_u64(), Some(1297));
     // a run replays SYSTOR '17 and says how many records it put in order
-    let systor = shared("systor17-sample.csv");
+    let systor = real("systor17-sample.csv");
     let (_, err) = ok(&["run", "--trace", s(&systor), "--quiet"]);
     assert!(err.contains("287 records put back in time order"), "{err}");
     // strict order and a window too small fail naming the flag that fixes them

@@ -1,7 +1,7 @@
 //! Described trace formats (`custom`): the fixtures in tests/fixtures (a
 //! LinnOS/FlashNet replayer trace, a blkreplay `.load` file, a site CSV),
 //! the built-in layouts described by specs (same records as the built-in
-//! readers on the shared excerpts), and errors in specs and in traces.
+//! readers on the real excerpts in fixtures/traces), and errors in specs and in traces.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -15,8 +15,8 @@ fn fixture(name: &str) -> PathBuf {
     common::own_fixture(name)
 }
 
-fn shared(name: &str) -> PathBuf {
-    common::shared_trace(name)
+fn real(name: &str) -> PathBuf {
+    common::real_trace(name)
 }
 
 fn scratch(test: &str) -> PathBuf {
@@ -211,7 +211,7 @@ fn site_csv_with_header_units_trims_and_a_volume_filter() {
     assert_eq!((c.records, c.trims, c.discards), (15, 1, 0));
 }
 
-/// Specs of built-in layouts read the shared excerpts exactly as the
+/// Specs of built-in layouts read the real excerpts exactly as the
 /// built-in readers do.
 #[test]
 fn described_builtin_layouts_match_the_builtin_readers() {
@@ -264,7 +264,7 @@ fn described_builtin_layouts_match_the_builtin_readers() {
         ),
     ];
     for (name, format, spec) in cases {
-        let path = shared(name);
+        let path = real(name);
         let spec = FormatSpec::from_toml(spec, name).unwrap();
         let o = with_spec(spec);
         let custom = read(&path, &o);

@@ -498,29 +498,7 @@ fn source_opens_traces_in_any_format_repeatably() {
     );
 }
 
-/// The full traces in shared/traces, when that directory is beside the
-/// repository (it is on developer machines and in CI).
-#[test]
-fn shared_traces_parse_completely_when_present() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces");
-    let cases = [
-        ("tpcc-small.mqsim.trace", 6999u64),
-        ("wsrch-small.mqsim.trace", 24_783),
-    ];
-    if !dir.join(cases[0].0).exists() {
-        eprintln!(
-            "note: {} not found; full-trace check not run",
-            dir.display()
-        );
-        return;
-    }
-    for (name, n) in cases {
-        let path = dir.join(name);
-        assert_eq!(detect(&path).unwrap(), TraceFormat::Mqsim);
-        let recs = mqsim(&path, &TraceOptions::default());
-        assert_eq!(recs.len() as u64, n, "{name}");
-    }
-}
+// The real excerpts in fixtures/traces are read whole in tests/real_traces.rs.
 
 // Malformed-input property tests for every reader are in tests/formats.rs.
 

@@ -20,12 +20,13 @@ pub fn fixture(name: &str) -> PathBuf {
     p
 }
 
-/// A real excerpt in `shared/traces` beside the workspace; it must exist.
-pub fn shared_trace(name: &str) -> PathBuf {
+/// A real trace excerpt in the repository's `fixtures/traces/` (origins and
+/// licences in its README); it must exist.
+pub fn real_trace(name: &str) -> PathBuf {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/traces")
+        .join("../../fixtures/traces")
         .join(name);
-    assert!(p.is_file(), "missing shared trace {}", p.display());
+    assert!(p.is_file(), "missing real trace excerpt {}", p.display());
     p
 }
 

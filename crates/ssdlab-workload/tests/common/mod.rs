@@ -19,15 +19,16 @@ pub fn own_fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// `shared/traces` beside the workspace (the workspace root's parent).
-pub fn shared_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces")
+/// The repository's real trace excerpts, `fixtures/traces/` (origins and
+/// licences in its README).
+pub fn real_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/traces")
 }
 
-/// A real excerpt in `shared/traces`; it must exist.
-pub fn shared_trace(name: &str) -> PathBuf {
-    let p = shared_dir().join(name);
-    assert!(p.is_file(), "missing shared trace {}", p.display());
+/// A real excerpt in `fixtures/traces/`; it must exist.
+pub fn real_trace(name: &str) -> PathBuf {
+    let p = real_dir().join(name);
+    assert!(p.is_file(), "missing real trace excerpt {}", p.display());
     p
 }
 

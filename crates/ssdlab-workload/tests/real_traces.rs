@@ -1,5 +1,5 @@
-//! Every real excerpt in the project's shared traces (`shared/traces/` beside
-//! the workspace; see its README.md) replays with default options: its
+//! Every real excerpt in the repository's `fixtures/traces/` (origins and
+//! licences in its README.md) replays with default options: its
 //! format is detected, every record is read, and the counts are the ones the
 //! README states. Traces out of order are put in order by the default
 //! reorder window; strict order (`--sort 0`) and a window too small fail
@@ -14,7 +14,7 @@ use ssdlab_workload::{
 
 mod common;
 
-use common::{shared_dir, shared_trace as shared};
+use common::{real_dir, real_trace as real};
 
 /// All records of `path` read with `options` (format detected), and the
 /// reader's counts.
@@ -46,7 +46,7 @@ fn first_error(path: &Path, options: &TraceOptions) -> String {
 /// line of this test.
 #[test]
 fn every_excerpt_is_covered() {
-    let mut names: Vec<String> = std::fs::read_dir(shared_dir())
+    let mut names: Vec<String> = std::fs::read_dir(real_dir())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|n| n != "README.md")
@@ -84,7 +84,7 @@ fn in_order_excerpts_read_fully_with_defaults() {
         ("hadoop-blkparse-sample.txt", TraceFormat::Blkparse, 170, 92),
     ];
     for (name, format, records, write_count) in cases {
-        let path = shared(name);
+        let path = real(name);
         assert_eq!(detect::detect(&path).unwrap(), format, "{name}");
         let o = TraceOptions::default();
         let (recs, c) = replay(&path, &o);
@@ -104,7 +104,7 @@ fn in_order_excerpts_read_fully_with_defaults() {
         assert_eq!(replay(&path, &strict).0, recs, "{name}");
     }
     // financial1 read as SSDSim (its own format) is the same trace
-    let path = shared("financial1-first10k.ssdsim.trace");
+    let path = real("financial1-first10k.ssdsim.trace");
     let ssdsim: Vec<IoRecord> = open_trace(&path, TraceFormat::Ssdsim, &TraceOptions::default())
         .unwrap()
         .map(|r| r.unwrap())
@@ -115,7 +115,7 @@ fn in_order_excerpts_read_fully_with_defaults() {
         blkparse_action: BlkparseAction::Queue,
         ..TraceOptions::default()
     };
-    let (recs, _) = replay(&shared("hadoop-blkparse-sample.txt"), &q);
+    let (recs, _) = replay(&real("hadoop-blkparse-sample.txt"), &q);
     assert_eq!(recs.len(), 15_524);
 }
 
@@ -127,7 +127,7 @@ fn out_of_order_excerpts_are_put_in_order_by_default() {
         ("tencent-cbs-sample.csv", 50_000, 25_479, 1_297, 25_640),
     ];
     for (name, records, write_count, reordered, needed) in cases {
-        let path = shared(name);
+        let path = real(name);
         let o = TraceOptions::default();
         let (recs, c) = replay(&path, &o);
         assert_eq!(recs.len(), records, "{name}");
