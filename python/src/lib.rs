@@ -70,6 +70,12 @@ fn sweep(
         .map_err(error)
 }
 
+/// A sweep spec given as JSON, as TOML text.
+#[pyfunction]
+fn spec_toml(json: &str) -> PyResult<String> {
+    api::spec_toml(json).map_err(error)
+}
+
 /// The runs of a sweep: (index, file, label).
 #[pyfunction]
 fn sweep_runs(py: Python<'_>, spec: PathBuf) -> PyResult<Vec<(usize, String, String)>> {
@@ -103,6 +109,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(sweep, m)?)?;
     m.add_function(wrap_pyfunction!(sweep_runs, m)?)?;
+    m.add_function(wrap_pyfunction!(spec_toml, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add_function(wrap_pyfunction!(schemes, m)?)?;
     m.add_function(wrap_pyfunction!(workloads, m)?)?;

@@ -95,8 +95,8 @@ class Result:
         r = self._result
         gc = r["gc"]
         row = {
-            "config": r["config"],
-            "workload": r["workload"],
+            "config": r["config_name"],
+            "workload": r["workload_name"],
             "seed": r["seed"],
             "requests": r["requests"],
             "simulated_s": r["simulated_ns"] / 1e9,
@@ -128,7 +128,7 @@ class Result:
     def __repr__(self) -> str:
         r = self._result
         return (
-            f"<ssdlab.Result {r['workload']} on {r['config']}: {r['requests']} requests, "
+            f"<ssdlab.Result {r['workload_name']} on {r['config_name']}: {r['requests']} requests, "
             f"read {r['read']['latency_us']['mean']:.1f} us, "
             f"write {r['write']['latency_us']['mean']:.1f} us, WA {r['write_amplification']:.3f}>"
         )
@@ -193,13 +193,21 @@ def _sweep_task(spec: str, index: int, count: int) -> tuple:
 
 
 def sweep(
-    spec: PathLike,
+    spec: Union[PathLike, Mapping[str, Any]],
     executor: Any = None,
     out: Optional[PathLike] = None,
     jobs: Optional[int] = None,
 ) -> pd.DataFrame:
-    """Run the sweep ``spec`` (a TOML sweep spec, as ``ssdlab sweep``
-    takes) and return its results (the ``results.csv`` columns, typed).
+    """Run the sweep ``spec`` and return its results (the ``results.csv``
+    columns, typed). ``spec`` is a TOML sweep spec's path, as ``ssdlab
+    sweep`` takes, or a dict with the same keys (``{"experiment": "e",
+    "presets": ["small"], "workloads": ["spd/hm_0"], "baseline": "greedy",
+    "scheme": [{"name": "greedy", "set": []}], ...}``), whose relative
+    paths are resolved against the current directory (or its
+    ``base_dir``). A dict is written as a spec file in a temporary
+    directory; Dask workers must be able to read it there (on a cluster
+    whose workers do not share this machine's files, pass a spec file on
+    shared storage instead).
 
     ``executor``: ``None`` or ``"local"`` runs on this machine (``jobs``
     threads, default all cores); a ``dask.distributed.Client`` runs each
@@ -212,7 +220,25 @@ def sweep(
     ``out`` keeps the sweep's directory (runs/, results.csv,
     results.parquet, summary.md, charts/); by default a temporary one.
     """
-    spec = os.path.abspath(os.fspath(spec))
+    spec_dir = None
+    if isinstance(spec, Mapping):
+        values = dict(spec)
+        values.setdefault("base_dir", os.getcwd())
+        text = _native.spec_toml(json.dumps(values))
+        spec_dir = tempfile.mkdtemp(prefix="ssdlab-spec-")
+        spec = os.path.join(spec_dir, "spec.toml")
+        with open(spec, "w") as f:
+            f.write(text)
+    try:
+        return _sweep_file(os.path.abspath(os.fspath(spec)), executor, out, jobs)
+    finally:
+        if spec_dir is not None:
+            shutil.rmtree(spec_dir, ignore_errors=True)
+
+
+def _sweep_file(
+    spec: str, executor: Any, out: Optional[PathLike], jobs: Optional[int]
+) -> pd.DataFrame:
     keep = out is not None
     target = os.fspath(out) if keep else tempfile.mkdtemp(prefix="ssdlab-sweep-")
     try:

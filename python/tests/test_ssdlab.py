@@ -145,3 +145,26 @@ def test_shards_merge_to_the_local_sweep(spec, tmp_path):
     _native.sweep(str(spec), str(merged), merge=shards)
     for f in ["results.csv", "results.parquet", "summary.md"]:
         assert (whole / f).read_bytes() == (merged / f).read_bytes(), f
+
+
+def test_sweep_takes_a_dict(spec, tmp_path, monkeypatch):
+    tomllib = pytest.importorskip("tomllib")
+
+    from_file = ssdlab.sweep(spec, jobs=2)
+    values = tomllib.loads(spec.read_text())
+    pd.testing.assert_frame_equal(ssdlab.sweep(values, jobs=2), from_file, check_exact=True)
+    # Relative paths are the caller's: a profile next to the current directory.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "w.toml").write_text(
+        'name = "w"\nseed = 1\nrequests = 300\nread_share = 0.5\n'
+        "footprint_bytes = 4194304\n"
+        "read_size = { uniform = [4096, 16384] }\n"
+        "write_size = { uniform = [4096, 16384] }\n"
+        'address = { kind = "uniform" }\n'
+        'arrival = { kind = "poisson", iops = 300.0 }\n'
+    )
+    small = dict(values, workloads=["w.toml"], param=[], limit=300)
+    df = ssdlab.sweep(small, jobs=1)
+    assert len(df) == 2 and (df["requests"] == 300).all()
+    with pytest.raises(ssdlab.SsdlabError, match="`limit` is None"):
+        ssdlab.sweep(dict(small, limit=None))

@@ -13,6 +13,46 @@ use ssdlab::Config;
 use crate::batch::BatchArgs;
 use crate::input::WorkloadArgs;
 
+/// A sweep spec given as JSON (an object with the keys of the TOML spec) as
+/// the TOML text `ssdlab sweep` reads; a value TOML cannot hold (null) is an
+/// error naming it.
+pub fn spec_toml(json: &str) -> Result<String> {
+    let value: serde_json::Value =
+        serde_json::from_str(json).map_err(|e| anyhow::anyhow!("sweep spec: {e}"))?;
+    if !value.is_object() {
+        bail!("sweep spec: expected a mapping of the spec's keys, got {value}");
+    }
+    fn check(v: &serde_json::Value, at: &str) -> Result<()> {
+        match v {
+            serde_json::Value::Null => {
+                bail!("sweep spec: `{at}` is None; leave the key out instead")
+            }
+            serde_json::Value::Array(a) => {
+                for (i, x) in a.iter().enumerate() {
+                    check(x, &format!("{at}[{i}]"))?;
+                }
+                Ok(())
+            }
+            serde_json::Value::Object(o) => {
+                for (k, x) in o {
+                    let key = if at.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{at}.{k}")
+                    };
+                    check(x, &key)?;
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+    check(&value, "")?;
+    let toml_value: toml::Value =
+        serde_json::from_value(value).map_err(|e| anyhow::anyhow!("sweep spec: {e}"))?;
+    toml::to_string(&toml_value).map_err(|e| anyhow::anyhow!("sweep spec: {e}"))
+}
+
 /// What `ssdlab run` takes, as values.
 #[derive(Clone, Debug, Default)]
 pub struct RunRequest {

@@ -115,7 +115,8 @@ fn scheme(name: &str) -> Result<Box<dyn HotDataIdentifier>> {
     match presets::by_name(name) {
         Some(s) => Ok(s),
         None => bail!(
-            "unknown HDI scheme `{name}`; known schemes: {}",
+            "unknown HDI scheme `{name}`{}; known schemes: {}",
+            ssdlab::error::did_you_mean(name, presets::NAMES.iter().copied()),
             presets::NAMES.join(", ")
         ),
     }

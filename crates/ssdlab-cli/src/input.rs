@@ -163,7 +163,8 @@ pub fn builtin_profile(name: &str) -> Result<Profile> {
     match builtin::get(name) {
         Some(p) => Ok(p),
         None => bail!(
-            "unknown workload `{name}`; built-in workloads (see `ssdlab workloads`): {}",
+            "unknown workload `{name}`{}; built-in workloads (see `ssdlab workloads`): {}",
+            ssdlab::error::did_you_mean(name, builtin::names().iter().copied()),
             builtin::names().join(", ")
         ),
     }

@@ -33,6 +33,7 @@ mod reproduce_pa;
 mod reproduce_pgc;
 mod reproduce_spd;
 mod results;
+pub mod scoreboard;
 mod svg;
 mod sweep;
 mod trace_cmd;
@@ -575,7 +576,7 @@ fn cmd_presets(what: Option<PresetCmd>) -> Result<ExitCode> {
                 &[],
                 None,
             )?;
-            print!("{}", cfg.to_toml());
+            print!("{}", cfg.to_toml_commented());
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -14,7 +14,8 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use serde_json::Value;
 
-use crate::svg::{line_chart, Series};
+use crate::scoreboard::{Scoreboard, Verdict};
+use crate::svg::{line_chart_on, paper_chart, PaperBar, Series, XAxis};
 
 #[derive(Args)]
 pub struct ReportArgs {
@@ -28,8 +29,9 @@ pub struct ReportArgs {
 
 /// Charts of one kind drawn at most (the rest are counted in a note).
 const MAX_GROUPS: usize = 24;
-/// Series per chart at most.
-const MAX_SERIES: usize = 12;
+/// Series per chart at most (each with its own colour and dash pattern);
+/// more runs of one workload are drawn as several charts side by side.
+const MAX_SERIES: usize = crate::svg::DISTINCT_STYLES;
 /// Points per curve at most.
 const MAX_POINTS: usize = 160;
 
@@ -59,7 +61,12 @@ fn inline(s: &str) -> String {
                 continue;
             }
         }
-        let next = rest[1..].find(['`', '*']).map_or(rest.len(), |i| i + 1);
+        // past the first character (which may be a lone mark, or several
+        // bytes long) to the next mark
+        let first = rest.chars().next().map_or(1, char::len_utf8);
+        let next = rest[first..]
+            .find(['`', '*'])
+            .map_or(rest.len(), |i| i + first);
         out.push_str(&esc(&rest[..next]));
         rest = &rest[next..];
     }
@@ -217,23 +224,31 @@ fn runs(dir: &Path) -> Result<Vec<(String, Value)>> {
     Ok(out)
 }
 
-/// The longest common prefix of the names, cut at a `__` boundary.
-fn common_prefix<'a>(names: impl Iterator<Item = &'a str>) -> usize {
-    let names: Vec<&str> = names.collect();
-    let Some(first) = names.first() else {
-        return 0;
-    };
-    let mut n = first.len();
-    for s in &names[1..] {
-        n = n.min(
-            first
-                .bytes()
-                .zip(s.bytes())
-                .take_while(|(a, b)| a == b)
-                .count(),
-        );
-    }
-    first[..n].rfind("__").map_or(0, |k| k + 2)
+/// Legend names of runs drawn together: the parts of their file names
+/// (`experiment__drive__workload__scheme[__key=value…]`) that differ
+/// between them, joined by " · "; a lone run is named by its drive.
+fn legend_names(runs: &[&(String, Value)]) -> Vec<String> {
+    let parts: Vec<Vec<&str>> = runs.iter().map(|r| r.0.split("__").collect()).collect();
+    let longest = parts.iter().map(Vec::len).max().unwrap_or(0);
+    let varies: Vec<bool> = (0..longest)
+        .map(|k| parts.iter().any(|p| p.get(k) != parts[0].get(k)))
+        .collect();
+    runs.iter()
+        .zip(&parts)
+        .map(|(r, p)| {
+            let name: Vec<&str> = p
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| varies[*k])
+                .map(|(_, s)| *s)
+                .collect();
+            if name.is_empty() {
+                r.1["config_name"].as_str().unwrap_or(&r.0).to_string()
+            } else {
+                name.join(" · ")
+            }
+        })
+        .collect()
 }
 
 /// Runs grouped by workload (the CDFs and timelines of one workload share
@@ -241,7 +256,7 @@ fn common_prefix<'a>(names: impl Iterator<Item = &'a str>) -> usize {
 fn by_workload(runs: &[(String, Value)]) -> BTreeMap<String, Vec<&(String, Value)>> {
     let mut g: BTreeMap<String, Vec<&(String, Value)>> = BTreeMap::new();
     for r in runs {
-        let w = r.1["workload"].as_str().unwrap_or("?").to_string();
+        let w = r.1["workload_name"].as_str().unwrap_or("?").to_string();
         g.entry(w).or_default().push(r);
     }
     g
@@ -254,7 +269,26 @@ struct ChartKind<'a> {
     heading: &'a str,
     intro: &'a str,
     field: &'a str,
+    /// Curves with fewer points are not drawn (a count per interval over
+    /// two or three intervals is no timeline).
+    min_points: usize,
+    x_axis: XAxis,
+    /// Draw the points as a step function (a CDF: the share holds until the
+    /// next value).
+    steps: bool,
     charts: Vec<(String, &'a str, &'a str, Points<'a>)>,
+}
+
+/// `pts` as a step function's corners.
+fn steps(pts: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
+    let mut out = Vec::with_capacity(pts.len() * 2);
+    for (k, &(x, y)) in pts.iter().enumerate() {
+        if k > 0 {
+            out.push((x, pts[k - 1].1));
+        }
+        out.push((x, y));
+    }
+    out
 }
 
 type Points<'a> = Box<dyn Fn(&[Value]) -> Vec<(f64, f64)> + 'a>;
@@ -273,27 +307,67 @@ fn grouped_charts(runs: &[(String, Value)], kind: &ChartKind, out: &mut String) 
         "<h2>{}</h2>\n<p>{}</p>\n<div class=\"grid\">",
         kind.heading, kind.intro
     );
+    let mut coarse = 0;
+    let mut flat = Vec::new();
     for (w, rs) in drawn.iter().take(MAX_GROUPS) {
-        let cut = common_prefix(rs.iter().map(|r| r.0.as_str()));
+        let names = legend_names(rs);
         for (title, x_label, y_label, points) in &kind.charts {
             let series: Vec<Series> = rs
                 .iter()
-                .take(MAX_SERIES)
-                .filter_map(|r| {
+                .zip(&names)
+                .filter_map(|(r, name)| {
                     let pts = points(r.1[kind.field].as_array()?);
-                    (!pts.is_empty()).then(|| Series {
-                        name: &r.0[cut..],
-                        points: thin(pts),
+                    if pts.len() < kind.min_points {
+                        coarse += 1;
+                        return None;
+                    }
+                    let pts = thin(pts);
+                    Some(Series {
+                        name,
+                        points: if kind.steps { steps(pts) } else { pts },
                     })
                 })
                 .collect();
-            if !series.is_empty() {
-                let svg = line_chart(&format!("{w}: {title}"), x_label, y_label, &series);
+            if series.iter().all(|s| s.points.iter().all(|p| p.1 == 0.0)) {
+                if !series.is_empty() {
+                    flat.push(format!("{w}: {title}"));
+                }
+                continue;
+            }
+            // small multiples when the runs outnumber the distinct styles
+            let parts = series.len().div_ceil(MAX_SERIES);
+            for (k, chunk) in series.chunks(MAX_SERIES).enumerate() {
+                let part = if parts > 1 {
+                    format!(" ({} of {parts})", k + 1)
+                } else {
+                    String::new()
+                };
+                let svg = line_chart_on(
+                    &format!("{w}: {title}{part}"),
+                    x_label,
+                    y_label,
+                    chunk,
+                    kind.x_axis,
+                );
                 let _ = writeln!(out, "<figure>{}</figure>", svg_body(&svg));
             }
         }
     }
     out.push_str("</div>\n");
+    if !flat.is_empty() {
+        let _ = writeln!(
+            out,
+            "<p class=\"note\">0 throughout in every run, not drawn: {}.</p>",
+            esc(&flat.join("; "))
+        );
+    }
+    if coarse > 0 {
+        let _ = writeln!(
+            out,
+            "<p class=\"note\">{coarse} curves with fewer than {} points not drawn (a coarser time series than the run's length; set <code>metrics.interval_ms</code> smaller).</p>",
+            kind.min_points
+        );
+    }
     if drawn.len() > MAX_GROUPS {
         let _ = writeln!(
             out,
@@ -303,31 +377,39 @@ fn grouped_charts(runs: &[(String, Value)], kind: &ChartKind, out: &mut String) 
     }
 }
 
+/// Latencies below this are drawn at it (a log axis has no 0).
+const CDF_FLOOR_US: f64 = 0.1;
+
 /// The latency CDFs (from the runs' `latency_cdf`), reads and writes apart.
 fn cdf_charts(runs: &[(String, Value)], out: &mut String) {
     let cdf = |op: &'static str| -> Points<'static> {
         Box::new(move |a: &[Value]| {
-            a.iter()
+            let pts: Vec<(f64, f64)> = a
+                .iter()
                 .filter(|p| p["op"] == op)
                 .filter_map(|p| {
                     Some((
-                        p["latency_us"].as_f64()?.max(1e-3).log10(),
+                        p["latency_us"].as_f64()?.max(CDF_FLOOR_US).log10(),
                         p["fraction"].as_f64()?,
                     ))
                 })
-                .collect()
+                .collect();
+            pts
         })
     };
     let kind = ChartKind {
         heading: "Latency distributions",
-        intro: "Cumulative share of requests by latency (x: log10 of the latency in µs), one line per run of the workload.",
+        intro: "Cumulative share of requests by latency (log scale, µs), one line per run of the workload; requests that completed in under 0.1 µs (without flash work: buffer hits, reads of never-written pages) are drawn at 0.1 µs.",
         field: "latency_cdf",
+        min_points: 1,
+        x_axis: XAxis::Log10,
+        steps: true,
         charts: ["read", "write"]
             .into_iter()
             .map(|op| {
                 (
                     format!("{op} latency CDF"),
-                    "log10 latency (us)",
+                    "latency (us, log scale)",
                     "share of requests",
                     cdf(op),
                 )
@@ -343,6 +425,9 @@ fn gc_timelines(runs: &[(String, Value)], out: &mut String) {
         heading: "GC timelines",
         intro: "GCs finished per interval of the time series (<code>metrics.interval_ms</code>), one line per run.",
         field: "timeseries",
+        min_points: 8,
+        x_axis: XAxis::Linear,
+        steps: false,
         charts: vec![(
             "GCs per interval".to_string(),
             "time (s)",
@@ -376,6 +461,50 @@ fn svg_body(svg: &str) -> &str {
     svg.find("<svg").map_or(svg, |k| &svg[k..])
 }
 
+/// Each paper's figures as charts, the paper's value as a ghost bar beside
+/// ours (coloured by the verdict), then the table with the causes, and the
+/// paper's conclusions.
+fn paper_section(boards: &[Scoreboard], out: &mut String) {
+    if boards.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "<h2>The papers' figures beside ours</h2>\n{}",
+        markdown(&crate::scoreboard::summary_table(boards))
+    );
+    for b in boards {
+        // one chart per figure of the paper and unit, in the paper's order
+        let mut groups: Vec<(String, String, Vec<&crate::scoreboard::Figure>)> = Vec::new();
+        for f in &b.figures {
+            match groups.iter_mut().find(|g| g.0 == f.figure && g.1 == f.unit) {
+                Some(g) => g.2.push(f),
+                None => groups.push((f.figure.clone(), f.unit.clone(), vec![f])),
+            }
+        }
+        let _ = writeln!(out, "<h3>{}</h3>\n<div class=\"grid\">", esc(&b.paper));
+        for (figure, unit, figs) in &groups {
+            let bars: Vec<PaperBar> = figs
+                .iter()
+                .map(|f| PaperBar {
+                    label: &f.quantity,
+                    paper: Some(f.paper.value()),
+                    ours: f.ours,
+                    within: match f.verdict {
+                        Verdict::Within => Some(true),
+                        Verdict::Miss | Verdict::Flagged => Some(false),
+                        Verdict::Calibrated | Verdict::ByConstruction => None,
+                    },
+                })
+                .collect();
+            let svg = paper_chart(&format!("{}: {figure}", b.paper), unit, &bars);
+            let _ = writeln!(out, "<figure>{}</figure>", svg_body(&svg));
+        }
+        out.push_str("</div>\n");
+        out.push_str(&markdown(&b.detail()));
+    }
+}
+
 fn metadata(runs: &[(String, Value)], out: &mut String) {
     let mut sets: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
     let mut traces: BTreeMap<String, String> = BTreeMap::new();
@@ -394,8 +523,8 @@ fn metadata(runs: &[(String, Value)], out: &mut String) {
         add("git revision", &run["git_revision"]);
         add("seed", &run["seed"]);
         add("preconditioning", &run["precondition"]);
-        add("drive", &v["config"]);
-        add("workload", &v["workload"]);
+        add("drive", &v["config_name"]);
+        add("workload", &v["workload_name"]);
         if let Some(t) = run["workload"]["trace"].as_object() {
             if let (Some(p), Some(h)) = (t["path"].as_str(), t["sha256"].as_str()) {
                 traces.insert(p.to_string(), h.to_string());
@@ -489,6 +618,7 @@ main { max-width: 1200px; margin: 0 auto; padding: 24px 32px 64px; }
 header { background: #1f3a5f; color: #fff; padding: 18px 32px; }
 header h1 { margin: 0; font-size: 22px; font-weight: 600; }
 header p { margin: 4px 0 0; opacity: .8; font-size: 13px; }
+header code { background: rgba(255, 255, 255, .18); color: inherit; }
 h2 { border-bottom: 2px solid #d8dee6; padding-bottom: 4px; margin-top: 40px; font-size: 19px; }
 h3 { margin-top: 28px; font-size: 16px; }
 table { border-collapse: collapse; margin: 12px 0; font-size: 13px; background: #fff; }
@@ -519,7 +649,8 @@ pub fn cmd_report(a: ReportArgs) -> Result<ExitCode> {
     }
     let summary = std::fs::read_to_string(dir.join("summary.md")).ok();
     let has_results = dir.join("results.csv").is_file();
-    if summary.is_none() && !has_results {
+    let boards = crate::scoreboard::collect(dir)?;
+    if summary.is_none() && !has_results && boards.is_empty() {
         bail!(
             "{}: no summary.md and no results.csv: not a sweep's or reproduction's output directory",
             dir.display()
@@ -531,15 +662,22 @@ pub fn cmd_report(a: ReportArgs) -> Result<ExitCode> {
     let title = summary
         .as_deref()
         .and_then(|s| s.lines().find_map(|l| l.strip_prefix("# ")))
-        .unwrap_or("ssdlab results")
-        .to_string();
+        .map(str::to_string)
+        .or_else(|| match boards.as_slice() {
+            [one] => Some(format!("{}: the paper's figures beside ours", one.paper)),
+            [] => None,
+            _ => Some("The papers' figures beside ours".to_string()),
+        })
+        .unwrap_or_else(|| "ssdlab results".to_string());
 
     let mut body = String::new();
     let _ = writeln!(
         body,
-        "<nav><a href=\"#summary\">Summary</a><a href=\"#charts\">Charts</a><a href=\"#latency\">Latency</a><a href=\"#runs\">All runs</a><a href=\"#meta\">Provenance</a></nav>"
+        "<nav><a href=\"#papers\">Paper against ours</a><a href=\"#summary\">Summary</a><a href=\"#charts\">Charts</a><a href=\"#latency\">Latency</a><a href=\"#runs\">All runs</a><a href=\"#meta\">Provenance</a></nav>"
     );
-    body.push_str("<section id=\"summary\">\n");
+    body.push_str("<section id=\"papers\">\n");
+    paper_section(&boards, &mut body);
+    body.push_str("</section>\n<section id=\"summary\">\n");
     if let Some(s) = &summary {
         // the page's title is the summary's first heading
         let rest: String = s
@@ -575,8 +713,9 @@ pub fn cmd_report(a: ReportArgs) -> Result<ExitCode> {
     body.push_str("</section>\n");
 
     let page = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{t}</title>\n<style>{STYLE}</style></head>\n<body><header><h1>{t}</h1><p>ssdlab {v} · {d}</p></header><main>\n{body}</main></body></html>\n",
-        t = inline(&title),
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{t}</title>\n<style>{STYLE}</style></head>\n<body><header><h1>{h}</h1><p>ssdlab {v} · {d}</p></header><main>\n{body}</main></body></html>\n",
+        t = esc(&crate::svg::plain(&title)),
+        h = inline(&title),
         v = env!("CARGO_PKG_VERSION"),
         d = esc(&dir.display().to_string()),
     );
@@ -611,14 +750,18 @@ mod tests {
         );
         assert!(html.contains("<ul><li>one</li><li>two</li></ul>"), "{html}");
         assert!(html.contains("<pre>&lt;raw&gt;\n</pre>"), "{html}");
+        // a multi-byte character where a mark could start
+        assert_eq!(inline("§III `x` é*"), "§III <code>x</code> é*");
     }
 
     #[test]
     fn csv_fields_and_prefixes() {
         assert_eq!(split_csv("a,\"b,c\",\"d\"\"e\""), ["a", "b,c", "d\"e"]);
-        assert_eq!(
-            common_prefix(["x__w__a", "x__w__b"].into_iter()),
-            "x__w__".len()
-        );
+        let runs: Vec<(String, Value)> = ["x__d__w__a", "x__d__w__b__k=1"]
+            .iter()
+            .map(|n| (n.to_string(), Value::Null))
+            .collect();
+        let refs: Vec<&(String, Value)> = runs.iter().collect();
+        assert_eq!(legend_names(&refs), ["a", "b · k=1"]);
     }
 }

@@ -44,6 +44,17 @@ pub struct DvpArgs {
     no_hdi: bool,
 }
 
+impl DvpArgs {
+    /// Every experiment of the paper into `out` (`ssdlab reproduce all`).
+    pub(crate) fn all(out: PathBuf, quick: bool) -> Self {
+        DvpArgs {
+            out,
+            quick,
+            no_hdi: false,
+        }
+    }
+}
+
 /// Fig. 12's workload and drive.
 const WORKLOAD: &str = "dvp/Distilled";
 const DRIVE: &str = "dvp-proto";

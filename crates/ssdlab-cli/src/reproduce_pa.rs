@@ -45,6 +45,19 @@ pub struct PaArgs {
     limit: Option<u64>,
 }
 
+impl PaArgs {
+    /// Every experiment of the paper into `out` (`ssdlab reproduce all`).
+    pub(crate) fn all(out: PathBuf, quick: bool, batch: crate::batch::BatchArgs) -> Self {
+        PaArgs {
+            out,
+            quick,
+            batch,
+            workloads: Vec::new(),
+            limit: None,
+        }
+    }
+}
+
 const QUICK_SCALE: u64 = 8;
 const PRECONDITION: &str = "fill:0.7:0+trace-reads";
 const THRESHOLD: &str = "gc.threshold={percent=30.0}";

@@ -61,6 +61,21 @@ pub struct PgcArgs {
     financial1_trace: Option<PathBuf>,
 }
 
+impl PgcArgs {
+    /// Every experiment of the paper into `out` (`ssdlab reproduce all`).
+    pub(crate) fn all(out: PathBuf, quick: bool, batch: crate::batch::BatchArgs) -> Self {
+        PgcArgs {
+            out,
+            quick,
+            batch,
+            experiments: Vec::new(),
+            workloads: Vec::new(),
+            limit: None,
+            financial1_trace: None,
+        }
+    }
+}
+
 /// `--quick` divides the drives' blocks per plane (and so the workloads'
 /// footprints and request counts) by this.
 const QUICK_SCALE: u64 = 8;

@@ -99,6 +99,11 @@ struct Spec {
     scheme: Vec<SchemeSpec>,
     #[serde(default)]
     param: Vec<ParamSpec>,
+    /// The directory relative paths of the spec are resolved against
+    /// (itself absolute, or relative to the spec's directory); by default
+    /// the spec's directory. A spec written by a program (Python's
+    /// `ssdlab.sweep` with a dict) names the directory it was given in.
+    base_dir: Option<PathBuf>,
 }
 
 fn no_precondition() -> String {
@@ -260,7 +265,14 @@ pub(crate) fn plan(path: &Path, max_runs: u64) -> Result<Plan> {
     let origin = path.display().to_string();
     let text = std::fs::read_to_string(path).with_context(|| format!("reading {origin}"))?;
     let spec: Spec = toml::from_str(&text).map_err(|e| anyhow::anyhow!("{origin}: {e}"))?;
-    let dir = path.parent().unwrap_or(Path::new("."));
+    let spec_dir = path.parent().unwrap_or(Path::new("."));
+    let base = spec.base_dir.as_deref().map(|b| resolve(spec_dir, b));
+    if let Some(b) = &base {
+        if !b.is_dir() {
+            bail!("{origin}: `base_dir`: {} is not a directory", b.display());
+        }
+    }
+    let dir = base.as_deref().unwrap_or(spec_dir);
 
     if spec.experiment.trim().is_empty() {
         bail!("{origin}: `experiment` must not be empty");
@@ -520,7 +532,11 @@ pub(crate) fn workload_args(limit: Option<u64>) -> WorkloadArgs {
 pub(crate) fn select<'a>(what: &str, given: &[String], known: &[&'a str]) -> Result<Vec<&'a str>> {
     for g in given {
         if !known.contains(&g.as_str()) {
-            bail!("unknown {what} `{g}`; known {what}s: {}", known.join(", "));
+            bail!(
+                "unknown {what} `{g}`{}; known {what}s: {}",
+                ssdlab::error::did_you_mean(g, known.iter().copied()),
+                known.join(", ")
+            );
         }
     }
     Ok(known
@@ -709,14 +725,75 @@ pub(crate) struct Grid<'a> {
     pub reports: &'a [Report],
 }
 
+/// How a metric is laid out in the tables and charts.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Layout {
+    /// Ratios to the baseline scheme (its value is non-zero in every row).
+    Relative,
+    /// Absolute values: the baseline's value is 0 in some row, where a
+    /// ratio means nothing.
+    Absolute,
+    /// The metric is 0 in every run: no table or chart, one line says so.
+    AllZero,
+}
+
 impl Grid<'_> {
+    fn layout(&self, metric: MetricFn) -> Layout {
+        let value = |i: usize| metric(&self.reports[i]);
+        if self
+            .rows
+            .iter()
+            .all(|r| r.runs.iter().all(|&i| value(i) == 0.0))
+        {
+            Layout::AllZero
+        } else if self
+            .rows
+            .iter()
+            .all(|r| value(r.runs[self.baseline]) != 0.0)
+        {
+            Layout::Relative
+        } else {
+            Layout::Absolute
+        }
+    }
+
     /// One markdown table per metric of `self.metrics`, under a heading of
     /// `level` (`"##"`): the baseline's absolute value, every scheme's ratio
-    /// to it (percent change), and the mean ratio.
+    /// to it (percent change), and the mean ratio. Where the baseline's
+    /// value is 0 in some row the table gives every scheme's absolute
+    /// value instead; a metric that is 0 in every run gets one line.
     pub fn tables(&self, s: &mut String, level: &str) {
         let bname = &self.schemes[self.baseline];
         for &(_, title, metric) in self.metrics {
             let _ = writeln!(s, "\n{level} {title}\n");
+            match self.layout(metric) {
+                Layout::AllZero => {
+                    let _ = writeln!(s, "0 in every run.");
+                    continue;
+                }
+                Layout::Absolute => {
+                    let _ = writeln!(
+                        s,
+                        "Absolute values ({bname} is 0 in some rows, where a ratio to it means nothing).\n"
+                    );
+                    let mut head = String::from("| workload |");
+                    let mut rule = String::from("|---|");
+                    for name in self.schemes {
+                        let _ = write!(head, " {name} |");
+                        rule.push_str("---:|");
+                    }
+                    let _ = writeln!(s, "{head}\n{rule}");
+                    for row in &self.rows {
+                        let _ = write!(s, "| {} |", row.label);
+                        for &i in &row.runs {
+                            let _ = write!(s, " {} |", fmt_value(metric(&self.reports[i])));
+                        }
+                        s.push('\n');
+                    }
+                    continue;
+                }
+                Layout::Relative => {}
+            }
             let mut head = format!("| workload | {bname} (absolute) |");
             let mut rule = String::from("|---|---:|");
             for name in self.schemes {
@@ -746,7 +823,13 @@ impl Grid<'_> {
         }
     }
 
-    fn chart(&self, title: &str, metric: MetricFn) -> String {
+    /// A metric's bar chart: ratios to the baseline, or absolute values
+    /// where the baseline is 0 in some row; None when it is 0 everywhere.
+    fn chart(&self, title: &str, metric: MetricFn) -> Option<String> {
+        let layout = self.layout(metric);
+        if layout == Layout::AllZero {
+            return None;
+        }
         let categories: Vec<&str> = self.rows.iter().map(|r| r.label.as_str()).collect();
         let base = &self.schemes[self.baseline];
         let series: Vec<(&str, Vec<f64>)> = self
@@ -758,27 +841,38 @@ impl Grid<'_> {
                     .rows
                     .iter()
                     .map(|row| {
-                        let b = metric(&self.reports[row.runs[self.baseline]]);
-                        ratio(metric(&self.reports[row.runs[k]]), b).unwrap_or(0.0)
+                        let v = metric(&self.reports[row.runs[k]]);
+                        match layout {
+                            Layout::Relative => {
+                                let b = metric(&self.reports[row.runs[self.baseline]]);
+                                ratio(v, b).unwrap_or(0.0)
+                            }
+                            _ => v,
+                        }
                     })
                     .collect();
                 (name.as_str(), values)
             })
             .collect();
-        crate::svg::bar_chart(
-            &format!("{title}, relative to {base}"),
-            &format!("ratio to {base}"),
-            &categories,
-            &series,
-        )
+        Some(match layout {
+            Layout::Relative => crate::svg::bar_chart(
+                &format!("{title}, relative to {base}"),
+                &format!("ratio to {base}"),
+                &categories,
+                &series,
+            ),
+            _ => crate::svg::bar_chart(title, title, &categories, &series),
+        })
     }
 
-    /// One bar chart per metric of `self.metrics`: `dir/<metric>.svg`.
+    /// One bar chart per metric of `self.metrics` that is not 0 in every
+    /// run: `dir/<metric>.svg`.
     pub fn write_charts(&self, dir: &Path) -> Result<()> {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         for &(file, title, metric) in self.metrics {
-            let svg = self.chart(title, metric);
-            write(&dir.join(format!("{file}.svg")), &svg)?;
+            if let Some(svg) = self.chart(title, metric) {
+                write(&dir.join(format!("{file}.svg")), &svg)?;
+            }
         }
         Ok(())
     }

@@ -866,7 +866,7 @@ fn replays_the_msr_excerpts() {
     // Header, CRLF and the blank line change nothing but the workload name
     // (and the file recorded under `run`).
     for r in &mut reports {
-        r.as_object_mut().unwrap().remove("workload");
+        r.as_object_mut().unwrap().remove("workload_name");
         r.as_object_mut().unwrap().remove("run");
     }
     assert_eq!(reports[0], reports[1]);

@@ -399,7 +399,7 @@ fn run_with_a_scheme_applies_it_and_unknown_schemes_are_listed() {
     ]);
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    assert_eq!(v["config"], "small+baseline-p");
+    assert_eq!(v["config_name"], "small+baseline-p");
     assert_eq!(v["requests"], 2000);
 
     let (toml_text, _) = ok(&["presets", "show", "small", "--scheme", "baseline-p"]);
@@ -430,7 +430,7 @@ fn run_with_a_scheme_applies_it_and_unknown_schemes_are_listed() {
         ok(&args);
         let mut v: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-        v["config"] = serde_json::Value::Null;
+        v["config_name"] = serde_json::Value::Null;
         v["run"] = serde_json::Value::Null;
         v
     };
@@ -506,7 +506,7 @@ fn sweep_schemes_can_come_from_the_registry() {
             .join(format!("registry__small__spd_hm_0__{scheme}.json"));
         let v: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-        v["config"].as_str().unwrap().to_string()
+        v["config_name"].as_str().unwrap().to_string()
     };
     assert_eq!(config_of("baseline-p"), "small+baseline-p");
     assert_eq!(config_of("p-fifo"), "small+baseline-p");

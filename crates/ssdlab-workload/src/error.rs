@@ -56,3 +56,44 @@ impl Error {
         }
     }
 }
+
+/// "; did you mean `x`?" when one of `known` is close to `name` (a typo, a
+/// letter case, a separator), or nothing; for the end of an "unknown …"
+/// message. Close means a normalised Damerau-Levenshtein similarity of at
+/// least 0.7 after lower-casing, or one name containing the other.
+pub fn did_you_mean<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> String {
+    let lower = name.to_lowercase();
+    let mut best: Option<(f64, &str)> = None;
+    for k in known {
+        let kl = k.to_lowercase();
+        let mut score = strsim::normalized_damerau_levenshtein(&lower, &kl);
+        if lower.len() >= 3 && (kl.contains(&lower) || lower.contains(&kl)) {
+            score = score.max(0.7);
+        }
+        if score >= 0.7 && best.is_none_or(|(b, _)| score > b) {
+            best = Some((score, k));
+        }
+    }
+    match best {
+        Some((_, k)) if k != name => format!("; did you mean `{k}`?"),
+        _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::did_you_mean;
+
+    #[test]
+    fn suggestions() {
+        let known = ["spd-512g", "small", "pa-tlc", "dvp-proto"];
+        assert_eq!(did_you_mean("spd512g", known), "; did you mean `spd-512g`?");
+        assert_eq!(did_you_mean("SMALL", known), "; did you mean `small`?");
+        assert_eq!(did_you_mean("patlc", known), "; did you mean `pa-tlc`?");
+        assert_eq!(did_you_mean("xyz", known), "");
+        assert_eq!(
+            did_you_mean("hm_0", ["spd/hm_0", "spd/prn_0"]),
+            "; did you mean `spd/hm_0`?"
+        );
+    }
+}

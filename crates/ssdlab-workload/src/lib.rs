@@ -83,7 +83,7 @@ pub mod stats;
 pub mod synthetic;
 pub mod systor;
 pub mod tencent;
-mod toml_keys;
+pub mod toml_keys;
 pub mod writer;
 
 /// Direction of an I/O.

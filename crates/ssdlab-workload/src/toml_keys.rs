@@ -1,7 +1,9 @@
-//! Where in a TOML text an error is: the dotted key or table at a byte
-//! offset, for errors that name file, line and key (profile files and trace
-//! format specs). The `toml` crate gives a byte span; serde's messages name a
-//! field without its table.
+//! Where in a TOML text an error is, and the error that says so: the dotted
+//! key or table at a byte offset, for errors that name file, line and key
+//! (configurations, profiles and trace format specs). The `toml` crate gives
+//! a byte span; serde's messages name a field without its table.
+
+use crate::error::Error;
 
 pub(crate) fn backticked_after<'a>(msg: &'a str, prefix: &str) -> Option<&'a str> {
     let rest = &msg[msg.find(prefix)? + prefix.len()..];
@@ -142,4 +144,75 @@ pub(crate) fn table_at(text: &str, pos: usize) -> String {
         return parts.join(".");
     }
     table_path(text, pos)
+}
+
+/// A TOML error as an [`Error::Config`] naming the field (the dotted key) as
+/// closely as the error allows, with the line and column, and for an unknown
+/// field the nearest known one.
+pub fn toml_error(text: &str, origin: &str, e: &toml::de::Error) -> Error {
+    let msg = e.message().trim().replace('\n', " ");
+    let span = e.span().map(|s| {
+        let mut start = s.start.min(text.len());
+        while !text.is_char_boundary(start) {
+            start -= 1;
+        }
+        start..s.end
+    });
+    // serde names a missing or unknown field in the message; the span then
+    // points at the table that lacks it or at the unknown key
+    let named = ["missing field `", "unknown field `"]
+        .iter()
+        .find_map(|p| backticked_after(&msg, p));
+    let field = match (named, &span) {
+        (Some(f), Some(s)) => {
+            // a span at an inline table's `{` is about that table
+            let inside = if text[s.start..].starts_with('{') {
+                s.start + 1
+            } else {
+                s.start
+            };
+            join_key(&table_path(text, inside), f)
+        }
+        (Some(f), None) => f.to_string(),
+        (None, Some(s)) => key_path(text, s.start),
+        (None, None) => String::new(),
+    };
+    let field = if field.is_empty() {
+        "toml".to_string()
+    } else {
+        field
+    };
+    // our own conversion errors start with the dotted field they are about,
+    // written for the table's usual key: `address.kind` is about
+    // `read_address.kind` when the table is `read_address`
+    let (field, msg) = match msg.split_once(": ") {
+        Some((f, m)) if f.chars().all(is_key_char) => match f.split_once('.') {
+            Some((head, rest)) if field == head || field.ends_with(&format!("_{head}")) => {
+                (format!("{field}.{rest}"), m.to_string())
+            }
+            _ => (field, msg),
+        },
+        _ => (field, msg),
+    };
+    let at = match span {
+        Some(s) => {
+            let before = &text[..s.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+            format!(" (line {line}, column {col})")
+        }
+        None => String::new(),
+    };
+    // serde lists the expected fields: suggest the nearest to a misspelt one
+    let hint = match backticked_after(&msg, "unknown field `") {
+        Some(f) => {
+            let known: Vec<&str> = msg
+                .split_once("expected")
+                .map(|(_, list)| list.split('`').skip(1).step_by(2).collect())
+                .unwrap_or_default();
+            crate::error::did_you_mean(f, known)
+        }
+        None => String::new(),
+    };
+    Error::config(origin, field, format!("{msg}{at}{hint}"))
 }

@@ -46,7 +46,13 @@ impl Check {
             tolerance: if rel == 0.0 {
                 "exact".into()
             } else {
-                format!("within {}%", rel * 100.0)
+                // at most six decimals, trailing zeros dropped: 1e-6 is
+                // "0.0001%", not its binary expansion
+                let pct = format!("{:.6}", rel * 100.0);
+                format!(
+                    "within {}%",
+                    pct.trim_end_matches('0').trim_end_matches('.')
+                )
             },
             pass,
         }

@@ -62,7 +62,7 @@ fn type_blind_writes_under_relaxed_order_follow_the_strict_order() {
     assert!(strict.gc.count > 0, "GC must run");
     let json = |r: &Report| {
         let mut v = serde_json::to_value(r).unwrap();
-        v["config"] = serde_json::Value::Null;
+        v["config_name"] = serde_json::Value::Null;
         v
     };
     assert_eq!(json(&strict), json(&relaxed));

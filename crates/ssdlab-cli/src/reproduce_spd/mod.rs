@@ -69,6 +69,22 @@ pub struct SpdArgs {
     limit: Option<u64>,
 }
 
+impl SpdArgs {
+    /// Every experiment of the paper into `out` (`ssdlab reproduce all`).
+    pub(crate) fn all(out: PathBuf, quick: bool, batch: crate::batch::BatchArgs) -> Self {
+        SpdArgs {
+            out,
+            quick,
+            batch,
+            trace_dir: None,
+            experiments: Vec::new(),
+            workloads: Vec::new(),
+            preset: "spd-512g".into(),
+            limit: None,
+        }
+    }
+}
+
 /// The paper's workloads, in its order.
 const WORKLOADS: [&str; 11] = [
     "hm_0", "prn_0", "prn_1", "proj_0", "proj_3", "prxy_0", "rsrch_0", "src2_0", "stg_0", "ts_0",

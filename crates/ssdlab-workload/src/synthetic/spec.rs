@@ -2,9 +2,7 @@
 //! and [`Arrival`] and their conversions, parsing and writing, and the
 //! translation of TOML errors into [`Error::Config`] naming the field.
 
-use crate::toml_keys::{
-    backticked_after, is_key_char, join_key, key_path, section_name, table_path,
-};
+use crate::toml_keys::{section_name, toml_error};
 use std::path::Path;
 
 use serde::{Deserialize, Deserializer, Serialize};
@@ -394,65 +392,6 @@ impl Profile {
         }
         toml::to_string(self).map_err(|e| fail(e.to_string()))
     }
-}
-
-/// Turn a TOML error into a [`Error::Config`] naming the field as closely as
-/// the error allows.
-fn toml_error(text: &str, origin: &str, e: &toml::de::Error) -> Error {
-    let msg = e.message().trim().replace('\n', " ");
-    let span = e.span().map(|s| {
-        let mut start = s.start.min(text.len());
-        while !text.is_char_boundary(start) {
-            start -= 1;
-        }
-        start..s.end
-    });
-    // serde names a missing or unknown field in the message; the span then
-    // points at the table that lacks it or at the unknown key
-    let named = ["missing field `", "unknown field `"]
-        .iter()
-        .find_map(|p| backticked_after(&msg, p));
-    let field = match (named, &span) {
-        (Some(f), Some(s)) => {
-            // a span at an inline table's `{` is about that table
-            let inside = if text[s.start..].starts_with('{') {
-                s.start + 1
-            } else {
-                s.start
-            };
-            join_key(&table_path(text, inside), f)
-        }
-        (Some(f), None) => f.to_string(),
-        (None, Some(s)) => key_path(text, s.start),
-        (None, None) => String::new(),
-    };
-    let field = if field.is_empty() {
-        "toml".to_string()
-    } else {
-        field
-    };
-    // our own conversion errors start with the dotted field they are about,
-    // written for the table's usual key: `address.kind` is about
-    // `read_address.kind` when the table is `read_address`
-    let (field, msg) = match msg.split_once(": ") {
-        Some((f, m)) if f.chars().all(is_key_char) => match f.split_once('.') {
-            Some((head, rest)) if field == head || field.ends_with(&format!("_{head}")) => {
-                (format!("{field}.{rest}"), m.to_string())
-            }
-            _ => (field, msg),
-        },
-        _ => (field, msg),
-    };
-    let at = match span {
-        Some(s) => {
-            let before = &text[..s.start.min(text.len())];
-            let line = before.matches('\n').count() + 1;
-            let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
-            format!(" (line {line}, column {col})")
-        }
-        None => String::new(),
-    };
-    Error::config(origin, field, format!("{msg}{at}"))
 }
 
 /// A validation error about `field` with the line of `field`'s top-level key

@@ -4,8 +4,8 @@
 //! Every struct denies unknown fields, so a misspelt key is an error that
 //! names the key, never a silent default.
 
+pub mod docs;
 mod overrides;
-use overrides::toml_error;
 mod presets;
 #[cfg(test)]
 mod tests;
@@ -742,9 +742,16 @@ impl Config {
         toml::to_string_pretty(self).expect("config serialises")
     }
 
+    /// The same, each section and key with its documentation line as a
+    /// comment above it (`ssdlab presets show`).
+    pub fn to_toml_commented(&self) -> String {
+        docs::annotate(&self.to_toml())
+    }
+
     /// Parse a complete configuration file. `origin` names it in errors.
     pub fn from_toml(text: &str, origin: &str) -> Result<Config> {
-        let cfg: Config = toml::from_str(text).map_err(|e| toml_error(origin, e))?;
+        let cfg: Config = toml::from_str(text)
+            .map_err(|e| crate::workload::toml_keys::toml_error(text, origin, &e))?;
         cfg.validate(origin)?;
         Ok(cfg)
     }

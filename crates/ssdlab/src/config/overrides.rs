@@ -1,7 +1,7 @@
 //! `--set KEY=VALUE` overrides, and TOML errors reported on one line.
 
 use super::*;
-use crate::error::{Error, Result};
+use crate::error::{did_you_mean, Error, Result};
 
 impl Config {
     /// Apply `key=value` overrides (dotted keys; values in TOML syntax, bare
@@ -40,7 +40,11 @@ impl Config {
                 return Err(Error::config(
                     &origin,
                     key,
-                    format!("unknown key `{last}`; known here: {}", known.join(", ")),
+                    format!(
+                        "unknown key `{last}`{}; known here: {}",
+                        did_you_mean(last, known.iter().map(String::as_str)),
+                        known.join(", ")
+                    ),
                 ));
             }
             let current = &parent[*last];
@@ -90,7 +94,11 @@ fn table_at<'a>(
             return Err(Error::config(
                 origin,
                 key,
-                format!("unknown key `{part}`; known here: {}", known.join(", ")),
+                format!(
+                    "unknown key `{part}`{}; known here: {}",
+                    did_you_mean(part, known.iter().map(String::as_str)),
+                    known.join(", ")
+                ),
             ));
         }
         node = table.get_mut(*part).expect("checked");
@@ -105,16 +113,4 @@ pub(crate) fn parse_toml_value(s: &str) -> toml::Value {
         Ok(mut t) => t.remove("v").expect("key v"),
         Err(_) => toml::Value::String(s.to_string()),
     }
-}
-
-pub(crate) fn toml_error(origin: &str, e: toml::de::Error) -> Error {
-    // toml's message already names the line, column and key; keep it whole
-    // but on one line.
-    let msg = e
-        .to_string()
-        .replace('\n', " ")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
-    Error::config(origin, "toml", msg)
 }

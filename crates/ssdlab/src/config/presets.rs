@@ -247,7 +247,8 @@ impl Config {
             _ => {
                 let names: Vec<_> = Self::preset_names().iter().map(|p| p.0).collect();
                 return Err(Error::Invalid(format!(
-                    "unknown preset `{name}`; known presets: {}",
+                    "unknown preset `{name}`{}; known presets: {}",
+                    crate::error::did_you_mean(name, names.iter().copied()),
                     names.join(", ")
                 )));
             }

@@ -31,6 +31,74 @@ fn unknown_key_is_an_error() {
     assert!(e.contains("bogus") && e.contains("x.toml"), "{e}");
 }
 
+/// Every key of every preset, with every scheme, and of the other forms of
+/// the keys that choose between forms, has its documentation line, and the
+/// commented TOML reads back as the same configuration.
+#[test]
+fn every_key_is_documented() {
+    let mut configs = Vec::new();
+    for (name, _) in Config::preset_names() {
+        let c = Config::preset(name).unwrap();
+        for s in crate::scheme::SCHEMES {
+            if let Ok(with) = s.apply(&c) {
+                configs.push(with);
+            }
+        }
+        configs.push(c);
+    }
+    let small = Config::preset("small").unwrap();
+    configs.push(
+        small
+            .with_overrides(&[
+                "gc.threshold={blocks=3}".into(),
+                "buffer.capacity={footprint-percent=1.0}".into(),
+            ])
+            .unwrap(),
+    );
+    configs.push(
+        small
+            .with_overrides(&["buffer.capacity=\"none\"".into()])
+            .unwrap(),
+    );
+    for c in &configs {
+        let commented = c.to_toml_commented();
+        let mut section = String::new();
+        for line in c.to_toml().lines() {
+            if let Some(s) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+                section = s.to_string();
+            } else if let Some((k, _)) = line.split_once(" = ") {
+                let key = if section.is_empty() {
+                    k.to_string()
+                } else {
+                    format!("{section}.{k}")
+                };
+                assert!(
+                    docs::key_doc(&key).is_some(),
+                    "{key} has no documentation line"
+                );
+            }
+        }
+        assert_eq!(&Config::from_toml(&commented, "x").unwrap(), c);
+    }
+    for (k, _) in docs::KEY_DOCS {
+        assert!(
+            configs
+                .iter()
+                .any(|c| c.to_toml().contains(&format!("[{k}]"))
+                    || k.rsplit_once('.').map_or(
+                        c.to_toml()
+                            .lines()
+                            .any(|l| l.starts_with(&format!("{k} = "))),
+                        |(sec, key)| c.to_toml().contains(&format!("[{sec}]"))
+                            && c.to_toml()
+                                .lines()
+                                .any(|l| l.starts_with(&format!("{key} = ")))
+                    )),
+            "documented key {k} is in no configuration"
+        );
+    }
+}
+
 #[test]
 fn overrides_apply() {
     let c = Config::preset("small").unwrap();

@@ -387,7 +387,13 @@ pub struct Interval {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Report {
     pub ssdlab_version: String,
+    /// The configuration's `name` (the whole configuration is in the CLI's
+    /// `run.config`).
+    #[serde(rename = "config_name", alias = "config")]
     pub config: String,
+    /// The workload's description (its full record is in the CLI's
+    /// `run.workload`).
+    #[serde(rename = "workload_name", alias = "workload")]
     pub workload: String,
     pub seed: u64,
     /// The run was interrupted: the figures cover the requests completed

@@ -345,7 +345,8 @@ pub(crate) fn named<'a, T>(
 ) -> Result<&'a T> {
     items.iter().find(|i| name_of(i) == name).ok_or_else(|| {
         Error::Invalid(format!(
-            "unknown {what} `{name}`; {known}: {}",
+            "unknown {what} `{name}`{}; {known}: {}",
+            crate::error::did_you_mean(name, items.iter().map(name_of)),
             items.iter().map(name_of).collect::<Vec<_>>().join(", ")
         ))
     })
