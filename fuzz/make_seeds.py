@@ -7,6 +7,7 @@ Each seed starts with the selector bytes its target reads (src/fuzz.rs).
 """
 import pathlib
 import subprocess
+import tomllib
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SEEDS = ROOT / "fuzz" / "seeds"
@@ -28,6 +29,18 @@ def out(target, name, data):
     d = SEEDS / target
     d.mkdir(parents=True, exist_ok=True)
     (d / name).write_bytes(data)
+
+
+def numeric_keys(table, prefix=""):
+    """(dotted key, value) of every number or array of numbers in a TOML table."""
+    for k, v in table.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, dict):
+            yield from numeric_keys(v, key + ".")
+        elif isinstance(v, bool):
+            continue
+        elif isinstance(v, (int, float)) or (isinstance(v, list) and v and isinstance(v[0], (int, float))):
+            yield key, v
 
 
 def sh(*args):
@@ -68,6 +81,19 @@ def main():
     out("config", "scheme-spd", b"\0" + sh("presets", "show", "small", "--scheme", "spd"))
     out("config", "sets", b"\1gc.victim=fifo\nbuffer.capacity={pages=256}\n"
         b"geometry.blocks_per_plane=64\nftl.mapping=\"dftl\"\nflash.plane_registers=4\n")
+    # Every numeric key at an extreme value (the range checks'
+    # boundaries; the mutations vary them): one override per seed.
+    small = tomllib.loads(sh("presets", "show", "small").decode())
+    for key, value in numeric_keys(small):
+        if isinstance(value, list):
+            v = "[" + ", ".join(["1e300" if isinstance(value[0], float) else "4294967296"] * len(value)) + "]"
+        elif isinstance(value, float):
+            v = "1e300"
+        else:
+            v = "18446744073709551615"
+        out("config", f"extreme-{key}", b"\1" + f"{key}={v}\n".encode())
+    out("config", "extreme-time-scale", b"\1host.time_scale=1e16\nmetrics.interval_ms=0.001\n")
+    out("config", "extreme-line-break", b"\1name=\"x\"\\nseed=99\n")
     for i, p in enumerate(["none", "fill:0.9:0.8+trace-reads", "fill:0.93-0.95:0.8",
                            "age:0.7+trace-writes", "trace-sequence+trace-reads"]):
         out("config", f"precondition-{i}", b"\2" + p.encode())

@@ -1,7 +1,9 @@
 //! `ssdlab._native`: the simulator's jobs for the Python package
 //! (`python/ssdlab/__init__.py` wraps them). Every call releases the GIL
 //! while it simulates; errors become `ssdlab.SsdlabError` carrying the same
-//! file/line/field message as the command line.
+//! file/line/field message as the command line. Ctrl-C (Python's signal
+//! handlers) is looked for while a call runs: a run returns its result so
+//! far, marked partial; anything else raises the KeyboardInterrupt.
 
 use std::path::PathBuf;
 
@@ -13,7 +15,39 @@ use ssdlab_cli::api;
 pyo3::create_exception!(_native, SsdlabError, PyException);
 
 fn error(e: anyhow::Error) -> PyErr {
+    if api::is_interrupted(&e) {
+        // the KeyboardInterrupt that stopped it, raised again
+        return take_pending()
+            .unwrap_or_else(|| pyo3::exceptions::PyKeyboardInterrupt::new_err(format!("{e:#}")));
+    }
     SsdlabError::new_err(format!("{e:#}"))
+}
+
+/// The exception Python's signal handler raised while a native call ran
+/// (KeyboardInterrupt, usually): the call stops, and raises it again if it
+/// has no partial result to return.
+static PENDING: std::sync::Mutex<Option<PyErr>> = std::sync::Mutex::new(None);
+
+fn take_pending() -> Option<PyErr> {
+    PENDING.lock().unwrap_or_else(|e| e.into_inner()).take()
+}
+
+/// The interrupt hook of the native calls: Python's pending signals, run
+/// by their handlers (on the main thread; elsewhere this finds none).
+fn python_interrupted() -> bool {
+    Python::attach(|py| match py.check_signals() {
+        Ok(()) => false,
+        Err(e) => {
+            *PENDING.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
+            true
+        }
+    })
+}
+
+/// Before a native call: no interrupt yet.
+fn fresh() {
+    api::clear_interrupt();
+    take_pending();
 }
 
 /// Run one simulation; returns the JSON `{"result": …, "latency_cdf": […]}`.
@@ -51,7 +85,12 @@ fn run(
         seed,
         limit,
     };
-    py.detach(|| api::run(&req)).map_err(error)
+    fresh();
+    // Ctrl-C stops the run where it is: the result so far comes back,
+    // marked partial (`Result.partial`).
+    let result = py.detach(|| api::run(&req)).map_err(error);
+    take_pending();
+    result
 }
 
 /// Run the sweep `spec` into `out` (or one shard `I/N` of it), reusing the
@@ -66,8 +105,12 @@ fn sweep(
     shard: Option<String>,
     merge: Vec<PathBuf>,
 ) -> PyResult<()> {
-    py.detach(|| api::sweep(&spec, &out, jobs, shard.as_deref(), merge))
-        .map_err(error)
+    fresh();
+    let result = py
+        .detach(|| api::sweep(&spec, &out, jobs, shard.as_deref(), merge))
+        .map_err(error);
+    take_pending();
+    result
 }
 
 /// A sweep spec given as JSON, as TOML text.
@@ -102,8 +145,9 @@ fn workloads() -> PyResult<String> {
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    // Ctrl-C stays Python's KeyboardInterrupt.
+    // Ctrl-C stays Python's KeyboardInterrupt, seen by the native calls.
     api::leave_signals_alone();
+    api::set_interrupt_hook(python_interrupted);
     m.add("SsdlabError", m.py().get_type::<SsdlabError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(run, m)?)?;

@@ -11,7 +11,10 @@ simulator, with results as pandas DataFrames.
 
 Every simulation runs in native code with the GIL released. Errors raise
 :class:`SsdlabError` with the same message (file, line, field) as the
-``ssdlab`` command.
+``ssdlab`` command. Ctrl-C stops a run where it is and returns its result
+so far (``Result.partial`` is true); during preconditioning, or in a sweep
+(whose finished runs stay in its ``out`` directory), it raises
+``KeyboardInterrupt``.
 """
 
 from __future__ import annotations
@@ -160,7 +163,20 @@ def run(
     default ``auto``) and ``profile`` (a synthetic profile TOML file);
     ``limit`` cuts it. ``precondition`` ages the drive first
     (``"fill:0.9:0.8+trace-reads"``).
+
+    Ctrl-C stops the run where it is: the result so far is returned, with
+    ``partial`` true (during preconditioning it raises ``KeyboardInterrupt``).
     """
+    if set is not None and not isinstance(set, Mapping):
+        raise TypeError(
+            f"set= takes a mapping of keys to values, e.g. {{'gc.victim': 'fifo'}}; "
+            f"got {type(set).__name__} {set!r}"
+        )
+    for name, v in (("seed", seed), ("limit", limit)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
+            raise TypeError(f"{name}= takes an int; got {type(v).__name__} {v!r}")
+        if v is not None and v < 0:
+            raise SsdlabError(f"{name}={v}: must not be negative")
     sets: List[str] = [f"{k}={_value(v)}" for k, v in (set or {}).items()]
     text = _native.run(
         preset=preset,

@@ -4,6 +4,7 @@ LocalCluster, sharded and merged), catalogues."""
 import json
 import os
 import subprocess
+import sys
 import textwrap
 
 import pandas as pd
@@ -168,3 +169,84 @@ def test_sweep_takes_a_dict(spec, tmp_path, monkeypatch):
     assert len(df) == 2 and (df["requests"] == 300).all()
     with pytest.raises(ssdlab.SsdlabError, match="`limit` is None"):
         ssdlab.sweep(dict(small, limit=None))
+
+
+def test_bad_argument_types_are_refused():
+    with pytest.raises(TypeError, match="set= takes a mapping"):
+        ssdlab.run(workload="spd/hm_0", set=["gc.victim=fifo"], limit=10)
+    with pytest.raises(TypeError, match="limit= takes an int; got bool"):
+        ssdlab.run(workload="spd/hm_0", limit=True)
+    with pytest.raises(TypeError, match="seed= takes an int"):
+        ssdlab.run(workload="spd/hm_0", seed=1.5, limit=10)
+    with pytest.raises(ssdlab.SsdlabError, match="limit=-1"):
+        ssdlab.run(workload="spd/hm_0", limit=-1)
+    with pytest.raises(ssdlab.SsdlabError, match="host.time_scale"):
+        ssdlab.run(workload="spd/hm_0", set={"host.time_scale": 1e19}, limit=10)
+
+
+# Ctrl-C while a native call runs: each case in a child interpreter that
+# interrupts itself (SIGINT, as Ctrl-C sends), with a timeout so that an
+# interrupt that is not seen fails the test instead of hanging it.
+INTERRUPT = textwrap.dedent(
+    """\
+    import json, os, signal, sys, threading
+    import ssdlab
+
+    mode = sys.argv[1]
+    threading.Timer(float(sys.argv[2]), os.kill, (os.getpid(), signal.SIGINT)).start()
+    out = {}
+    try:
+        if mode == "run":
+            r = ssdlab.run(preset="small", workload="spd/hm_0", set={"host.replays": 1000})
+        else:
+            fifo = sys.argv[3]
+            writer = os.open(fifo, os.O_RDWR)  # holds the pipe open
+            if mode != "empty":
+                # two records, then nothing more
+                os.write(writer, b"128166372003061629,hm,0,Write,4096,4096,100\\n"
+                                 b"128166372003071629,hm,0,Read,4096,4096,100\\n")
+            pre = "trace-reads" if mode == "trace-reads" else "none"
+            r = ssdlab.run(trace=fifo, trace_format="msr", precondition=pre)
+        out = {"partial": r.partial, "requests": r.to_dict()["requests"]}
+    except KeyboardInterrupt as e:
+        out = {"keyboard_interrupt": str(e)}
+    print(json.dumps(out))
+    """
+)
+
+
+def _interrupted(tmp_path, mode, delay):
+    script = tmp_path / "interrupt.py"
+    script.write_text(INTERRUPT)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    done = subprocess.run(
+        [sys.executable, str(script), mode, str(delay), str(fifo)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=os.environ,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_ctrl_c_during_a_run_returns_the_partial_result(tmp_path):
+    out = _interrupted(tmp_path, "run", 1.0)
+    assert out["partial"] is True and out["requests"] > 0, out
+
+
+def test_ctrl_c_while_a_trace_pipe_sends_nothing(tmp_path):
+    # The run waits for the pipe's next record: it ends with what it did.
+    out = _interrupted(tmp_path, "pipe", 0.5)
+    assert out["partial"] is True, out
+
+
+def test_ctrl_c_before_the_run_raises_keyboard_interrupt(tmp_path):
+    # Waiting for the trace's first bytes, or reading it before the run
+    # (trace-reads): there is no run to return.
+    for mode in ["empty", "trace-reads"]:
+        d = tmp_path / mode
+        d.mkdir()
+        out = _interrupted(d, mode, 0.5)
+        assert "keyboard_interrupt" in out, (mode, out)

@@ -211,3 +211,22 @@ pub fn workloads() -> Result<String> {
 pub fn leave_signals_alone() {
     crate::interrupt::disable();
 }
+
+/// Let the embedding program say whether it was interrupted: `hook` is
+/// called now and then (at most every 50 ms) from the thread that made the
+/// call (a run; a sweep's waiting thread), and from readers waiting on a
+/// pipe; once it answers true, the work stops as at an interrupt (a run
+/// returns its result so far, marked partial).
+pub fn set_interrupt_hook(hook: fn() -> bool) {
+    ssdlab::workload::interrupt::set_poll_hook(hook);
+}
+
+/// Forget an interrupt of an earlier call (before the next one).
+pub fn clear_interrupt() {
+    ssdlab::workload::interrupt::clear();
+}
+
+/// Did an interrupt stop the work (an error that says so)?
+pub fn is_interrupted(e: &anyhow::Error) -> bool {
+    crate::stopped_by_interrupt(e)
+}

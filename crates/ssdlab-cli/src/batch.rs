@@ -101,8 +101,8 @@ pub(crate) struct Task<'a> {
     pub precondition: &'a Precondition,
 }
 
-/// A run as saved: its report, what produced it, and the fingerprint of
-/// its task.
+/// A run as saved: its report, what produced it, the fingerprint of its
+/// task, and the checksum of all that.
 #[derive(Serialize, Deserialize)]
 struct Saved {
     #[serde(flatten)]
@@ -112,6 +112,33 @@ struct Saved {
     /// report` draws it).
     latency_cdf: Vec<ssdlab::CdfPoint>,
     task_sha256: String,
+    /// SHA-256 of the other fields as compact JSON ([`content_sha256`]):
+    /// `--resume` and `--merge` reuse a saved run only if it still holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    content_sha256: Option<String>,
+}
+
+/// The checksum of a saved run: SHA-256 of its fields but the checksum, as
+/// compact JSON (the saved numbers read back bit for bit, so a run read
+/// back gives the same bytes).
+fn content_sha256(saved: &Saved) -> Result<String> {
+    struct HashWriter(Sha256);
+    impl std::io::Write for HashWriter {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.update(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    assert!(
+        saved.content_sha256.is_none(),
+        "the checksum covers the rest"
+    );
+    let mut h = HashWriter(Sha256::new());
+    serde_json::to_writer(&mut h, saved)?;
+    Ok(h.0.finalize().iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// A finished run: its report and latency distribution.
@@ -169,30 +196,58 @@ fn source_key(s: &Source) -> String {
     }
 }
 
-/// The finished run saved for `task` (and the file's text), if `--resume`
-/// may use it.
-fn load(path: &Path, task: &Task) -> Option<(Finished, String)> {
-    let text = std::fs::read_to_string(path).ok()?;
-    let saved: Saved = serde_json::from_str(&text).ok()?;
-    (saved.task_sha256 == fingerprint(task) && !saved.report.partial).then_some((
-        Finished {
+/// The finished run saved at `path` for `task`, if `--resume` or
+/// `--merge` may use it; else why not (None: there is no such file).
+fn load(path: &Path, task: &Task) -> Option<std::result::Result<Finished, String>> {
+    if !path.exists() {
+        return None;
+    }
+    let read = || -> std::result::Result<Finished, String> {
+        let reader = crate::meta::open_result(path).map_err(|e| format!("{e:#}"))?;
+        let mut saved: Saved = serde_json::from_reader(reader)
+            .map_err(|e| format!("it does not read as a saved run (cut short?): {e}"))?;
+        if saved.task_sha256 != fingerprint(task) {
+            return Err(
+                "it was made for another drive, workload, preconditioning or ssdlab version".into(),
+            );
+        }
+        if saved.report.partial {
+            return Err("it is the partial result of an interrupted run".into());
+        }
+        let Some(sum) = saved.content_sha256.take() else {
+            return Err("it has no checksum".into());
+        };
+        if content_sha256(&saved).map_err(|e| e.to_string())? != sum {
+            return Err("its content does not match its checksum (was it edited?)".into());
+        }
+        Ok(Finished {
             report: saved.report,
             cdf: saved.latency_cdf,
-        },
-        text,
-    ))
+        })
+    };
+    Some(read())
 }
 
 fn save(path: &Path, task: &Task, run: &Finished, hashes: &Hashes) -> Result<()> {
-    crate::write_json(
-        path,
-        &Saved {
-            report: run.report.clone(),
-            run: crate::meta::describe(task.config, task.source, task.precondition, hashes)?,
-            latency_cdf: run.cdf.clone(),
-            task_sha256: fingerprint(task),
-        },
-    )
+    let mut saved = Saved {
+        report: run.report.clone(),
+        run: crate::meta::describe(task.config, task.source, task.precondition, hashes)?,
+        latency_cdf: run.cdf.clone(),
+        task_sha256: fingerprint(task),
+        content_sha256: None,
+    };
+    saved.content_sha256 = Some(content_sha256(&saved)?);
+    crate::write_json(path, &saved)
+}
+
+/// Copy the saved run `from` to `to` as it is (so that a run keeps the
+/// record of the binary and machine that produced it).
+fn copy_saved(from: &Path, to: &Path) -> Result<()> {
+    let mut src = crate::meta::open_result(from)?;
+    let mut dst = crate::output::create(to)?;
+    std::io::copy(&mut src, &mut dst).with_context(|| format!("copying {}", from.display()))?;
+    dst.finish()?;
+    Ok(())
 }
 
 /// Run every task (of the shard, with `--shard`) on `jobs` threads, saving
@@ -209,9 +264,15 @@ pub(crate) fn run(
     what: &str,
 ) -> Result<Outcome> {
     let jobs = args.job_count()?;
-    crate::interrupt::install();
+    crate::interrupt::stop_gracefully();
     std::fs::create_dir_all(runs_dir)
         .with_context(|| format!("creating {}", runs_dir.display()))?;
+    // Every run's file name can be written (the longest tells), before
+    // any run.
+    if let Some(t) = tasks.iter().max_by_key(|t| t.file.len()) {
+        crate::output::check_writable(&runs_dir.join(format!("{}.json", t.file)), "a run's file")
+            .with_context(|| format!("run `{}`", t.label))?;
+    }
     for dir in &args.merge {
         if !dir.join("runs").is_dir() {
             bail!(
@@ -221,93 +282,117 @@ pub(crate) fn run(
         }
     }
     let n = tasks.len();
+    let chosen: Vec<usize> = (0..n)
+        .filter(|i| args.shard.is_none_or(|s| i % s.count == s.index))
+        .collect();
+    // The traces' hashes for the runs' records, before any run.
     let hashes = Hashes::default();
+    for &i in &chosen {
+        hashes.prepare(tasks[i].source)?;
+    }
     let path = |t: &Task| -> PathBuf { runs_dir.join(format!("{}.json", t.file)) };
     // Where saved runs may come from: our own runs/ with --resume, then
     // the merged directories' (copied here as they are, so that a run
-    // keeps the record of the binary and machine that produced it).
+    // keeps the record of the binary and machine that produced it). A
+    // saved run that cannot be used is said, and run again.
     let saved = |t: &Task| -> Option<Finished> {
         let own = args.resume.then(|| path(t));
         let others = args
             .merge
             .iter()
             .map(|d| d.join("runs").join(format!("{}.json", t.file)));
-        own.into_iter()
-            .chain(others)
-            .find_map(|p| {
-                let (r, text) = load(&p, t)?;
-                Some((p, r, text))
-            })
-            .and_then(|(p, r, text)| {
-                if p != path(t) {
-                    crate::output::write_atomic(&path(t), text.as_bytes()).ok()?;
+        for p in own.into_iter().chain(others) {
+            match load(&p, t) {
+                None => {}
+                Some(Err(why)) => {
+                    eprintln!("{}: not reused, {why}; running it again", p.display())
                 }
-                Some(r)
-            })
+                Some(Ok(r)) => {
+                    if p != path(t) {
+                        if let Err(e) = copy_saved(&p, &path(t)) {
+                            eprintln!("{}: not reused, {e:#}; running it again", p.display());
+                            continue;
+                        }
+                    }
+                    return Some(r);
+                }
+            }
+        }
+        None
     };
-    let chosen: Vec<usize> = (0..n)
-        .filter(|i| args.shard.is_none_or(|s| i % s.count == s.index))
-        .collect();
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let reused = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let results: Mutex<Vec<Option<Result<Report>>>> = Mutex::new((0..n).map(|_| None).collect());
+    let worker = || loop {
+        if stop.load(Ordering::Relaxed) || crate::interrupt::requested() {
+            break;
+        }
+        let k = next.fetch_add(1, Ordering::Relaxed);
+        let Some(&i) = chosen.get(k) else {
+            break;
+        };
+        let task = &tasks[i];
+        if let Some(run) = saved(task) {
+            reused.fetch_add(1, Ordering::Relaxed);
+            done.fetch_add(1, Ordering::Relaxed);
+            results.lock().expect("no poisoned lock")[i] = Some(Ok(run.report));
+            continue;
+        }
+        let started = Instant::now();
+        // A panic in the model (a bug) stops the batch with an error
+        // naming the run instead of tearing down every thread.
+        let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            Simulator::new(task.config, task.source, task.precondition)
+                .and_then(|sim| sim.run_observed_inspect(&mut |_| crate::interrupt::control()))
+                .map(|(report, sim)| Finished {
+                    report,
+                    cdf: sim.latency_cdf(),
+                })
+                .map_err(anyhow::Error::from)
+        }))
+        .unwrap_or_else(|_| {
+            Err(anyhow::anyhow!(
+                "the simulator panicked (a bug; message above)"
+            ))
+        });
+        let result = match result {
+            // interrupted: neither kept nor an error of the run
+            Ok(r) if r.report.partial => break,
+            Err(e) if crate::stopped_by_interrupt(&e) => break,
+            Ok(r) => save(&path(task), task, &r, &hashes).map(|()| r.report),
+            Err(e) => Err(e),
+        };
+        if result.is_err() {
+            stop.store(true, Ordering::Relaxed);
+        } else {
+            let k = done.fetch_add(1, Ordering::Relaxed) + 1;
+            eprintln!(
+                "[{k}/{}] {}: {:.2} s",
+                chosen.len(),
+                task.label,
+                started.elapsed().as_secs_f64()
+            );
+        }
+        results.lock().expect("no poisoned lock")[i] = Some(result);
+    };
+    let workers = jobs.min(chosen.len()).max(1);
+    let ended = AtomicUsize::new(0);
     std::thread::scope(|scope| {
-        for _ in 0..jobs.min(chosen.len()).max(1) {
-            scope.spawn(|| loop {
-                if stop.load(Ordering::Relaxed) || crate::interrupt::requested() {
-                    break;
-                }
-                let k = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&i) = chosen.get(k) else {
-                    break;
-                };
-                let task = &tasks[i];
-                if let Some(run) = saved(task) {
-                    reused.fetch_add(1, Ordering::Relaxed);
-                    done.fetch_add(1, Ordering::Relaxed);
-                    results.lock().expect("no poisoned lock")[i] = Some(Ok(run.report));
-                    continue;
-                }
-                let started = Instant::now();
-                // A panic in the model (a bug) stops the batch with an error
-                // naming the run instead of tearing down every thread.
-                let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                    Simulator::new(task.config, task.source, task.precondition)
-                        .and_then(|sim| {
-                            sim.run_observed_inspect(&mut |_| crate::interrupt::control())
-                        })
-                        .map(|(report, sim)| Finished {
-                            report,
-                            cdf: sim.latency_cdf(),
-                        })
-                        .map_err(anyhow::Error::from)
-                }))
-                .unwrap_or_else(|_| {
-                    Err(anyhow::anyhow!(
-                        "the simulator panicked (a bug; message above)"
-                    ))
-                });
-                let result = match result {
-                    // interrupted: neither kept nor an error of the run
-                    Ok(r) if r.report.partial => break,
-                    Ok(r) => save(&path(task), task, &r, &hashes).map(|()| r.report),
-                    Err(e) => Err(e),
-                };
-                if result.is_err() {
-                    stop.store(true, Ordering::Relaxed);
-                } else {
-                    let k = done.fetch_add(1, Ordering::Relaxed) + 1;
-                    eprintln!(
-                        "[{k}/{}] {}: {:.2} s",
-                        chosen.len(),
-                        task.label,
-                        started.elapsed().as_secs_f64()
-                    );
-                }
-                results.lock().expect("no poisoned lock")[i] = Some(result);
+        for _ in 0..workers {
+            scope.spawn(|| {
+                worker();
+                ended.fetch_add(1, Ordering::SeqCst);
             });
+        }
+        // This thread looks for an interrupt meanwhile (an embedding
+        // program's poll hook answers on this thread only).
+        while ended.load(Ordering::SeqCst) < workers {
+            crate::interrupt::requested();
+            std::thread::sleep(std::time::Duration::from_millis(
+                ssdlab::workload::interrupt::POLL_MS,
+            ));
         }
     });
     let results = results.into_inner().expect("no poisoned lock");
@@ -348,13 +433,14 @@ pub(crate) fn run(
     }
     if reports.len() != chosen.len() {
         if crate::interrupt::requested() {
-            bail!(
-                "interrupted: {} of {} runs finished and are saved in {}; run the same command \
-                 with --resume to finish the {what}",
+            return Err(ssdlab::Error::Interrupted(format!(
+                "after {} of {} runs, which are saved in {}; run the same command with --resume \
+                 to finish the {what}",
                 reports.len(),
                 chosen.len(),
                 runs_dir.display()
-            );
+            ))
+            .into());
         }
         bail!("{what} stopped before all runs finished");
     }
@@ -398,8 +484,9 @@ pub(crate) struct Job {
     pub source: Source,
 }
 
-/// A reproduction's simulations, all after `precondition`: `--out` checked
-/// before the runs (not after them), the header printed, then [`run_all`].
+/// A reproduction's simulations, all after `precondition`: the header
+/// printed, then [`run_all`]. The caller has checked and locked `out`
+/// ([`crate::output::check_out_dir`]) before.
 pub(crate) fn reproduce<'a>(
     head: &str,
     sims: impl IntoIterator<Item = &'a Job>,
@@ -419,7 +506,6 @@ pub(crate) fn reproduce<'a>(
         .collect();
     let tasks = &tasks[..];
     let jobs = args.job_count()?;
-    crate::output::check_out_dir(out, "--out")?;
     print!("{head}");
     eprintln!(
         "{} runs on {} threads",

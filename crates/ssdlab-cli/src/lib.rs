@@ -180,6 +180,7 @@ struct RunArgs {
 /// The `ssdlab` command: parse the arguments, run the command, print an
 /// error and return a failure code if it fails.
 pub fn main() -> ExitCode {
+    interrupt::install();
     let cli = Cli::parse();
     let result = match cli.cmd {
         Cmd::Run(a) => cmd_run(a),
@@ -198,10 +199,37 @@ pub fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
-            ExitCode::FAILURE
+            eprintln!("error: {}", printable(&format!("{e:#}")));
+            if stopped_by_interrupt(&e) {
+                ExitCode::from(INTERRUPTED)
+            } else {
+                ExitCode::FAILURE
+            }
         }
     }
+}
+
+/// Did the command fail because an interrupt stopped it?
+pub(crate) fn stopped_by_interrupt(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<ssdlab::Error>()
+            .is_some_and(|e| e.is_interrupted())
+    })
+}
+
+/// `text` with control characters other than line breaks and tabs written
+/// as Rust escapes: whatever a message quotes from an input (a NUL, an
+/// escape sequence) prints as plain text.
+fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() && c != '\n' && c != '\t' {
+                c.escape_debug().collect()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 /// The drive of a run: a configuration file or a preset (default `small`),
@@ -217,8 +245,11 @@ fn load_config(
 ) -> Result<Config> {
     let base = match (preset, config) {
         (_, Some(path)) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("reading {}", path.display()))?;
+            let text = ssdlab::workload::input::read_text_limited(
+                path,
+                ssdlab::workload::input::MAX_SPEC_BYTES,
+                "a drive configuration",
+            )?;
             Config::from_toml(&text, &path.display().to_string())?
         }
         (Some(name), None) => Config::preset(name)?,
@@ -282,7 +313,7 @@ fn simulate_with(
     total: Option<u64>,
     log: Option<output::AtomicFile>,
 ) -> Result<(Report, Vec<ssdlab::CdfPoint>)> {
-    interrupt::install();
+    interrupt::stop_gracefully();
     let started = Instant::now();
     let mut sim = Simulator::new(cfg, source, pre)?;
     let log = log.map(|mut f| {
@@ -412,8 +443,9 @@ fn write_described(
     cfg: &Config,
     source: &Source,
     pre: &Precondition,
+    hashes: &meta::Hashes,
 ) -> Result<()> {
-    let run = meta::describe(cfg, source, pre, &meta::Hashes::default())?;
+    let run = meta::describe(cfg, source, pre, hashes)?;
     write_json(
         path,
         &meta::Described {
@@ -423,9 +455,16 @@ fn write_described(
     )
 }
 
+/// `value` as pretty JSON and a line break, streamed to the output `path`.
 fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<()> {
-    let text = serde_json::to_string_pretty(value)? + "\n";
-    output::write_atomic(path, text.as_bytes())
+    use std::io::Write;
+    let mut f = output::create(path)?;
+    serde_json::to_writer_pretty(&mut f, value)
+        .map_err(anyhow::Error::from)
+        .and_then(|()| f.write_all(b"\n").map_err(anyhow::Error::from))
+        .with_context(|| format!("writing {}", path.display()))?;
+    f.finish()?;
+    Ok(())
 }
 
 fn cmd_run(a: RunArgs) -> Result<ExitCode> {
@@ -451,19 +490,22 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
         }
     }
     let loaded = a.workload.load(a.seed)?;
+    // The record's trace hashes, before the run (a run stopped by an
+    // interrupt then needs no more reading to describe itself).
+    let hashes = meta::Hashes::default();
+    if a.json.is_some() {
+        interrupt::stop_gracefully();
+        hashes.prepare(&loaded.source)?;
+    }
     let total = loaded
         .total
         .map(|n| n.saturating_mul(u64::from(cfg.host.replays)));
-    let log = a
-        .latency_log
-        .as_deref()
-        .map(output::AtomicFile::create)
-        .transpose()?;
+    let log = a.latency_log.as_deref().map(output::create).transpose()?;
     let result = simulate_with(&cfg, &loaded.source, &pre, total, log);
     loaded.report_counts();
     let (report, cdf) = result?;
     if let Some(path) = &a.json {
-        write_described(path, &report, &cfg, &loaded.source, &pre)?;
+        write_described(path, &report, &cfg, &loaded.source, &pre, &hashes)?;
     }
     if let Some(path) = &a.histogram {
         output::write_atomic(path, cdf_csv(&cdf).as_bytes())?;
@@ -478,25 +520,36 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
 }
 
 fn cmd_rerun(file: &Path, json: Option<&Path>) -> Result<ExitCode> {
+    interrupt::stop_gracefully();
     if let Some(path) = json {
         output::check_writable(path, "--json")?;
     }
-    let text =
-        std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
-    let mut old: serde_json::Value =
-        serde_json::from_str(&text).with_context(|| format!("{}: not JSON", file.display()))?;
-    let run: meta::RunMeta = serde_json::from_value(old["run"].take()).with_context(|| {
+    // Read as a stream: a digest per figure, and the record of the run.
+    let old = meta::digests(meta::open_result(file)?)
+        .with_context(|| format!("{}: not a result JSON", file.display()))?;
+    let run = old.run.with_context(|| {
         format!(
             "{}: no `run` record (results written before ssdlab recorded what produced them cannot be rerun)",
             file.display()
         )
     })?;
-    let cfg: Config = serde_json::from_value(run.config.clone())
-        .with_context(|| format!("{}: run.config", file.display()))?;
+    let cfg: Config = serde_path_to_error::deserialize(run.config.clone()).map_err(|e| {
+        anyhow::anyhow!("{}: run.config.{}: {}", file.display(), e.path(), e.inner())
+    })?;
+    if cfg.seed != run.seed {
+        anyhow::bail!(
+            "{}: run.seed {} differs from run.config.seed {}: the record was edited",
+            file.display(),
+            run.seed,
+            cfg.seed
+        );
+    }
     cfg.validate(&format!("{}: run.config", file.display()))?;
-    let source = meta::source_of(&run.workload)
+    let hashes = meta::Hashes::default();
+    let source = meta::source_of_hashed(&run.workload, &hashes)
         .with_context(|| format!("{}: run.workload", file.display()))?;
-    let pre = Precondition::parse(&run.precondition)?;
+    let pre = Precondition::parse(&run.precondition)
+        .with_context(|| format!("{}: run.precondition", file.display()))?;
     if run.ssdlab_version != env!("CARGO_PKG_VERSION") || run.git_revision != meta::GIT_REVISION {
         eprintln!(
             "note: the result came from ssdlab {} ({}), this is {} ({}): figures may differ",
@@ -508,21 +561,20 @@ fn cmd_rerun(file: &Path, json: Option<&Path>) -> Result<ExitCode> {
     }
     let report = simulate(&cfg, &source, &pre, None)?;
     if let Some(path) = json {
-        write_described(path, &report, &cfg, &source, &pre)?;
+        write_described(path, &report, &cfg, &source, &pre, &hashes)?;
     }
-    let new = serde_json::to_value(&report)?;
-    let obj = old.as_object_mut().context("a result is a JSON object")?;
-    for extra in ["run", "latency_cdf", "task_sha256"] {
-        obj.remove(extra);
+    if report.partial {
+        return Ok(partial_notice(&report, json));
     }
-    let differing: Vec<&String> = new
-        .as_object()
-        .expect("a report is an object")
+    let new = meta::report_digests(&report)?;
+    let mut differing: Vec<&String> = new
+        .fields
         .iter()
-        .filter(|(k, v)| obj.get(k.as_str()) != Some(v))
+        .filter(|(k, v)| old.fields.get(*k) != Some(v))
         .map(|(k, _)| k)
         .collect();
-    if differing.is_empty() && obj.len() == new.as_object().map_or(0, |o| o.len()) {
+    differing.extend(old.fields.keys().filter(|k| !new.fields.contains_key(*k)));
+    if differing.is_empty() {
         println!("identical: the rerun reproduces {} exactly", file.display());
         Ok(ExitCode::SUCCESS)
     } else {
@@ -665,7 +717,7 @@ fn cmd_demo(json: Option<PathBuf>) -> Result<ExitCode> {
     let report = simulate(&cfg, &source, &pre, total)?;
     print!("{}", report.summary());
     if let Some(path) = &json {
-        write_described(path, &report, &cfg, &source, &pre)?;
+        write_described(path, &report, &cfg, &source, &pre, &meta::Hashes::default())?;
     }
     if report.partial {
         return Ok(partial_notice(&report, json.as_deref()));

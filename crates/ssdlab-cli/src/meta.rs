@@ -78,34 +78,69 @@ pub struct Described<'a> {
 #[derive(Default)]
 pub struct Hashes(Mutex<HashMap<PathBuf, (u64, String)>>);
 
+/// The SHA-256 recorded for a trace that is not a regular file (a pipe, a
+/// device): its content cannot be read again, so it is not hashed, and such
+/// a run cannot be rerun.
+pub const NOT_HASHED: &str = "";
+
 impl Hashes {
-    fn get(&self, path: &Path) -> Result<(u64, String)> {
+    /// The size and SHA-256 of `path` (a regular file; for anything else
+    /// 0 and [`NOT_HASHED`]). Stops at an interrupt.
+    pub fn get(&self, path: &Path) -> Result<(u64, String)> {
         if let Some(h) = self.0.lock().expect("no poisoned lock").get(path) {
             return Ok(h.clone());
         }
-        let mut f =
-            std::fs::File::open(path).with_context(|| format!("hashing {}", path.display()))?;
-        let mut h = Sha256::new();
-        let mut buf = vec![0u8; 1 << 20];
-        let mut bytes = 0u64;
-        loop {
-            let n = f
-                .read(&mut buf)
-                .with_context(|| format!("hashing {}", path.display()))?;
-            if n == 0 {
-                break;
-            }
-            h.update(&buf[..n]);
-            bytes += n as u64;
-        }
-        let hex: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
-        let v = (bytes, hex);
+        let meta =
+            std::fs::metadata(path).with_context(|| format!("hashing {}", path.display()))?;
+        let v = if meta.is_file() {
+            sha256_file(path)?
+        } else {
+            (0, NOT_HASHED.to_string())
+        };
         self.0
             .lock()
             .expect("no poisoned lock")
             .insert(path.to_path_buf(), v.clone());
         Ok(v)
     }
+
+    /// Hash every trace `source` reads now (before a run, so that an
+    /// interrupted run's record needs no further reading).
+    pub fn prepare(&self, source: &Source) -> Result<()> {
+        match source {
+            Source::Trace { path, .. } => self.get(path).map(|_| ()),
+            Source::Limited { inner, .. } => self.prepare(inner),
+            Source::Synthetic(_) | Source::Records { .. } => Ok(()),
+        }
+    }
+}
+
+/// Size and SHA-256 of the file at `path`, read in 1 MiB pieces; stops
+/// (an [`ssdlab::Error::Interrupted`]) at an interrupt.
+fn sha256_file(path: &Path) -> Result<(u64, String)> {
+    let mut f = std::fs::File::open(path).with_context(|| format!("hashing {}", path.display()))?;
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    let mut bytes = 0u64;
+    loop {
+        if ssdlab::workload::interrupt::poll() {
+            return Err(ssdlab::Error::Interrupted(format!(
+                "while hashing {} (after {bytes} bytes)",
+                path.display()
+            ))
+            .into());
+        }
+        let n = f
+            .read(&mut buf)
+            .with_context(|| format!("hashing {}", path.display()))?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+        bytes += n as u64;
+    }
+    let hex: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    Ok((bytes, hex))
 }
 
 fn workload(source: &Source, hashes: &Hashes) -> Result<WorkloadMeta> {
@@ -183,6 +218,11 @@ pub fn describe(
 /// changed (its SHA-256) or its format was described by a spec file (not
 /// recorded).
 pub fn source_of(w: &WorkloadMeta) -> Result<Source> {
+    source_of_hashed(w, &Hashes::default())
+}
+
+/// [`source_of`], the trace's hash kept in `hashes` (for the new record).
+pub fn source_of_hashed(w: &WorkloadMeta, hashes: &Hashes) -> Result<Source> {
     use ssdlab::workload::{BlkparseAction, TraceFormat, TraceOptions};
     let source = match w.kind.as_str() {
         "profile" => {
@@ -206,7 +246,25 @@ pub fn source_of(w: &WorkloadMeta) -> Result<Source> {
                     t.path.display()
                 );
             }
-            let (bytes, sha256) = Hashes::default().get(&t.path)?;
+            let meta = std::fs::metadata(&t.path)
+                .with_context(|| format!("{}: the run's trace", t.path.display()))?;
+            if !meta.is_file() || t.sha256 == NOT_HASHED {
+                anyhow::bail!(
+                    "{}: not a regular file (a pipe or a device), so what the run read cannot be read \
+                     again and checked; rerun it with `ssdlab run` on a copy of that input",
+                    t.path.display()
+                );
+            }
+            if meta.len() != t.bytes {
+                anyhow::bail!(
+                    "{}: the file changed since the run ({} bytes; the run read {}, {} bytes)",
+                    t.path.display(),
+                    meta.len(),
+                    t.sha256,
+                    t.bytes
+                );
+            }
+            let (bytes, sha256) = hashes.get(&t.path)?;
             if sha256 != t.sha256 {
                 anyhow::bail!(
                     "{}: the file changed since the run (SHA-256 {sha256}, {bytes} bytes; the run read {}, {} bytes)",
@@ -240,4 +298,199 @@ pub fn source_of(w: &WorkloadMeta) -> Result<Source> {
         other => anyhow::bail!("a `{other}` workload cannot be rerun from its record"),
     };
     Ok(source)
+}
+
+/// Largest saved result (`run --json`, a sweep's runs/*.json) read back by
+/// `rerun`, `--resume`, `sweep merge` and `report`: 2 GiB. A result at the
+/// time series' cap ([`ssdlab::metrics::MAX_INTERVALS`] intervals) is
+/// about 1.2 GB.
+pub const MAX_RESULT_BYTES: u64 = 2 << 30;
+
+/// Open a saved result for reading, refusing what is not a regular file or
+/// is larger than [`MAX_RESULT_BYTES`].
+pub fn open_result(path: &Path) -> Result<std::io::BufReader<std::fs::File>> {
+    let meta = std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?;
+    if !meta.is_file() {
+        anyhow::bail!("{}: not a regular file", path.display());
+    }
+    if meta.len() > MAX_RESULT_BYTES {
+        anyhow::bail!(
+            "{}: {} bytes, larger than {}, the most a saved result may be",
+            path.display(),
+            meta.len(),
+            ssdlab::workload::input::human_bytes(MAX_RESULT_BYTES)
+        );
+    }
+    let f = std::fs::File::open(path).with_context(|| format!("reading {}", path.display()))?;
+    Ok(std::io::BufReader::with_capacity(1 << 20, f))
+}
+
+/// A result read as a stream: a digest of each top-level field's value, and
+/// its `run` record if it has one. Two values have the same digest when
+/// they are equal as JSON (objects whatever the order of their keys;
+/// numbers of the same kind and value). Fields that are not figures of the
+/// run (`run`, `latency_cdf`, `task_sha256`, `content_sha256`) have no
+/// digest. Memory does not grow with the result's size.
+pub struct Digests {
+    pub fields: std::collections::BTreeMap<String, [u8; 32]>,
+    pub run: Option<RunMeta>,
+}
+
+/// Fields of a saved result that are not the run's figures.
+const NOT_FIGURES: [&str; 4] = ["run", "latency_cdf", "task_sha256", "content_sha256"];
+
+/// The digest of one JSON value, read as it streams by: SHA-256 over a
+/// tag and the value for a scalar, over the elements' digests for an
+/// array, over the keys (sorted) and their values' digests for an object.
+struct Canon;
+
+fn leaf(tag: u8, bytes: &[u8]) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update([tag]);
+    h.update(bytes);
+    h.finalize().into()
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Canon {
+    type Value = [u8; 32];
+    fn deserialize<D: serde::Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<[u8; 32], D::Error> {
+        d.deserialize_any(Canon)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Canon {
+    type Value = [u8; 32];
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E: serde::de::Error>(self, v: bool) -> std::result::Result<[u8; 32], E> {
+        Ok(leaf(b'b', &[u8::from(v)]))
+    }
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<[u8; 32], E> {
+        Ok(leaf(b'u', &v.to_le_bytes()))
+    }
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> std::result::Result<[u8; 32], E> {
+        if v >= 0 {
+            return self.visit_u64(v as u64);
+        }
+        Ok(leaf(b'i', &v.to_le_bytes()))
+    }
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> std::result::Result<[u8; 32], E> {
+        // -0.0 equals 0.0
+        let v = if v == 0.0 { 0.0 } else { v };
+        Ok(leaf(b'f', &v.to_bits().to_le_bytes()))
+    }
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<[u8; 32], E> {
+        Ok(leaf(b's', v.as_bytes()))
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<[u8; 32], E> {
+        Ok(leaf(b'n', &[]))
+    }
+    fn visit_none<E: serde::de::Error>(self) -> std::result::Result<[u8; 32], E> {
+        self.visit_unit()
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<[u8; 32], D::Error> {
+        d.deserialize_any(Canon)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(
+        self,
+        mut seq: A,
+    ) -> std::result::Result<[u8; 32], A::Error> {
+        let mut h = Sha256::new();
+        h.update(b"[");
+        while let Some(d) = seq.next_element_seed(Canon)? {
+            h.update(d);
+        }
+        Ok(h.finalize().into())
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> std::result::Result<[u8; 32], A::Error> {
+        let mut entries = Vec::new();
+        while let Some(k) = map.next_key::<String>()? {
+            let d = map.next_value_seed(Canon)?;
+            entries.push((k, d));
+        }
+        entries.sort();
+        let mut h = Sha256::new();
+        h.update(b"{");
+        for (k, d) in entries {
+            h.update((k.len() as u64).to_le_bytes());
+            h.update(k.as_bytes());
+            h.update(d);
+        }
+        Ok(h.finalize().into())
+    }
+}
+
+/// Read the result JSON in `reader` as [`Digests`]. A `run` record that
+/// does not read names its bad field (`run.seed: invalid value ...`).
+pub fn digests(reader: impl Read) -> std::result::Result<Digests, serde_json::Error> {
+    use serde::de::{DeserializeSeed, Deserializer, Error as _, IgnoredAny, MapAccess, Visitor};
+
+    struct Run;
+    impl<'de> DeserializeSeed<'de> for Run {
+        type Value = RunMeta;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<RunMeta, D::Error> {
+            serde_path_to_error::deserialize(d)
+                .map_err(|e| D::Error::custom(format!("run.{}: {}", e.path(), e.inner())))
+        }
+    }
+
+    struct Top;
+    impl<'de> Visitor<'de> for Top {
+        type Value = Digests;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a result: a JSON object")
+        }
+        fn visit_map<A: MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> std::result::Result<Digests, A::Error> {
+            let mut out = Digests {
+                fields: Default::default(),
+                run: None,
+            };
+            while let Some(key) = map.next_key::<String>()? {
+                if key == "run" {
+                    out.run = Some(map.next_value_seed(Run)?);
+                } else if NOT_FIGURES.contains(&key.as_str()) {
+                    map.next_value::<IgnoredAny>()?;
+                } else {
+                    let d = map.next_value_seed(Canon)?;
+                    out.fields.insert(key, d);
+                }
+            }
+            Ok(out)
+        }
+    }
+
+    let mut de = serde_json::Deserializer::from_reader(reader);
+    let d = de.deserialize_map(Top)?;
+    de.end()?;
+    Ok(d)
+}
+
+/// The [`Digests`] of `report` as it would be written (streamed through a
+/// pipe: the report is never held as text or as a JSON tree).
+pub fn report_digests(report: &Report) -> Result<Digests> {
+    let (reader, writer) = std::io::pipe().context("a pipe for the report")?;
+    std::thread::scope(|scope| {
+        let written = scope.spawn(move || {
+            let mut w = std::io::BufWriter::with_capacity(1 << 20, writer);
+            serde_json::to_writer(&mut w, report)?;
+            std::io::Write::flush(&mut w).map_err(serde_json::Error::io)
+        });
+        let read = digests(std::io::BufReader::with_capacity(1 << 20, reader));
+        let written = written.join().expect("the report's writer does not panic");
+        written.context("writing the report")?;
+        read.context("reading the report back")
+    })
 }

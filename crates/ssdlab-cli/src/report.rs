@@ -184,8 +184,11 @@ fn svgs(dir: &Path) -> Result<Vec<(String, String)>> {
                 stack.push(p);
             } else if p.extension().is_some_and(|x| x == "svg") {
                 let rel = p.strip_prefix(dir).unwrap_or(&p).display().to_string();
-                let text = std::fs::read_to_string(&p)
-                    .with_context(|| format!("reading {}", p.display()))?;
+                let text = ssdlab::workload::input::read_text_limited(
+                    &p,
+                    ssdlab::workload::input::MAX_SPEC_BYTES,
+                    "a chart",
+                )?;
                 // the XML declaration is not allowed inside HTML
                 let text = match text.find("<svg") {
                     Some(k) => text[k..].to_string(),
@@ -199,7 +202,50 @@ fn svgs(dir: &Path) -> Result<Vec<(String, String)>> {
     Ok(out)
 }
 
-/// The saved runs: file stem and JSON.
+/// What the report reads of a saved run; the rest (the report's other
+/// figures) is skipped as it streams by.
+#[derive(serde::Deserialize)]
+struct RunView {
+    #[serde(default, alias = "workload")]
+    workload_name: Value,
+    #[serde(default, alias = "config")]
+    config_name: Value,
+    #[serde(default)]
+    latency_cdf: Value,
+    #[serde(default, deserialize_with = "timeline")]
+    timeseries: Value,
+    #[serde(default)]
+    run: Value,
+}
+
+/// Points of a GC timeline kept per run: more than a chart draws
+/// ([`MAX_POINTS`]), fewer than a long time series holds.
+const MAX_TIMELINE: usize = 10_000;
+
+/// A run's time series, as the points the GC timeline draws (`t_s`,
+/// `gc_count`), evenly thinned to at most [`MAX_TIMELINE`].
+fn timeline<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Value, D::Error> {
+    #[derive(serde::Deserialize)]
+    struct Point {
+        t_s: Option<f64>,
+        gc_count: Option<f64>,
+    }
+    use serde::Deserialize;
+    let Some(points) = Option::<Vec<Point>>::deserialize(d)? else {
+        return Ok(Value::Null);
+    };
+    let step = points.len().div_ceil(MAX_TIMELINE).max(1);
+    Ok(Value::Array(
+        points
+            .iter()
+            .step_by(step)
+            .map(|p| serde_json::json!({"t_s": p.t_s, "gc_count": p.gc_count}))
+            .collect(),
+    ))
+}
+
+/// The saved runs: file stem and what the report draws of them (each read
+/// as a stream, refused if larger than [`crate::meta::MAX_RESULT_BYTES`]).
 fn runs(dir: &Path) -> Result<Vec<(String, Value)>> {
     let mut out = Vec::new();
     let Ok(entries) = std::fs::read_dir(dir.join("runs")) else {
@@ -208,10 +254,15 @@ fn runs(dir: &Path) -> Result<Vec<(String, Value)>> {
     for e in entries {
         let p = e?.path();
         if p.extension().is_some_and(|x| x == "json") {
-            let text =
-                std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?;
-            let v: Value = serde_json::from_str(&text)
+            let r: RunView = serde_json::from_reader(crate::meta::open_result(&p)?)
                 .with_context(|| format!("{}: not a run's JSON", p.display()))?;
+            let v = serde_json::json!({
+                "workload_name": r.workload_name,
+                "config_name": r.config_name,
+                "latency_cdf": r.latency_cdf,
+                "timeseries": r.timeseries,
+                "run": r.run,
+            });
             let stem = p
                 .file_stem()
                 .unwrap_or_default()
@@ -554,62 +605,165 @@ fn metadata(runs: &[(String, Value)], out: &mut String) {
     out.push_str("</tbody></table>\n");
 }
 
-fn results_table(dir: &Path, out: &mut String) -> Result<()> {
-    let Ok(text) = std::fs::read_to_string(dir.join("results.csv")) else {
-        return Ok(());
-    };
-    let mut lines = text.lines();
-    let Some(header) = lines.next() else {
-        return Ok(());
-    };
+/// Largest `results.csv` the report reads: 256 MiB (a row is a few
+/// hundred bytes; a sweep has at most `--max-runs` rows).
+const MAX_CSV_BYTES: u64 = 256 << 20;
+
+/// `results.csv` read and checked: a header of distinct names, every row
+/// with as many fields, quotes closed, and the columns a sweep or a
+/// reproduction writes ([`crate::results::METRICS`]) holding non-negative
+/// numbers (integers where they count), or nothing. The first thing wrong
+/// is an error naming the line and the column.
+fn read_results(path: &Path) -> Result<(Vec<String>, Vec<Vec<String>>)> {
+    let text = ssdlab::workload::input::read_text_limited(path, MAX_CSV_BYTES, "a results.csv")?;
+    let mut records = csv_records(&text)
+        .map_err(|(line, msg)| anyhow::anyhow!("{}:{line}: {msg}", path.display()))?;
+    if records.is_empty() {
+        bail!("{}: empty: no header", path.display());
+    }
+    let (_, header) = records.remove(0);
+    let mut seen = BTreeSet::new();
+    for (i, h) in header.iter().enumerate() {
+        if h.is_empty() || !seen.insert(h.as_str()) {
+            bail!(
+                "{}:1: column {}: the header's names must be distinct and not empty",
+                path.display(),
+                i + 1
+            );
+        }
+    }
+    let kinds: Vec<Option<bool>> = header
+        .iter()
+        .map(|h| {
+            crate::results::METRICS
+                .iter()
+                .find(|(m, _)| m == h)
+                .map(|&(_, int)| int)
+        })
+        .collect();
+    let mut rows = Vec::with_capacity(records.len());
+    for (line, fields) in records {
+        if fields.len() != header.len() {
+            bail!(
+                "{}:{line}: {} fields, but the header has {}",
+                path.display(),
+                fields.len(),
+                header.len()
+            );
+        }
+        for ((f, h), kind) in fields.iter().zip(&header).zip(&kinds) {
+            let Some(int) = kind else { continue };
+            if f.is_empty() {
+                continue;
+            }
+            let ok = if *int {
+                f.parse::<u64>().is_ok()
+            } else {
+                f.parse::<f64>().is_ok_and(|x| x.is_finite() && x >= 0.0)
+            };
+            if !ok {
+                bail!(
+                    "{}:{line}: field `{h}`: {} is not a non-negative {}",
+                    path.display(),
+                    ssdlab::workload::input::quote(f, 40),
+                    if *int { "integer" } else { "number" }
+                );
+            }
+        }
+        rows.push(fields);
+    }
+    Ok((header, rows))
+}
+
+/// A CSV record: the line it starts on, and its fields.
+type CsvRecord = (usize, Vec<String>);
+
+/// The records of CSV `text` (RFC 4180: fields in double quotes may hold
+/// commas, quotes doubled, line breaks), each with the line it starts on;
+/// or the line and what is wrong (a quote left open, text after a closing
+/// quote).
+fn csv_records(text: &str) -> std::result::Result<Vec<CsvRecord>, (usize, String)> {
+    let mut out = Vec::new();
+    let mut chars = text.chars().peekable();
+    let mut line = 1;
+    while chars.peek().is_some() {
+        let start = line;
+        let mut fields = Vec::new();
+        let mut cur = String::new();
+        loop {
+            match chars.next() {
+                None => {
+                    fields.push(std::mem::take(&mut cur));
+                    break;
+                }
+                Some('\n') => {
+                    line += 1;
+                    fields.push(std::mem::take(&mut cur));
+                    break;
+                }
+                Some('\r') if chars.peek() == Some(&'\n') => {}
+                Some(',') => fields.push(std::mem::take(&mut cur)),
+                Some('"') if cur.is_empty() => {
+                    // a quoted field, to its closing quote
+                    loop {
+                        match chars.next() {
+                            None => return Err((start, "a quoted field is not closed".into())),
+                            Some('"') if chars.peek() == Some(&'"') => {
+                                chars.next();
+                                cur.push('"');
+                            }
+                            Some('"') => break,
+                            Some(c) => {
+                                if c == '\n' {
+                                    line += 1;
+                                }
+                                cur.push(c);
+                            }
+                        }
+                    }
+                    match chars.peek() {
+                        None | Some(',') | Some('\n') | Some('\r') => {}
+                        Some(_) => {
+                            return Err((line, "text after a closing quote".into()));
+                        }
+                    }
+                }
+                Some('"') => return Err((line, "a quote inside an unquoted field".into())),
+                Some(c) => cur.push(c),
+            }
+        }
+        out.push((start, fields));
+    }
+    Ok(out)
+}
+
+fn results_table(header: &[String], rows: &[Vec<String>], out: &mut String) {
     let _ = writeln!(
         out,
         "<h2>All runs</h2>\n<p>The rows of <code>results.csv</code> (also <code>results.parquet</code>).</p>\n<div class=\"wide\"><table class=\"results\"><thead><tr>"
     );
-    for h in split_csv(header) {
-        let _ = write!(out, "<th>{}</th>", esc(&h));
+    for h in header {
+        let _ = write!(out, "<th>{}</th>", esc(h));
     }
     out.push_str("</tr></thead><tbody>\n");
-    for l in lines {
+    for l in rows {
         out.push_str("<tr>");
-        for c in split_csv(l) {
+        for c in l {
             match c.parse::<f64>() {
                 Ok(x) if x.fract() != 0.0 => {
                     let _ = write!(out, "<td class=\"n\">{}</td>", esc(&format!("{x:.4}")));
                 }
                 Ok(_) => {
-                    let _ = write!(out, "<td class=\"n\">{}</td>", esc(&c));
+                    let _ = write!(out, "<td class=\"n\">{}</td>", esc(c));
                 }
                 Err(_) => {
-                    let _ = write!(out, "<td>{}</td>", esc(&c));
+                    let _ = write!(out, "<td>{}</td>", esc(c));
                 }
             }
         }
         out.push_str("</tr>\n");
     }
     out.push_str("</tbody></table></div>\n");
-    Ok(())
-}
-
-/// One CSV line's fields (RFC 4180 quoting).
-fn split_csv(line: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut quoted = false;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (c, quoted) {
-            ('"', true) if chars.peek() == Some(&'"') => {
-                cur.push('"');
-                chars.next();
-            }
-            ('"', _) => quoted = !quoted,
-            (',', false) => out.push(std::mem::take(&mut cur)),
-            _ => cur.push(c),
-        }
-    }
-    out.push(cur);
-    out
 }
 
 const STYLE: &str = r#"
@@ -647,10 +801,24 @@ pub fn cmd_report(a: ReportArgs) -> Result<ExitCode> {
             dir.display()
         );
     }
-    let summary = std::fs::read_to_string(dir.join("summary.md")).ok();
-    let has_results = dir.join("results.csv").is_file();
+    let summary_path = dir.join("summary.md");
+    let summary = if summary_path.exists() {
+        Some(ssdlab::workload::input::read_text_limited(
+            &summary_path,
+            ssdlab::workload::input::MAX_SPEC_BYTES,
+            "a summary.md",
+        )?)
+    } else {
+        None
+    };
+    let csv_path = dir.join("results.csv");
+    let results = if csv_path.exists() {
+        Some(read_results(&csv_path)?)
+    } else {
+        None
+    };
     let boards = crate::scoreboard::collect(dir)?;
-    if summary.is_none() && !has_results && boards.is_empty() {
+    if summary.is_none() && results.is_none() && boards.is_empty() {
         bail!(
             "{}: no summary.md and no results.csv: not a sweep's or reproduction's output directory",
             dir.display()
@@ -705,7 +873,9 @@ pub fn cmd_report(a: ReportArgs) -> Result<ExitCode> {
     cdf_charts(&runs, &mut body);
     gc_timelines(&runs, &mut body);
     body.push_str("</section>\n<section id=\"runs\">\n");
-    results_table(dir, &mut body)?;
+    if let Some((header, rows)) = &results {
+        results_table(header, rows, &mut body);
+    }
     body.push_str("</section>\n<section id=\"meta\">\n");
     if !runs.is_empty() {
         metadata(&runs, &mut body);
@@ -756,7 +926,14 @@ mod tests {
 
     #[test]
     fn csv_fields_and_prefixes() {
-        assert_eq!(split_csv("a,\"b,c\",\"d\"\"e\""), ["a", "b,c", "d\"e"]);
+        let recs = csv_records("h1,h2,h3\r\na,\"b,c\",\"d\"\"e\"\nx,\"two\nlines\",z\n").unwrap();
+        assert_eq!(recs[1], (2, vec!["a".into(), "b,c".into(), "d\"e".into()]));
+        assert_eq!(
+            recs[2],
+            (3, vec!["x".into(), "two\nlines".into(), "z".into()])
+        );
+        assert_eq!(csv_records("a,\"b\n").unwrap_err().0, 1);
+        assert_eq!(csv_records("a\nb,c\"d\n").unwrap_err().0, 2);
         let runs: Vec<(String, Value)> = ["x__d__w__a", "x__d__w__b__k=1"]
             .iter()
             .map(|n| (n.to_string(), Value::Null))

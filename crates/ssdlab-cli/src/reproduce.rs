@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::{Args, Subcommand};
 
 use ssdlab::workload::Source;
@@ -96,8 +96,7 @@ pub fn cmd_reproduce(cmd: ReproduceCmd) -> Result<ExitCode> {
 pub(crate) const ALL: [&str; 4] = ["dvp", "pa", "pgc", "spd"];
 
 fn reproduce_all(a: AllArgs) -> Result<ExitCode> {
-    crate::output::check_out_dir(&a.out, "--out")?;
-    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+    let _lock = crate::output::check_out_dir(&a.out, "--out")?;
     let batch = crate::batch::BatchArgs {
         jobs: a.jobs,
         resume: a.resume,
@@ -166,7 +165,7 @@ fn rel(better: f64, base: f64) -> f64 {
 }
 
 pub(crate) fn reproduce_hdi(a: HdiReproArgs) -> Result<ExitCode> {
-    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+    let _lock = crate::output::check_out_dir(&a.out, "--out")?;
     println!("DVPFTL §IV-A hot-data identification, reference WDAC; workloads are built-in look-alikes (docs/workloads.md)\n");
     println!(
         "{:<16} {:>9} {:>9} {:>9} {:>9} {:>9} {:>14} {:>9} {:>13}",

@@ -197,6 +197,7 @@ fn change(new: f64, base: f64) -> f64 {
 }
 
 pub fn reproduce_dvp(a: DvpArgs) -> Result<ExitCode> {
+    let _lock = crate::output::check_out_dir(&a.out, "--out")?;
     let runs_dir = a.out.join("runs");
     std::fs::create_dir_all(&runs_dir)
         .with_context(|| format!("creating {}", runs_dir.display()))?;
@@ -243,8 +244,7 @@ pub fn reproduce_dvp(a: DvpArgs) -> Result<ExitCode> {
                 .run(&mut |_| {})
                 .with_context(|| format!("{name} at time scale {scale}"))?;
             let file = runs_dir.join(format!("{name}_x{}.json", 1.0 / scale));
-            std::fs::write(&file, serde_json::to_string_pretty(&report)?)
-                .with_context(|| format!("writing {}", file.display()))?;
+            crate::write_json(&file, &report)?;
             runs.push(Run {
                 scheme: name,
                 scale,
@@ -392,8 +392,7 @@ pub fn reproduce_dvp(a: DvpArgs) -> Result<ExitCode> {
             "wear_{name}_{}_{}.json",
             cfg.ftl.apm.th_dn, cfg.ftl.apm.th_up
         ));
-        std::fs::write(&file, serde_json::to_string_pretty(&report)?)
-            .with_context(|| format!("writing {}", file.display()))?;
+        crate::write_json(&file, &report)?;
         let t = report
             .two_plane
             .clone()
@@ -589,7 +588,7 @@ pub fn reproduce_dvp(a: DvpArgs) -> Result<ExitCode> {
         ("summary.md", &summary),
     ] {
         let p = a.out.join(name);
-        std::fs::write(&p, body).with_context(|| format!("writing {}", p.display()))?;
+        crate::output::write_atomic(&p, body.as_bytes())?;
     }
     if !a.no_hdi {
         println!(

@@ -163,6 +163,7 @@ struct Sim {
 
 pub fn reproduce_pa(a: PaArgs) -> Result<ExitCode> {
     let started = Instant::now();
+    let _lock = crate::output::check_out_dir(&a.out, "--out")?;
     let names: Vec<&str> = WORKLOADS.iter().map(|w| w.0).collect();
     let selected = select("workload", &a.workloads, &names)?;
     if a.limit == Some(0) {

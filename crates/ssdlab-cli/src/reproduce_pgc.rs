@@ -493,6 +493,7 @@ fn compare<'r>(
 
 pub fn reproduce_pgc(a: PgcArgs) -> Result<ExitCode> {
     let started = Instant::now();
+    let _lock = crate::output::check_out_dir(&a.out, "--out")?;
     let exp_names: Vec<&str> = EXPERIMENTS.iter().map(|e| e.name).collect();
     let chosen = select("experiment", &a.experiments, &exp_names)?;
     let wl_names: Vec<&str> = WORKLOADS.iter().map(|w| w.name).collect();

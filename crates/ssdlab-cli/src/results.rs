@@ -39,6 +39,25 @@ struct Column {
     values: Values,
 }
 
+/// The metric columns after the identifying and parameter ones, and
+/// whether each holds integers (else decimals); every one is a
+/// non-negative number, or empty where a run does not report it.
+pub(crate) const METRICS: [(&str, bool); 13] = [
+    ("requests", true),
+    ("write_latency_us_mean", false),
+    ("write_latency_us_p99", false),
+    ("read_latency_us_mean", false),
+    ("read_latency_us_p99", false),
+    ("gc_count", true),
+    ("gc_time_us_total", false),
+    ("erases", true),
+    ("write_amplification", false),
+    ("multiplane_program_share", false),
+    ("plane_utilization_mean", false),
+    ("buffer_hit_ratio", false),
+    ("blocked_by_gc_share", false),
+];
+
 /// The metric columns after the identifying and parameter ones.
 fn metric_columns(rows: &[CsvRow]) -> Result<Vec<Column>> {
     let int = |name: &str, f: fn(&Report) -> u64| Column {
@@ -213,6 +232,16 @@ pub(crate) fn write_results(dir: &Path, param_keys: &[&str], rows: &[CsvRow]) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_metric_list_is_the_columns_written() {
+        let cols = metric_columns(&[]).unwrap();
+        let names: Vec<(&str, bool)> = cols
+            .iter()
+            .map(|c| (c.name.as_str(), matches!(c.values, Values::Int(_))))
+            .collect();
+        assert_eq!(names, METRICS);
+    }
 
     #[test]
     fn csv_quoting() {

@@ -299,8 +299,11 @@ impl Scoreboard {
         if !path.is_file() {
             return Ok(None);
         }
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("reading {}", path.display()))?;
+        let text = ssdlab::workload::input::read_text_limited(
+            &path,
+            ssdlab::workload::input::MAX_SPEC_BYTES,
+            "a scoreboard",
+        )?;
         let s = serde_json::from_str(&text)
             .with_context(|| format!("{}: not a reproduction's scoreboard", path.display()))?;
         Ok(Some(s))

@@ -210,6 +210,40 @@ pub(crate) fn sanitise(s: &str) -> String {
         .collect()
 }
 
+/// The text of a small input file (a spec, a configuration), refused if
+/// larger than [`ssdlab::workload::input::MAX_SPEC_BYTES`]; `what` names
+/// its kind in the error.
+fn read_spec(path: &Path, what: &str) -> Result<String> {
+    Ok(ssdlab::workload::input::read_text_limited(
+        path,
+        ssdlab::workload::input::MAX_SPEC_BYTES,
+        what,
+    )?)
+}
+
+/// A TOML error on one line: the message, line and column, and the key
+/// where there is one, never the text of the line (the file may be a large
+/// or a private one given by mistake).
+fn toml_error(origin: &str, text: &str, e: &toml::de::Error) -> anyhow::Error {
+    let msg = e.message().trim().replace('\n', " ");
+    match e.span() {
+        Some(span) => {
+            let mut start = span.start.min(text.len());
+            while !text.is_char_boundary(start) {
+                start -= 1;
+            }
+            let before = &text[..start];
+            let line = before.matches('\n').count() + 1;
+            let col = before[before.rfind('\n').map_or(0, |i| i + 1)..]
+                .chars()
+                .count()
+                + 1;
+            anyhow::anyhow!("{origin}:{line}:{col}: {msg}")
+        }
+        None => anyhow::anyhow!("{origin}: {msg}"),
+    }
+}
+
 /// Relative paths in the spec are relative to the spec file's directory.
 fn resolve(spec_dir: &Path, p: &Path) -> PathBuf {
     if p.is_absolute() {
@@ -263,8 +297,8 @@ pub(crate) const DEFAULT_MAX_RUNS: u64 = 10_000;
 
 pub(crate) fn plan(path: &Path, max_runs: u64) -> Result<Plan> {
     let origin = path.display().to_string();
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading {origin}"))?;
-    let spec: Spec = toml::from_str(&text).map_err(|e| anyhow::anyhow!("{origin}: {e}"))?;
+    let text = read_spec(path, "a sweep spec")?;
+    let spec: Spec = toml::from_str(&text).map_err(|e| toml_error(&origin, &text, &e))?;
     let spec_dir = path.parent().unwrap_or(Path::new("."));
     let base = spec.base_dir.as_deref().map(|b| resolve(spec_dir, b));
     if let Some(b) = &base {
@@ -345,8 +379,8 @@ pub(crate) fn plan(path: &Path, max_runs: u64) -> Result<Plan> {
     }
     for p in &spec.config {
         let full = resolve(dir, p);
-        let text = std::fs::read_to_string(&full)
-            .with_context(|| format!("{origin}: `config`: reading {}", full.display()))?;
+        let text = read_spec(&full, "a drive configuration")
+            .with_context(|| format!("{origin}: `config`"))?;
         let mut config = Config::from_toml(&text, &full.display().to_string())
             .with_context(|| format!("{origin}: `config`"))?;
         if let Some(s) = spec.seed {
@@ -908,12 +942,8 @@ pub fn cmd_sweep(c: SweepCmd) -> Result<ExitCode> {
             let mut spec: Option<(PathBuf, String)> = None;
             for d in &dirs {
                 let p = d.join(SHARD_INFO);
-                let text = std::fs::read_to_string(&p).with_context(|| {
-                    format!(
-                        "reading {} (is {} the --out of a `sweep --shard` run?)",
-                        p.display(),
-                        d.display()
-                    )
+                let text = read_spec(&p, "a shard description").with_context(|| {
+                    format!("is {} the --out of a `sweep --shard` run?", d.display())
                 })?;
                 let info: ShardInfo = serde_json::from_str(&text)
                     .with_context(|| format!("{}: not a shard description", p.display()))?;
@@ -929,9 +959,9 @@ pub fn cmd_sweep(c: SweepCmd) -> Result<ExitCode> {
                 }
             }
             let (path, sha) = spec.expect("at least one directory");
-            let now = std::fs::read(&path)
-                .with_context(|| format!("reading the shards' spec {}", path.display()))?;
-            if sha256_hex(&now) != sha {
+            let now = read_spec(&path, "a sweep spec")
+                .with_context(|| format!("the shards' spec {}", path.display()))?;
+            if sha256_hex(now.as_bytes()) != sha {
                 bail!(
                     "{} changed since the shards ran; rerun them, or merge by hand with the old spec",
                     path.display()
@@ -988,13 +1018,13 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let out = a.out.expect("clap requires --out without --list");
-    crate::output::check_out_dir(&out, "--out")?;
+    let _lock = crate::output::check_out_dir(&out, "--out")?;
     if let Some(shard) = a.batch.shard {
-        let text = std::fs::read(&spec).with_context(|| format!("reading {}", spec.display()))?;
+        let text = read_spec(&spec, "a sweep spec")?;
         let info = ShardInfo {
             spec: std::path::absolute(&spec)
                 .with_context(|| format!("resolving {}", spec.display()))?,
-            spec_sha256: sha256_hex(&text),
+            spec_sha256: sha256_hex(text.as_bytes()),
             shard: shard.to_string(),
         };
         crate::write_json(&out.join(SHARD_INFO), &info)?;

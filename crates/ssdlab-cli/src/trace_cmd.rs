@@ -110,6 +110,9 @@ pub struct GenerateArgs {
 }
 
 pub fn cmd_trace(cmd: TraceCmd) -> Result<ExitCode> {
+    // Reads and writes stop at an interrupt; an unfinished output is
+    // removed.
+    crate::interrupt::stop_gracefully();
     match cmd {
         TraceCmd::Stats(a) => cmd_stats(a),
         TraceCmd::Convert(a) => cmd_convert(a),

@@ -392,3 +392,381 @@ fn a_sweep_of_a_million_runs_is_refused_before_anything_is_built() {
     );
     assert!(!out.exists(), "{err}");
 }
+
+/// `ssdlab run` of the small preset on spd/hm_0's first `limit` requests.
+fn hm0(limit: &str) -> Command {
+    let mut c = bin();
+    c.args([
+        "run",
+        "--preset",
+        "small",
+        "--workload",
+        "spd/hm_0",
+        "--limit",
+        limit,
+        "-q",
+    ]);
+    c
+}
+
+#[test]
+fn a_time_scale_beyond_the_engine_is_refused_naming_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let json = d.join("out.json");
+    // A small trace (its span is known before the run), a built-in
+    // workload (found as the requests arrive), and a scale no gap survives.
+    let t = common::real_trace("hm_0-sample.msr.csv");
+    for scale in ["1e16", "2e12"] {
+        refused(
+            &mut run_trace(
+                d,
+                &t,
+                "msr",
+                &[
+                    "--set",
+                    &format!("host.time_scale={scale}"),
+                    "--precondition",
+                    "trace-reads",
+                ],
+            ),
+            &["host.time_scale", "beyond 2^62 ns"],
+        );
+        refused(
+            hm0("3000")
+                .args(["--set", &format!("host.time_scale={scale}"), "--json"])
+                .arg(&json),
+            &["host.time_scale", "beyond 2^62 ns"],
+        );
+    }
+    refused(
+        hm0("3000").args(["--set", "host.time_scale=1.8e19"]),
+        &["--set host.time_scale=1.8e19: host.time_scale:", "2^62 ns"],
+    );
+    assert!(!json.exists());
+    // Through rerun: a record whose configuration says 1e16.
+    let out = hm0("300").arg("--json").arg(&json).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let edited = std::fs::read_to_string(&json)
+        .unwrap()
+        .replace("\"time_scale\": 1.0", "\"time_scale\": 1e16");
+    let rec = d.join("edited.json");
+    std::fs::write(&rec, edited).unwrap();
+    refused(
+        bin().arg("rerun").arg(&rec),
+        &["host.time_scale", "beyond 2^62 ns"],
+    );
+}
+
+#[test]
+fn a_time_series_over_its_cap_is_refused_not_cut() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("out.json");
+    // Fewer requests than the run's checks are made every (4096): the cap
+    // is checked at the end too.
+    refused(
+        hm0("3000")
+            .args(["--set", "metrics.interval_ms=0.001", "--json"])
+            .arg(&json),
+        &["metrics.interval_ms", "4194304 intervals"],
+    );
+    assert!(!json.exists());
+    // Four requests 10^15 ns apart: refused before the run, from the
+    // trace's span (the trace is read before the run for trace-reads).
+    let t = write(
+        dir.path(),
+        "gaps.trace",
+        b"0 0 0 8 0\n1000000000000000 0 8 8 0\n2000000000000000 0 16 8 1\n3000000000000000 0 24 8 1\n",
+    );
+    let err = refused(
+        &mut run_trace(
+            dir.path(),
+            &t,
+            "mqsim",
+            &[
+                "--set",
+                "metrics.interval_ms=100",
+                "--precondition",
+                "trace-reads",
+            ],
+        ),
+        &["metrics.interval_ms", "by the workload's last arrival"],
+    );
+    assert!(!err.contains("wall time"), "{err}");
+    // Without the pre-scan: at the end of the run.
+    refused(
+        &mut run_trace(
+            dir.path(),
+            &t,
+            "mqsim",
+            &["--set", "metrics.interval_ms=100"],
+        ),
+        &["metrics.interval_ms", "intervals"],
+    );
+    assert!(!json.exists());
+}
+
+#[test]
+fn rerun_refuses_a_trace_that_is_not_a_regular_file_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let t = common::real_trace("hm_0-sample.msr.csv");
+    let out = bin()
+        .args(["run", "--trace"])
+        .arg(&t)
+        .args(["--trace-format", "msr", "--limit", "200", "-q", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let path = v["run"]["workload"]["trace"]["path"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let zero = std::fs::read_to_string(&json).unwrap().replace(
+        &format!("\"path\": {}", serde_json::to_string(&path).unwrap()),
+        "\"path\": \"/dev/zero\"",
+    );
+    assert!(zero.contains("/dev/zero"));
+    let rec = dir.path().join("zero.json");
+    std::fs::write(&rec, zero).unwrap();
+    refused(
+        bin().arg("rerun").arg(&rec),
+        &["/dev/zero: not a regular file"],
+    );
+    // A record with a bad seed says which field is bad.
+    v["run"]["seed"] = serde_json::json!(-1);
+    std::fs::write(&rec, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    refused(
+        bin().arg("rerun").arg(&rec),
+        &["run.seed: invalid value: integer `-1`, expected u64"],
+    );
+}
+
+#[test]
+fn inputs_larger_than_their_limit_are_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // 5 MB of TOML comments: a configuration, a profile, a sweep spec.
+    let big = write(d, "big.toml", &b"# x\n".repeat(5 << 18));
+    refused(
+        bin()
+            .args(["run", "--workload", "spd/hm_0", "--config"])
+            .arg(&big),
+        &["big.toml: larger than 4 MiB, the most a drive configuration may be"],
+    );
+    refused(
+        bin().args(["run", "--synthetic"]).arg(&big),
+        &["big.toml: larger than 4 MiB, the most a workload profile may be"],
+    );
+    refused(
+        bin().arg("sweep").arg(&big).arg("--out").arg(d.join("o")),
+        &["big.toml: larger than 4 MiB, the most a sweep spec may be"],
+    );
+    // A saved result of 3 GiB (sparse: nothing is written) for rerun.
+    let huge = d.join("huge.json");
+    std::fs::File::create(&huge)
+        .unwrap()
+        .set_len(3 << 30)
+        .unwrap();
+    refused(
+        bin().arg("rerun").arg(&huge),
+        &["huge.json: 3221225472 bytes, larger than 2 GiB, the most a saved result may be"],
+    );
+    // A reorder window beyond what a reader holds.
+    let t = common::real_trace("hm_0-sample.msr.csv");
+    refused(
+        &mut run_trace(d, &t, "msr", &["--sort", "100000000000"]),
+        &["reorder window", "4194304"],
+    );
+}
+
+#[test]
+fn a_file_name_too_long_is_refused_before_the_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("long.toml");
+    std::fs::write(
+        &spec,
+        format!(
+            "experiment = \"{}\"\nworkloads = [\"spd/hm_0\"]\nlimit = 300\nbaseline = \"a\"\n\
+             [[scheme]]\nname = \"a\"\nset = []\n",
+            "e".repeat(300)
+        ),
+    )
+    .unwrap();
+    let err = refused(
+        bin()
+            .arg("sweep")
+            .arg(&spec)
+            .arg("--out")
+            .arg(dir.path().join("out")),
+        &["bytes long, more than the 255"],
+    );
+    assert!(!err.contains("[1/1]"), "a run was made first: {err}");
+    // The same for --json.
+    let err = refused(
+        hm0("300")
+            .arg("--json")
+            .arg(dir.path().join(format!("{}.json", "j".repeat(300)))),
+        &["--json", "more than the 255"],
+    );
+    assert!(!err.contains("wall time"), "{err}");
+}
+
+#[test]
+fn overrides_holding_a_line_break_are_refused() {
+    refused(
+        hm0("10").args(["--set", "name=\"x\"\nseed=99"]),
+        &["--set name=\"x\"\\nseed=99: name: the value holds a line break"],
+    );
+}
+
+#[test]
+fn wrong_types_in_overrides_name_the_key() {
+    refused(
+        hm0("10").args(["--set", "seed=-1"]),
+        &["--set seed=-1: seed: invalid value: integer `-1`, expected u64"],
+    );
+    refused(
+        hm0("10").args(["--set", "host.time_scale=abc"]),
+        &["host.time_scale: invalid type: string \"abc\", expected f64"],
+    );
+    refused(
+        hm0("10").args(["--set", "gc.victim=fifo", "--set", "geometry.channels=1.5"]),
+        &["--set geometry.channels=1.5: geometry.channels: invalid type: floating point"],
+    );
+}
+
+#[test]
+fn report_refuses_a_malformed_results_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let good = "experiment,preset,workload,scheme,requests,write_amplification\n\
+                e,small,w,a,100,1.5\n";
+    for (name, csv, needle) in [
+        (
+            "short row",
+            format!("{good}e,small,w\n"),
+            "results.csv:3: 3 fields, but the header has 6",
+        ),
+        (
+            "open quote",
+            format!("{good}e,\"small,w,a,1,1\n"),
+            "results.csv:3: a quoted field is not closed",
+        ),
+        (
+            "negative",
+            format!("{good}e,small,w,a,100,-1e308\n"),
+            "results.csv:3: field `write_amplification`: `-1e308` is not a non-negative number",
+        ),
+        (
+            "not a count",
+            format!("{good}e,small,w,a,1.5,1\n"),
+            "results.csv:3: field `requests`: `1.5` is not a non-negative integer",
+        ),
+        (
+            "stray quote",
+            format!("{good}e,sm\"all,w,a,1,1\n"),
+            "results.csv:3: a quote inside an unquoted field",
+        ),
+        ("no header", String::new(), "empty: no header"),
+    ] {
+        std::fs::write(d.join("results.csv"), csv).unwrap();
+        let err = refused(bin().arg("report").arg(d), &[needle]);
+        assert!(!d.join("report.html").exists(), "{name}: {err}");
+    }
+    std::fs::write(d.join("results.csv"), good).unwrap();
+    let out = bin().arg("report").arg(d).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+#[test]
+fn nul_bytes_are_refused_and_never_printed_raw() {
+    let dir = tempfile::tempdir().unwrap();
+    // A NUL in MSR's hostname and response-time columns, which no field
+    // parses: not text.
+    for line in [
+        "128166372003061629,h\0m,0,Write,4096,4096,100\n",
+        "128166372003061629,hm,0,Write,4096,4096,1\x0000\n",
+    ] {
+        let t = write(dir.path(), "nul.csv", line.as_bytes());
+        let err = refused(
+            &mut run_trace(dir.path(), &t, "msr", &[]),
+            &["nul.csv:1: field `text`: a NUL byte"],
+        );
+        assert!(!err.contains('\0'), "{err:?}");
+    }
+    // In an override's value, echoed in the error: escaped.
+    let out = hm0("10")
+        .args(["--set", "gc.victim=fi\u{1}fo\u{1b}[31m"])
+        .output()
+        .unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(!err.contains('\u{1b}') && !err.contains('\u{1}'), "{err:?}");
+}
+
+#[test]
+fn toml_errors_quote_no_line_and_name_where() {
+    let dir = tempfile::tempdir().unwrap();
+    // 10^6 nested arrays on one line: the error is short.
+    let deep = write(
+        dir.path(),
+        "deep.toml",
+        format!("x = {}", "[".repeat(1_000_000)).as_bytes(),
+    );
+    let err = refused(
+        bin()
+            .args(["run", "--workload", "spd/hm_0", "--config"])
+            .arg(&deep),
+        &["deep.toml", "line 1"],
+    );
+    assert!(err.len() < 2000, "{} bytes of error", err.len());
+    // A validation error in a file names its line.
+    let cfg = text(
+        &bin()
+            .args(["presets", "show", "small"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .replace("blocks_per_plane = 512", "blocks_per_plane = 0");
+    assert!(cfg.contains("blocks_per_plane = 0"), "{cfg}");
+    let line = cfg
+        .lines()
+        .position(|l| l.starts_with("blocks_per_plane"))
+        .unwrap()
+        + 1;
+    let f = write(dir.path(), "zero.toml", cfg.as_bytes());
+    refused(
+        bin()
+            .args(["run", "--workload", "spd/hm_0", "--config"])
+            .arg(&f),
+        &[&format!(
+            "geometry.blocks_per_plane: must be at least 1 (line {line})"
+        )],
+    );
+    // A sweep spec naming a file that is not a configuration: its text is
+    // not quoted.
+    let secret = write(dir.path(), "secret.txt", b"root:SECRET-HASH:0:0\n");
+    let spec = write(
+        dir.path(),
+        "spec.toml",
+        format!(
+            "experiment = \"e\"\nconfig = [{:?}]\nworkloads = [\"spd/hm_0\"]\nbaseline = \"a\"\n[[scheme]]\nname = \"a\"\nset = []\n",
+            secret.display().to_string()
+        )
+        .as_bytes(),
+    );
+    let err = refused(
+        bin()
+            .arg("sweep")
+            .arg(&spec)
+            .arg("--out")
+            .arg(dir.path().join("o")),
+        &["secret.txt", "line 1"],
+    );
+    assert!(!err.contains("SECRET-HASH"), "{err}");
+}

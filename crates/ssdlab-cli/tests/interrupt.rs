@@ -1,7 +1,11 @@
 //! Interrupted work is kept: SIGINT/SIGTERM during `run` writes the partial
-//! result (marked `"partial": true`) and exits non-zero; during a sweep the
-//! finished runs stay, and `--resume` finishes the sweep with results
-//! byte-identical to an uninterrupted one.
+//! result (marked `"partial": true`) and exits non-zero, also while the
+//! run waits on a trace pipe that sends nothing or while it preconditions;
+//! during a sweep the finished runs stay, and `--resume` finishes the sweep
+//! with results byte-identical to an uninterrupted one, running again (and
+//! saying so) any saved run that was cut short or edited; an interrupted
+//! trace conversion leaves nothing behind. Every wait here has a deadline,
+//! so an interrupt that is not seen fails the test instead of hanging it.
 
 mod common;
 
@@ -128,8 +132,9 @@ fn an_interrupted_sweep_resumes_to_identical_results() {
     let out = child.wait_with_output().unwrap();
     let err = text(&out.stderr);
     assert!(!out.status.success(), "{err}");
+    assert_eq!(out.status.code(), Some(130), "{err}");
     assert!(
-        err.contains("interrupted:") && err.contains("--resume"),
+        err.contains("interrupted after") && err.contains("--resume"),
         "{err}"
     );
     let kept = saved_runs(&cut);
@@ -167,5 +172,230 @@ fn an_interrupted_sweep_resumes_to_identical_results() {
     let out = sweep(&spec, &cut, &["--resume"]).output().unwrap();
     let err = text(&out.stderr);
     assert!(out.status.success(), "{err}");
-    assert!(!err.contains("reused"), "{err}");
+    assert!(!err.contains("runs reused"), "{err}");
+    assert!(
+        err.contains("not reused, it was made for another drive"),
+        "{err}"
+    );
+}
+
+/// Wait for `child` at most `secs` seconds (then kill it and fail).
+fn wait_at_most(mut child: Child, secs: u64, what: &str) -> std::process::Output {
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(secs) {
+            let _ = child.kill();
+            panic!("{what}: still running {secs} s after the interrupt");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn mkfifo(path: &Path) {
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a valid path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+}
+
+/// A FIFO this process holds open for writing (never closed while the
+/// returned file lives): a trace pipe that never ends.
+fn open_pipe(dir: &Path, lines: &str) -> (std::path::PathBuf, std::fs::File) {
+    use std::io::Write;
+    let fifo = dir.join("trace.pipe");
+    mkfifo(&fifo);
+    // Opening for reading and writing does not wait for a reader.
+    let mut w = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&fifo)
+        .unwrap();
+    w.write_all(lines.as_bytes()).unwrap();
+    (fifo, w)
+}
+
+const MSR: &str =
+    "128166372003061629,hm,0,Write,4096,4096,100\n128166372003071629,hm,0,Read,4096,4096,100\n";
+
+#[test]
+fn a_run_waiting_on_a_trace_pipe_stops_at_the_first_interrupt() {
+    for (sig, name) in [(libc::SIGINT, "SIGINT"), (libc::SIGTERM, "SIGTERM")] {
+        let dir = tempfile::tempdir().unwrap();
+        let (fifo, _writer) = open_pipe(dir.path(), MSR);
+        let json = dir.path().join("r.json");
+        let child = spawn(
+            bin()
+                .args(["run", "--trace-format", "msr", "-q", "--trace"])
+                .arg(&fifo)
+                .arg("--json")
+                .arg(&json),
+        );
+        std::thread::sleep(Duration::from_millis(500));
+        signal(&child, sig);
+        let out = wait_at_most(child, 10, name);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(130), "{name}: {err}");
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        assert_eq!(v["partial"], true, "{name}");
+    }
+}
+
+#[test]
+fn preconditioning_stops_at_the_first_interrupt() {
+    // The steady state of a 512 GiB drive takes minutes to reach.
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let child = spawn(
+        bin()
+            .args([
+                "run",
+                "--preset",
+                "spd-512g",
+                "--workload",
+                "spd/hm_0",
+                "--limit",
+                "3000",
+            ])
+            .args([
+                "--precondition",
+                "trace-sequence+trace-writes",
+                "-q",
+                "--json",
+            ])
+            .arg(&json),
+    );
+    std::thread::sleep(Duration::from_millis(2500));
+    signal(&child, libc::SIGTERM);
+    let out = wait_at_most(child, 30, "preconditioning");
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(err.contains("interrupted while"), "{err}");
+    assert!(!json.exists(), "no result without a run");
+}
+
+#[test]
+fn an_interrupted_conversion_leaves_nothing_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let (fifo, _writer) = open_pipe(dir.path(), MSR);
+    let out_dir = dir.path().join("out");
+    std::fs::create_dir(&out_dir).unwrap();
+    let target = out_dir.join("converted.mqsim");
+    let child = spawn(
+        bin()
+            .args(["trace", "convert", "--trace-format", "msr", "--to", "mqsim"])
+            .arg(&fifo)
+            .arg(&target),
+    );
+    // Converting: its temporary output exists.
+    wait_for("the temporary output", || {
+        std::fs::read_dir(&out_dir).unwrap().count() > 0
+    });
+    signal(&child, libc::SIGINT);
+    let out = wait_at_most(child, 10, "trace convert");
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    let left: Vec<_> = std::fs::read_dir(&out_dir).unwrap().collect();
+    assert!(left.is_empty(), "left behind: {left:?}\n{err}");
+}
+
+#[test]
+fn a_command_that_does_not_stop_where_it_is_ends_at_once_and_cleans_up() {
+    // `report` keeps nothing of its work: the first interrupt ends it. A
+    // FIFO output with no reader makes it wait where the signal finds it.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("results.csv"),
+        "experiment,preset,workload,scheme,requests\ne,small,w,a,1\n",
+    )
+    .unwrap();
+    let fifo = dir.path().join("page.pipe");
+    mkfifo(&fifo);
+    let child = spawn(bin().arg("report").arg(dir.path()).arg("--out").arg(&fifo));
+    std::thread::sleep(Duration::from_millis(500));
+    signal(&child, libc::SIGINT);
+    let out = wait_at_most(child, 10, "report");
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));
+}
+
+const SMALL_SPEC: &str = r#"experiment = "two"
+presets = ["small"]
+workloads = ["spd/hm_0"]
+limit = 3000
+seed = 3
+baseline = "greedy"
+[[scheme]]
+name = "greedy"
+set = []
+[[scheme]]
+name = "fifo"
+set = ["gc.victim=\"fifo\""]
+"#;
+
+#[test]
+fn resume_runs_again_what_was_cut_short_or_edited() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("spec.toml");
+    std::fs::write(&spec, SMALL_SPEC).unwrap();
+    let out_dir = dir.path().join("out");
+    let out = sweep(&spec, &out_dir, &[]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let csv = std::fs::read(out_dir.join("results.csv")).unwrap();
+    let runs = saved_runs(&out_dir);
+    assert_eq!(runs.len(), 2);
+    let (a, b) = (
+        out_dir.join("runs").join(&runs[0]),
+        out_dir.join("runs").join(&runs[1]),
+    );
+    let (a_text, b_text) = (
+        std::fs::read_to_string(&a).unwrap(),
+        std::fs::read_to_string(&b).unwrap(),
+    );
+    // One run's write amplification edited, the other cut in half.
+    let edited = a_text.replacen(
+        "\"write_amplification\": ",
+        "\"write_amplification\": -1e308, \"x\": ",
+        1,
+    );
+    assert_ne!(edited, a_text);
+    std::fs::write(&a, edited).unwrap();
+    std::fs::write(&b, &b_text[..b_text.len() / 2]).unwrap();
+    let out = sweep(&spec, &out_dir, &["--resume"]).output().unwrap();
+    let err = text(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("its content does not match its checksum"),
+        "{err}"
+    );
+    assert!(err.contains("does not read as a saved run"), "{err}");
+    assert!(!err.contains("runs reused"), "{err}");
+    assert_eq!(std::fs::read(out_dir.join("results.csv")).unwrap(), csv);
+    assert_eq!(std::fs::read_to_string(&a).unwrap(), a_text);
+    assert_eq!(std::fs::read_to_string(&b).unwrap(), b_text);
+    // Untouched, they are reused.
+    let out = sweep(&spec, &out_dir, &["--resume"]).output().unwrap();
+    let err = text(&out.stderr);
+    assert!(err.contains("2 of 2 runs reused"), "{err}");
+}
+
+#[test]
+fn a_second_sweep_into_the_same_directory_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("spec.toml");
+    std::fs::write(&spec, SPEC).unwrap();
+    let out_dir = dir.path().join("out");
+    let first = spawn(&mut sweep(&spec, &out_dir, &[]));
+    wait_for("the first sweep's lock", || {
+        out_dir.join(".ssdlab-lock").exists()
+    });
+    let out = sweep(&spec, &out_dir, &[]).output().unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("another ssdlab command is writing this directory now"),
+        "{err}"
+    );
+    signal(&first, libc::SIGINT);
+    let out = wait_at_most(first, 60, "the first sweep");
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));
 }

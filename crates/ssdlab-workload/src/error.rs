@@ -33,6 +33,10 @@ pub enum Error {
     /// The consistency checker found the model in an impossible state.
     #[error("consistency check failed: {0}")]
     Consistency(String),
+    /// The work stopped for an interrupt ([`crate::interrupt`]); the
+    /// message says where it was.
+    #[error("interrupted {0}")]
+    Interrupted(String),
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
@@ -49,11 +53,19 @@ impl Error {
             msg: msg.into(),
         }
     }
+    /// An I/O error about `path`; a read stopped by an interrupt
+    /// ([`crate::interrupt::io_error`]) becomes [`Error::Interrupted`].
     pub fn io(path: impl Into<PathBuf>, cause: std::io::Error) -> Self {
-        Error::Io {
-            path: path.into(),
-            cause,
+        let path = path.into();
+        if crate::interrupt::is_io_stop(&cause) {
+            return Error::Interrupted(format!("while reading {}", path.display()));
         }
+        Error::Io { path, cause }
+    }
+
+    /// Did the work stop for an interrupt?
+    pub fn is_interrupted(&self) -> bool {
+        matches!(self, Error::Interrupted(_))
     }
 }
 

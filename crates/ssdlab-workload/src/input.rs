@@ -69,9 +69,10 @@ impl Compression {
 /// Open `path` for buffered reading, decompressing it if it is gzip or zstd.
 ///
 /// Errors: [`Error::Io`] naming the path if it cannot be opened or read, or
-/// if the zstd decoder cannot be set up.
+/// if the zstd decoder cannot be set up; [`Error::Interrupted`] if an
+/// interrupt came ([`crate::interrupt`]) while waiting for data.
 pub fn open(path: &Path) -> Result<Box<dyn BufRead + Send>> {
-    let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut file = Watched::open(path)?;
     let (magic, got) = read_magic(&mut file, path)?;
     // Put the bytes read back in front of the rest of the file.
     let head = io::Cursor::new(magic).take(got as u64);
@@ -92,7 +93,7 @@ pub fn open(path: &Path) -> Result<Box<dyn BufRead + Send>> {
 
 /// How the file at `path` is compressed (by its first bytes).
 pub fn compression(path: &Path) -> Result<Compression> {
-    let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut file = Watched::open(path)?;
     let (magic, got) = read_magic(&mut file, path)?;
     Ok(Compression::from_magic(&magic[..got]))
 }
@@ -109,7 +110,7 @@ pub fn is_zstd(path: &Path) -> Result<bool> {
 
 /// The first four bytes of `file` and how many there were (a file may be
 /// shorter, and a read may return fewer bytes than asked for).
-fn read_magic(file: &mut File, path: &Path) -> Result<([u8; 4], usize)> {
+fn read_magic(file: &mut impl Read, path: &Path) -> Result<([u8; 4], usize)> {
     let mut magic = [0u8; 4];
     let mut got = 0;
     while got < magic.len() {
@@ -122,6 +123,133 @@ fn read_magic(file: &mut File, path: &Path) -> Result<([u8; 4], usize)> {
     }
     Ok((magic, got))
 }
+
+/// A file opened for reading that stops at an interrupt
+/// ([`crate::interrupt`]): every read first looks at the request, and a
+/// file that is not a regular file (a pipe, a FIFO, a terminal, a device)
+/// is read without blocking, waiting for data at most
+/// [`POLL_MS`](crate::interrupt::POLL_MS) at a time, so that a pipe that
+/// sends nothing (or a FIFO no writer has opened yet) does not hold an
+/// interrupt back. A stopped read fails with
+/// [`interrupt::io_error`](crate::interrupt::io_error), which
+/// [`Error::io`] turns into [`Error::Interrupted`].
+pub struct Watched {
+    file: File,
+    /// Not a regular file: opened non-blocking, read after `poll(2)`.
+    special: bool,
+}
+
+impl Watched {
+    /// Open `path` for reading (a FIFO without a writer yet is opened at
+    /// once; reads then wait for one).
+    pub fn open(path: &Path) -> Result<Watched> {
+        let special = std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir());
+        let mut options = std::fs::OpenOptions::new();
+        options.read(true);
+        #[cfg(unix)]
+        if special {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.custom_flags(libc::O_NONBLOCK);
+        }
+        let file = options.open(path).map_err(|e| Error::io(path, e))?;
+        Ok(Watched { file, special })
+    }
+
+    /// Wait until the file has data (or its end) to read, or an interrupt
+    /// came: then false.
+    #[cfg(unix)]
+    fn wait_readable(&self) -> io::Result<bool> {
+        use std::os::unix::io::AsRawFd;
+        loop {
+            let mut p = libc::pollfd {
+                fd: self.file.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: one valid pollfd, its count, a timeout.
+            let rc = unsafe { libc::poll(&mut p, 1, crate::interrupt::POLL_MS as libc::c_int) };
+            if rc < 0 {
+                let e = io::Error::last_os_error();
+                if e.kind() != io::ErrorKind::Interrupted {
+                    return Err(e);
+                }
+            } else if rc > 0 {
+                return Ok(true);
+            }
+            if crate::interrupt::poll() {
+                return Ok(false);
+            }
+        }
+    }
+}
+
+impl Read for Watched {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if crate::interrupt::poll() {
+            return Err(crate::interrupt::io_error());
+        }
+        if !self.special {
+            return self.file.read(buf);
+        }
+        #[cfg(unix)]
+        loop {
+            if !self.wait_readable()? {
+                return Err(crate::interrupt::io_error());
+            }
+            match self.file.read(buf) {
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
+                r => return r,
+            }
+        }
+        #[cfg(not(unix))]
+        self.file.read(buf)
+    }
+}
+
+/// Read the whole of a small text file (a configuration, a profile, a
+/// sweep spec, a format spec), refusing one larger than `max` bytes before
+/// reading it all: `what` names the kind of file in the error ("a drive
+/// configuration").
+pub fn read_text_limited(path: &Path, max: u64, what: &str) -> Result<String> {
+    let mut file = Watched::open(path)?;
+    let mut bytes = Vec::new();
+    (&mut file)
+        .take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io(path, e))?;
+    if bytes.len() as u64 > max {
+        return Err(Error::Invalid(format!(
+            "{}: larger than {}, the most {what} may be; is it the right file?",
+            path.display(),
+            human_bytes(max)
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        Error::Invalid(format!(
+            "{}: not valid UTF-8 text (byte 0x{:02x} at offset {at})",
+            path.display(),
+            e.as_bytes()[at]
+        ))
+    })
+}
+
+/// A byte count with a binary unit (`4 MiB`).
+pub fn human_bytes(b: u64) -> String {
+    const UNITS: [&str; 5] = ["bytes", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = b;
+    let mut u = 0;
+    while v >= 1024 && v.is_multiple_of(1024) && u + 1 < UNITS.len() {
+        v /= 1024;
+        u += 1;
+    }
+    format!("{v} {}", UNITS[u])
+}
+
+/// Largest text file [`read_text_limited`] takes for a configuration, a
+/// profile, a sweep spec or a trace format spec: 4 MiB (such files are a
+/// few kB; a larger one is the wrong file).
+pub const MAX_SPEC_BYTES: u64 = 4 << 20;
 
 /// Reads a text file line by line into one reused buffer.
 ///
@@ -237,7 +365,22 @@ impl LineReader {
             }
         }
         match std::str::from_utf8(bytes) {
-            Ok(text) => Ok(Some((self.line, text))),
+            Ok(text) => match text.find('\0') {
+                // No format has a NUL in any column: the file is not text.
+                Some(at) => {
+                    self.done = !self.resume;
+                    Err(parse_error(
+                        &self.path,
+                        self.line,
+                        "text",
+                        format!(
+                            "a NUL byte at column {}; is this a text trace?",
+                            text[..at].chars().count() + 1
+                        ),
+                    ))
+                }
+                None => Ok(Some((self.line, text))),
+            },
             Err(e) => {
                 self.done = !self.resume;
                 let at = e.valid_up_to();
@@ -263,6 +406,16 @@ impl LineReader {
             let available = match self.inner.fill_buf() {
                 Ok(b) => b,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) if crate::interrupt::is_io_stop(&e) => {
+                    return Err(Error::Interrupted(format!(
+                        "while reading {}{}",
+                        self.path.display(),
+                        match self.line {
+                            0 => String::new(),
+                            n => format!(" after line {n}"),
+                        }
+                    )));
+                }
                 Err(e) => {
                     let e = io::Error::new(
                         e.kind(),
@@ -322,11 +475,31 @@ pub fn parse_error(path: &Path, line: u64, field: &str, msg: impl Into<String>) 
 }
 
 /// Quote user text in a message: at most `max` characters, with `…` if cut.
+/// Control characters (a NUL, a newline, an escape) are written as Rust
+/// escapes (`\0`, `\n`, `\u{1b}`), so that a message stays one line of
+/// plain text whatever the input held.
 pub fn quote(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((i, _)) => format!("`{}…`", &text[..i]),
-        None => format!("`{text}`"),
+    let (shown, cut) = match text.char_indices().nth(max) {
+        Some((i, _)) => (&text[..i], "…"),
+        None => (text, ""),
+    };
+    format!("`{}{cut}`", escape_controls(shown))
+}
+
+/// `text` with its control characters written as Rust escapes.
+pub fn escape_controls(text: &str) -> String {
+    if !text.chars().any(char::is_control) {
+        return text.to_string();
     }
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_debug().collect::<String>()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 /// Where a field comes from: file and line, for error messages.

@@ -72,9 +72,11 @@ pub mod detect;
 pub mod disksim;
 pub mod error;
 pub mod input;
+pub mod interrupt;
 pub mod mqsim;
 pub mod msprod;
 pub mod msr;
+pub mod output;
 pub mod prefetch;
 pub mod reader;
 pub mod spc;
@@ -84,6 +86,7 @@ pub mod synthetic;
 pub mod systor;
 pub mod tencent;
 pub mod toml_keys;
+pub use toml_keys::line_of_key;
 pub mod writer;
 
 /// Direction of an I/O.
@@ -242,6 +245,9 @@ impl BlkparseAction {
     }
 }
 
+/// The largest reorder window: 4,194,304 records (about 200 MiB held).
+pub const MAX_SORT_WINDOW: usize = 1 << 22;
+
 /// The reorder window every trace reader uses unless
 /// [`TraceOptions::sort_window`] says otherwise: 65,536 records (about
 /// 3 MiB).
@@ -331,6 +337,13 @@ impl TraceOptions {
                 }
                 Some(_) => {}
             }
+        }
+        if self.window() > MAX_SORT_WINDOW {
+            return Err(Error::Invalid(format!(
+                "a reorder window (--sort) of {} records is more than the {MAX_SORT_WINDOW} \
+                 (about 200 MiB) a reader holds",
+                self.window()
+            )));
         }
         Ok(())
     }

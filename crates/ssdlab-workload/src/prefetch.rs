@@ -9,7 +9,7 @@
 
 use crate::error::Error;
 use crate::{IoRecord, RecordStream, Result};
-use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
 use std::thread::JoinHandle;
 
 /// Records per batch handed from the reader thread to the consumer.
@@ -76,7 +76,22 @@ impl Iterator for Prefetched {
 impl Prefetched {
     #[cold]
     fn refill(&mut self) -> Option<Result<IoRecord>> {
-        match self.rx.recv() {
+        // Waiting for the reader (a pipe that sends nothing), this thread
+        // still looks for an interrupt now and then.
+        let wait = std::time::Duration::from_millis(crate::interrupt::POLL_MS);
+        let got = loop {
+            match self.rx.recv_timeout(wait) {
+                Err(RecvTimeoutError::Timeout) => {
+                    if crate::interrupt::poll() {
+                        return Some(Err(Error::Interrupted(
+                            "while waiting for the workload's next records".into(),
+                        )));
+                    }
+                }
+                other => break other,
+            }
+        };
+        match got {
             Ok(batch) => {
                 self.batch = batch.into_iter();
                 self.batch.next()

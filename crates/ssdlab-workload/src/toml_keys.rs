@@ -216,3 +216,41 @@ pub fn toml_error(text: &str, origin: &str, e: &toml::de::Error) -> Error {
     };
     Error::config(origin, field, format!("{msg}{at}{hint}"))
 }
+
+/// The line (from 1) where the dotted key `key` is written in the TOML
+/// `text`: `name = ...` under its `[table]` header, a dotted `a.b = ...`,
+/// or the header of the table itself; else the header of the nearest table
+/// above it that is written. None if neither is.
+pub fn line_of_key(text: &str, key: &str) -> Option<usize> {
+    let mut section = String::new();
+    let mut nearest: Option<(usize, usize)> = None; // (depth matched, line)
+    for (i, line) in text.lines().enumerate() {
+        if let Some(name) = section_name(line) {
+            section = name
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .to_string();
+            if section == key {
+                return Some(i + 1);
+            }
+            if key.starts_with(&format!("{section}.")) {
+                let depth = section.split('.').count();
+                if nearest.is_none_or(|(d, _)| depth > d) {
+                    nearest = Some((depth, i + 1));
+                }
+            }
+            continue;
+        }
+        let l = line.trim_start();
+        let end = l.find(|c: char| !is_key_char(c)).unwrap_or(l.len());
+        let (name, rest) = l.split_at(end);
+        if name.is_empty() || !rest.trim_start().starts_with('=') {
+            continue;
+        }
+        let full = join_key(&section, name);
+        if full == key {
+            return Some(i + 1);
+        }
+    }
+    nearest.map(|(_, line)| line)
+}

@@ -52,12 +52,12 @@
 //!
 //! [`write_file`] writes gzip when the path ends in `.gz`, and writes to a
 //! temporary file in the same directory that is renamed over the path only
-//! when everything has been written: a failed conversion leaves no partial
-//! file (and converting a file onto itself works).
+//! when everything has been written: a failed or interrupted conversion
+//! leaves no partial file (and converting a file onto itself works); a pipe
+//! or a device is written in place ([`crate::output`]).
 
-use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use flate2::write::GzEncoder;
 use flate2::Compression;
@@ -250,8 +250,9 @@ where
 }
 
 /// Write `records` in `format` to the file at `path`, gzip-compressed if the
-/// path ends in `.gz`. The file appears only when complete (see the
-/// [module documentation](self)); errors name the path.
+/// path ends in `.gz`, as an [`OutputFile`](crate::output::OutputFile): the
+/// file appears only when complete, a pipe or a device is written in place
+/// (see the [module documentation](self)); errors name the path.
 pub fn write_file<I>(
     records: I,
     format: Format,
@@ -265,86 +266,30 @@ where
     let gzip = path
         .file_name()
         .is_some_and(|n| n.to_string_lossy().to_ascii_lowercase().ends_with(".gz"));
-    // Special files (a terminal, a pipe, /dev/null) are written in place.
-    let special = std::fs::metadata(path).is_ok_and(|m| !m.is_file());
-    let target = if special {
-        path.to_path_buf()
-    } else {
-        temp_path(path)?
+    let file = crate::output::OutputFile::create(path)?;
+    let named = |e: Error| match e {
+        Error::Io { cause, .. } => Error::io(path, cause),
+        other => prefix(path, other),
     };
-    let result = (|| {
-        let file = File::create(&target).map_err(|e| Error::io(path, e))?;
-        let named = |e: Error| match e {
-            Error::Io { cause, .. } => Error::io(path, cause),
-            other => prefix(path, other),
-        };
-        if gzip {
-            let mut enc = BufWriter::with_capacity(
-                BUF_BYTES,
-                GzEncoder::new(BufWriter::new(file), Compression::default()),
-            );
-            let s = write_lines(records, format, options, &mut enc, path).map_err(named)?;
-            let enc = enc
-                .into_inner()
-                .map_err(|e| Error::io(path, e.into_error()))?;
-            let mut inner = enc.finish().map_err(|e| Error::io(path, e))?;
-            inner.flush().map_err(|e| Error::io(path, e))?;
-            sync(
-                inner
-                    .into_inner()
-                    .map_err(|e| Error::io(path, e.into_error()))?,
-                path,
-                special,
-            )?;
-            Ok(s)
-        } else {
-            let mut out = BufWriter::with_capacity(BUF_BYTES, file);
-            let s = write_lines(records, format, options, &mut out, path).map_err(named)?;
-            let file = out
-                .into_inner()
-                .map_err(|e| Error::io(path, e.into_error()))?;
-            sync(file, path, special)?;
-            Ok(s)
-        }
-    })();
-    if special {
-        return result;
+    if gzip {
+        let mut enc =
+            BufWriter::with_capacity(BUF_BYTES, GzEncoder::new(file, Compression::default()));
+        let s = write_lines(records, format, options, &mut enc, path).map_err(named)?;
+        let enc = enc
+            .into_inner()
+            .map_err(|e| Error::io(path, e.into_error()))?;
+        let file = enc.finish().map_err(|e| Error::io(path, e))?;
+        file.finish()?;
+        Ok(s)
+    } else {
+        let mut out = BufWriter::with_capacity(BUF_BYTES, file);
+        let s = write_lines(records, format, options, &mut out, path).map_err(named)?;
+        let file = out
+            .into_inner()
+            .map_err(|e| Error::io(path, e.into_error()))?;
+        file.finish()?;
+        Ok(s)
     }
-    match result {
-        Ok(s) => {
-            std::fs::rename(&target, path).map_err(|e| {
-                let _ = std::fs::remove_file(&target);
-                Error::io(path, e)
-            })?;
-            Ok(s)
-        }
-        Err(e) => {
-            let _ = std::fs::remove_file(&target);
-            Err(e)
-        }
-    }
-}
-
-/// Flush a finished regular file to its storage (not for special files).
-fn sync(file: File, path: &Path, special: bool) -> Result<()> {
-    if !special {
-        file.sync_all().map_err(|e| Error::io(path, e))?;
-    }
-    Ok(())
-}
-
-/// A hidden temporary name next to `path`.
-fn temp_path(path: &Path) -> Result<PathBuf> {
-    let name = path.file_name().ok_or_else(|| {
-        Error::Invalid(format!(
-            "{}: not a file name to write a trace to",
-            path.display()
-        ))
-    })?;
-    let mut tmp = std::ffi::OsString::from(".");
-    tmp.push(name);
-    tmp.push(format!(".ssdlab-tmp-{}", std::process::id()));
-    Ok(path.with_file_name(tmp))
 }
 
 /// Name the file in an [`Error::Invalid`] about a record.
@@ -382,6 +327,13 @@ where
     for item in records {
         let r = item.into_record()?;
         let n = summary.records + 1;
+        if n.is_multiple_of(1 << 16) && crate::interrupt::poll() {
+            return Err(Error::Interrupted(format!(
+                "while writing {} (after {} records)",
+                name.display(),
+                summary.records
+            )));
+        }
         check(&r, n, format, prev_time)?;
         prev_time = Some(r.time_ns);
         line.clear();

@@ -754,7 +754,7 @@ pub fn reproduce_spd(a: SpdArgs) -> Result<ExitCode> {
     let started = Instant::now();
     let jobs = a.batch.job_count()?;
     let plan = plan(&a)?;
-    crate::output::check_out_dir(&a.out, "--out")?;
+    let _lock = crate::output::check_out_dir(&a.out, "--out")?;
     let runs_dir = a.out.join("runs");
 
     let mut head = String::new();

@@ -177,7 +177,11 @@ impl FormatSpec {
 
     /// Read, parse and check a spec file.
     pub fn load(path: &Path) -> Result<FormatSpec> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = crate::input::read_text_limited(
+            path,
+            crate::input::MAX_SPEC_BYTES,
+            "a trace format spec",
+        )?;
         let mut spec = FormatSpec::from_toml(&text, &path.display().to_string())?;
         if spec.name.is_empty() {
             spec.name = path

@@ -373,7 +373,11 @@ impl Profile {
 
     /// Read, parse and validate a profile file.
     pub fn load(path: &Path) -> Result<Profile> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = crate::input::read_text_limited(
+            path,
+            crate::input::MAX_SPEC_BYTES,
+            "a workload profile",
+        )?;
         Profile::from_toml(&text, &path.display().to_string())
     }
 

@@ -13,7 +13,7 @@ mod validate;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -752,7 +752,17 @@ impl Config {
     pub fn from_toml(text: &str, origin: &str) -> Result<Config> {
         let cfg: Config = toml::from_str(text)
             .map_err(|e| crate::workload::toml_keys::toml_error(text, origin, &e))?;
-        cfg.validate(origin)?;
+        cfg.validate(origin).map_err(|e| match e {
+            // Say where the key is written.
+            Error::Config { origin, field, msg } => {
+                let msg = match crate::workload::line_of_key(text, &field) {
+                    Some(line) => format!("{msg} (line {line})"),
+                    None => msg,
+                };
+                Error::Config { origin, field, msg }
+            }
+            other => other,
+        })?;
         Ok(cfg)
     }
 

@@ -12,11 +12,19 @@ impl Config {
         }
         let mut root = toml::Value::try_from(self).expect("config serialises");
         for set in sets {
-            let origin = format!("--set {set}");
+            let origin = format!("--set {}", crate::workload::input::escape_controls(set));
             let (key, value) = set
                 .split_once('=')
-                .ok_or_else(|| Error::config(&origin, set, "expected KEY=VALUE"))?;
+                .ok_or_else(|| Error::config(&origin, set.trim(), "expected KEY=VALUE"))?;
             let key = key.trim();
+            if set.contains(['\n', '\r']) {
+                // The rest would be read as more TOML keys, or dropped.
+                return Err(Error::config(
+                    &origin,
+                    key,
+                    "the value holds a line break; give each key its own --set",
+                ));
+            }
             let value = parse_toml_value(value.trim());
             let parts: Vec<&str> = key.split('.').collect();
             let (last, parent_path) = parts.split_last().expect("split yields one part");
@@ -58,11 +66,18 @@ impl Config {
                 ));
             }
             parent.insert(last.to_string(), value);
+            // Each override is read at once, so that a value of the wrong
+            // type is reported with its own key. Straight from the value
+            // tree (no round trip through TOML text, whose writer overflowed
+            // on a string of hundreds of quotes in a fuzzed override).
+            if let Err(e) = Config::deserialize(root.clone()) {
+                return Err(Error::config(&origin, key, value_error(key, &e)));
+            }
         }
-        let origin = format!("--set {}", sets.join(" --set "));
-        // Straight from the value tree (no round trip through TOML text,
-        // whose writer overflowed on a string of hundreds of quotes in a
-        // fuzzed override); the message has no line or column to point at.
+        let origin = format!(
+            "--set {}",
+            crate::workload::input::escape_controls(&sets.join(" --set "))
+        );
         let cfg: Config = root.try_into().map_err(|e: toml::de::Error| {
             Error::config(&origin, "value", e.message().to_string())
         })?;
@@ -105,6 +120,17 @@ fn table_at<'a>(
     }
     node.as_table_mut()
         .ok_or_else(|| Error::config(origin, key, format!("`{}` is not a table", path.join("."))))
+}
+
+/// The message of a value `key` was set to that does not read: serde's,
+/// which names the type expected, without a repeat of the key.
+fn value_error(key: &str, e: &toml::de::Error) -> String {
+    let msg = e.message().trim().replace('\n', " ");
+    let last = key.rsplit('.').next().unwrap_or(key);
+    msg.strip_suffix(&format!(" for key `{key}`"))
+        .or_else(|| msg.strip_suffix(&format!(" for key `{last}`")))
+        .unwrap_or(&msg)
+        .to_string()
 }
 
 pub(crate) fn parse_toml_value(s: &str) -> toml::Value {

@@ -11,6 +11,15 @@ use crate::error::{Error, Result};
 /// and simulated time, kept in u64 nanoseconds, must stay far from overflow.
 pub const MAX_OPERATION_US: f64 = 1e7;
 
+/// Largest page: 16 MiB (flash pages are a few KiB; page sizes are bytes).
+pub const MAX_PAGE_BYTES: u32 = 16 << 20;
+
+/// Most passes of `host.replays`.
+pub const MAX_REPLAYS: u32 = 1_000_000;
+
+/// Latest simulated time, ns (2^62, as for trace timestamps).
+const MAX_TIME_NS: u64 = crate::workload::input::MAX_TIME_NS;
+
 fn too_slow(v: f64, unit: &str) -> String {
     let v = if v >= 1e9 {
         format!("{v:e}")
@@ -41,6 +50,35 @@ impl Config {
                 return err(f, "must be at least 1".into());
             }
         }
+        if g.planes_per_die as usize > crate::sim::MAX_PLANES_PER_DIE {
+            return err(
+                "geometry.planes_per_die",
+                format!(
+                    "{} is more than the {} planes per die supported",
+                    g.planes_per_die,
+                    crate::sim::MAX_PLANES_PER_DIE
+                ),
+            );
+        }
+        if g.pages_per_block > u32::from(u16::MAX) {
+            return err(
+                "geometry.pages_per_block",
+                format!(
+                    "{} is more than the {} pages per block supported",
+                    g.pages_per_block,
+                    u16::MAX
+                ),
+            );
+        }
+        if g.page_size_bytes > MAX_PAGE_BYTES {
+            return err(
+                "geometry.page_size_bytes",
+                format!(
+                    "{} is more than {MAX_PAGE_BYTES} bytes (16 MiB); page sizes are in bytes",
+                    g.page_size_bytes
+                ),
+            );
+        }
         if !g.page_size_bytes.is_multiple_of(512) {
             return err(
                 "geometry.page_size_bytes",
@@ -63,7 +101,8 @@ impl Config {
             return err(
                 "geometry",
                 format!(
-                    "{phys} physical pages; at most {} are supported (32-bit page numbers)",
+                    "channels × chips_per_channel × dies_per_chip × planes_per_die × blocks_per_plane × \
+                     pages_per_block = {phys} physical pages; at most {} are supported (32-bit page numbers)",
                     u32::MAX - 1
                 ),
             );
@@ -107,6 +146,15 @@ impl Config {
         }
         if self.ftl.hot_window_s == 0 {
             return err("ftl.hot_window_s", "must be at least 1 second".into());
+        }
+        if self.ftl.hot_window_s > MAX_TIME_NS / 1_000_000_000 {
+            return err(
+                "ftl.hot_window_s",
+                format!(
+                    "{} s is longer than 2^62 ns (146 years), the longest a simulation runs",
+                    self.ftl.hot_window_s
+                ),
+            );
         }
         if self.ftl.hot_updates == 0 {
             return err(
@@ -201,9 +249,13 @@ impl Config {
         }
         // GC needs at least one block per plane to migrate a victim into.
         let thr = self.gc_threshold_pages();
+        let thr_key = match self.gc.threshold {
+            GcThreshold::Percent(_) => "gc.threshold.percent",
+            GcThreshold::Blocks(_) => "gc.threshold.blocks",
+        };
         if thr < g.pages_per_block as u64 {
             return err(
-                "gc.threshold",
+                thr_key,
                 format!(
                     "{thr} pages per plane is less than one block ({} pages); GC could not proceed",
                     g.pages_per_block
@@ -218,7 +270,7 @@ impl Config {
         let most = self.pages_per_plane() - 2 * g.pages_per_block as u64;
         if thr > most {
             return err(
-                "gc.threshold",
+                thr_key,
                 format!(
                     "{thr} free pages per plane leaves less than two blocks of a plane's {} pages for data and GC",
                     self.pages_per_plane()
@@ -226,8 +278,20 @@ impl Config {
             );
         }
 
-        if self.gc.d == 0 {
-            return err("gc.d", "must be at least 1".into());
+        if self.gc.d == 0 || self.gc.d > g.blocks_per_plane {
+            return err(
+                "gc.d",
+                format!(
+                    "{} is outside 1..={} (the candidates d-choices samples, at most the blocks of a plane)",
+                    self.gc.d, g.blocks_per_plane
+                ),
+            );
+        }
+        if !(0.0..100.0).contains(&self.gc.join_percent) {
+            return err(
+                "gc.join_percent",
+                format!("{} is outside [0, 100)", self.gc.join_percent),
+            );
         }
         if self.gc.moves_in_flight == 0 {
             return err("gc.moves_in_flight", "must be at least 1".into());
@@ -275,6 +339,15 @@ impl Config {
                 "must be a non-negative number".into(),
             );
         }
+        if self.metrics.interval_ms * 1e6 > MAX_TIME_NS as f64 {
+            return err(
+                "metrics.interval_ms",
+                format!(
+                    "{} ms is longer than 2^62 ns (146 years), the longest a simulation runs",
+                    self.metrics.interval_ms
+                ),
+            );
+        }
         if self.metrics.interval_ms > 0.0 && self.metrics.interval_ms < 1e-3 {
             return err(
                 "metrics.interval_ms",
@@ -284,14 +357,26 @@ impl Config {
                 ),
             );
         }
-        if self.host.replays == 0 {
-            return err("host.replays", "must be at least 1".into());
+        if self.host.replays == 0 || self.host.replays > MAX_REPLAYS {
+            return err(
+                "host.replays",
+                format!("{} is outside 1..={MAX_REPLAYS}", self.host.replays),
+            );
         }
         if self.host.queue_depth == 0 {
             return err("host.queue_depth", "must be at least 1".into());
         }
         if !(self.host.time_scale.is_finite() && self.host.time_scale > 0.0) {
             return err("host.time_scale", "must be a positive number".into());
+        }
+        if self.host.time_scale > MAX_TIME_NS as f64 {
+            return err(
+                "host.time_scale",
+                format!(
+                    "{:e} would put a request 1 ns after the first beyond 2^62 ns (146 years), the longest a simulation runs",
+                    self.host.time_scale
+                ),
+            );
         }
         Ok(())
     }

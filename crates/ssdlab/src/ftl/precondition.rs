@@ -8,6 +8,21 @@ use super::*;
 use crate::addr::{BlockId, DieId, Lpn, PlaneId, Ppn, INVALID};
 use crate::error::{Error, Result};
 
+/// Pages written between two looks for an interrupt while preconditioning.
+const POLL_PAGES: u64 = 1 << 14;
+
+/// After `written` pages of `step`: stop if an interrupt came
+/// ([`crate::workload::interrupt`]), looked at every [`POLL_PAGES`].
+#[inline]
+fn check_interrupt(written: u64, step: &str) -> Result<()> {
+    if written.is_multiple_of(POLL_PAGES) && crate::workload::interrupt::poll() {
+        return Err(Error::Interrupted(format!(
+            "while preconditioning the drive ({step}, after {written} pages)"
+        )));
+    }
+    Ok(())
+}
+
 /// Result of preconditioning, reported in the run's JSON.
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct PreconditionReport {
@@ -323,6 +338,7 @@ impl Ftl {
             if self.l2p.get(lpn as usize) != INVALID {
                 continue;
             }
+            check_interrupt(written, "mapping pages")?;
             let plane = self.choose_plane(lpn, Writer::Host { hot: false }, |_| 0);
             self.make_room(plane, rng, report)?;
             self.write(plane, lpn, 0, Writer::Host { hot: false }, 0)
@@ -373,6 +389,7 @@ impl Ftl {
             let (mut writes, mut moves) = (0u64, 0u64);
             let gcs_before = report.functional_gc;
             for lpn in sequence() {
+                check_interrupt(writes, "trace-sequence")?;
                 let plane = self.choose_plane(lpn, Writer::Host { hot: false }, |_| 0);
                 moves += self.make_room(plane, rng, report)?;
                 self.write(plane, lpn, 0, Writer::Host { hot: false }, 0)
@@ -454,7 +471,8 @@ impl Ftl {
                 }
             }
             let (gcs_before, mut moves) = (report.functional_gc, 0u64);
-            for &lpn in &order {
+            for (i, &lpn) in order.iter().enumerate() {
+                check_interrupt(i as u64, "trace-writes")?;
                 let plane = self.choose_plane(lpn, Writer::Host { hot: false }, |_| 0);
                 moves += self.make_room(plane, rng, report)?;
                 self.write(plane, lpn, 0, Writer::Host { hot: false }, 0)

@@ -737,7 +737,7 @@ pub(crate) fn requirements(c: &Config) -> Requirement {
     if !c.flash.multiplane || c.geometry.planes_per_die < 2 {
         return Err((
             "flash.multiplane",
-            format!("plane_allocation = \"{name}\" pairs two planes of a die: it needs multiplane = true and at least two planes per die"),
+            format!("plane_allocation = \"{name}\" pairs two planes of a die: it needs multiplane = true and at least two planes per die (geometry.planes_per_die)"),
         ));
     }
     Ok(())

@@ -36,6 +36,9 @@ impl AddressMap {
 
 /// What a pre-scan of the workload learned: bitmaps over logical pages.
 pub(crate) struct Scan {
+    /// The records' first and last times, ns, and their count.
+    pub(crate) times: Option<(u64, u64)>,
+    pub(crate) records: u64,
     pub(crate) footprint_pages: u64,
     pub(crate) touched: Vec<u64>,
     pub(crate) read: Vec<u64>,
@@ -69,8 +72,17 @@ pub(crate) fn scan(
         (vec![0u64; words], vec![0u64; words], vec![0u64; words]);
     let mut footprint = 0;
     let mut dense: FxHashMap<u64, Lpn> = FxHashMap::default();
+    let (mut times, mut records) = (None::<(u64, u64)>, 0u64);
     for rec in source.open_ahead()? {
         let rec = rec?;
+        records += 1;
+        times = Some((times.map_or(rec.time_ns, |t| t.0), rec.time_ns));
+        if records.is_multiple_of(1 << 16) && crate::workload::interrupt::poll() {
+            return Err(crate::error::Error::Interrupted(format!(
+                "while reading {} before the run",
+                source.describe()
+            )));
+        }
         // A trim leaves no data: not part of the footprint.
         if rec.op == Op::Trim {
             continue;
@@ -103,6 +115,8 @@ pub(crate) fn scan(
     };
     Ok((
         Scan {
+            times,
+            records,
             footprint_pages: footprint,
             touched,
             read,
@@ -121,8 +135,14 @@ pub(crate) fn write_pages(
     page: u64,
 ) -> Result<Vec<Lpn>> {
     let mut out = Vec::new();
-    for rec in source.open_ahead()? {
+    for (i, rec) in source.open_ahead()?.enumerate() {
         let rec = rec?;
+        if i.is_multiple_of(1 << 16) && crate::workload::interrupt::poll() {
+            return Err(crate::error::Error::Interrupted(format!(
+                "while reading {} before the run",
+                source.describe()
+            )));
+        }
         if rec.op != Op::Write {
             continue;
         }

@@ -37,6 +37,9 @@ pub(crate) struct Host {
     pub(crate) next_record: Option<IoRecord>,
     pub(crate) base_time: Option<u64>,
     pub(crate) stream_done: bool,
+    /// Reading the workload stopped for an interrupt: the run ends here,
+    /// its report marked partial.
+    pub(crate) interrupted: bool,
     /// Requests in flight (a slab with a free list).
     pub(crate) reqs: Vec<Req>,
     pub(crate) free_reqs: Vec<ReqId>,
@@ -68,6 +71,7 @@ impl Host {
             next_record: None,
             base_time: None,
             stream_done: false,
+            interrupted: false,
             reqs: Vec::new(),
             free_reqs: Vec::new(),
             page_types: None,
@@ -149,6 +153,11 @@ impl Simulator {
                     }
                     return Some(r);
                 }
+                Some(Err(e)) if e.is_interrupted() => {
+                    self.host.interrupted = true;
+                    self.host.stream_done = true;
+                    return None;
+                }
                 Some(Err(e)) => {
                     self.error = Some(e);
                     self.host.stream_done = true;
@@ -185,7 +194,21 @@ impl Simulator {
         self.prefetch_record(&rec);
         let base = *self.host.base_time.get_or_insert(rec.time_ns);
         let rel = rec.time_ns.saturating_sub(base);
-        let t = ((rel as f64 * self.cfg.host.time_scale).round() as Time).max(self.engine.now());
+        let scaled = (rel as f64 * self.cfg.host.time_scale).round();
+        if scaled > MAX_TIME_NS as f64 {
+            self.error = Some(Error::config(
+                &self.cfg.name,
+                "host.time_scale",
+                format!(
+                    "{} makes the request {rel} ns into {} arrive at {scaled:e} ns, beyond 2^62 ns \
+                     (146 years), the longest a simulation runs",
+                    self.cfg.host.time_scale, self.host.workload
+                ),
+            ));
+            self.host.stream_done = true;
+            return false;
+        }
+        let t = (scaled as Time).max(self.engine.now());
         self.host.next_record = Some(rec);
         if t == self.engine.now() && self.engine.fired() > 0 {
             return true;

@@ -111,6 +111,70 @@ pub struct Simulator {
 
 pub(crate) const MAX_PLANES_PER_DIE: usize = 16;
 
+/// Before a run, where the workload's span is known (a pre-scan, records in
+/// memory): refuse an arrival time scaled beyond 2^62 ns
+/// (`host.time_scale`) and a time series that would need more than
+/// [`crate::metrics::MAX_INTERVALS`] intervals by the last arrival.
+fn check_span(
+    cfg: &Config,
+    source: &Source,
+    scan: Option<&crate::host::address::Scan>,
+) -> Result<()> {
+    if cfg.host.mode != HostMode::OpenLoop {
+        return Ok(());
+    }
+    let known = match (scan, source) {
+        (Some(s), _) => s.times.map(|(a, b)| (b.saturating_sub(a), s.records)),
+        (None, Source::Records { records, .. }) => {
+            let first = records.first().map(|r| r.time_ns);
+            let last = records.last().map(|r| r.time_ns);
+            first
+                .zip(last)
+                .map(|(a, b)| (b.saturating_sub(a), records.len() as u64))
+        }
+        _ => None,
+    };
+    let Some((span, n)) = known else {
+        return Ok(());
+    };
+    // The last arrival of the last pass (each pass starts one mean gap
+    // after the previous one's last request), scaled.
+    let gap = if n > 1 { span / (n - 1) } else { 0 };
+    let passes = f64::from(cfg.host.replays);
+    let last = ((passes - 1.0) * (span as f64 + gap as f64) + span as f64) * cfg.host.time_scale;
+    if last > crate::workload::input::MAX_TIME_NS as f64 {
+        return Err(Error::config(
+            &cfg.name,
+            if cfg.host.time_scale > 1.0 {
+                "host.time_scale"
+            } else {
+                "host.replays"
+            },
+            format!(
+                "{} ({} ns from its first to its last request) with host.time_scale {} and \
+                 host.replays {} ends at {last:e} ns, beyond 2^62 ns (146 years), the longest a \
+                 simulation runs",
+                source.describe(),
+                span,
+                cfg.host.time_scale,
+                cfg.host.replays
+            ),
+        ));
+    }
+    let interval = (cfg.metrics.interval_ms * 1e6).round();
+    if interval > 0.0 && last / interval >= crate::metrics::MAX_INTERVALS as f64 {
+        return Err(watch::series_error(
+            &cfg.name,
+            interval as Time,
+            &format!(
+                "by the workload's last arrival (simulated time {:.3} s)",
+                last / 1e9
+            ),
+        ));
+    }
+    Ok(())
+}
+
 impl Simulator {
     /// Build a drive from `cfg`, age it per `precondition`, and open `source`.
     pub fn new(cfg: &Config, source: &Source, precondition: &Precondition) -> Result<Simulator> {
@@ -165,6 +229,7 @@ impl Simulator {
             } else {
                 (None, AddressMap::Fold)
             };
+        check_span(cfg, source, scan.as_ref())?;
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(cfg.seed);
         let mut ftl = Ftl::new(cfg, cfg.check.enabled);
         let writes = if precondition.trace_writes {
@@ -349,7 +414,7 @@ impl Simulator {
             // Every 4096 completions, and every 2^16 events whatever
             // completes (a run that stops completing is still watched).
             tick = tick.wrapping_add(1);
-            if self.host.completed >= next_progress || tick & 0xffff == 0 {
+            if self.host.completed >= next_progress || tick & 0xffff == 0 || self.host.interrupted {
                 next_progress = self.host.completed + 4096;
                 if self.checkpoint(observe)? == Control::Stop {
                     self.partial = true;
@@ -357,11 +422,17 @@ impl Simulator {
                 }
             }
         }
+        // The time series' cap holds for the whole run, its last events too.
+        self.check_series()?;
         observe(&self.progress());
         // A bad record met before any event fired (the very first one) ends
         // the run here.
         if let Some(e) = self.error.take() {
             return Err(e);
+        }
+        if self.host.interrupted {
+            self.partial = true;
+            return Ok(());
         }
         if self.host.submitted == 0 {
             return Err(Error::Invalid(format!(

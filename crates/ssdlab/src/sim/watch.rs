@@ -44,6 +44,22 @@ pub struct Progress {
 const HEADWAY_MIN_SHARE: u64 = 1000;
 const HEADWAY_WINDOWS: u32 = 4;
 
+/// The error of a time series that would need more than
+/// [`crate::metrics::MAX_INTERVALS`] intervals of `interval` ns; `when` says
+/// what showed it.
+pub(crate) fn series_error(origin: &str, interval: Time, when: &str) -> Error {
+    Error::config(
+        origin,
+        "metrics.interval_ms",
+        format!(
+            "the time series would need more than {} intervals of {} ms {when}; \
+             use a longer interval (or 0 for none)",
+            crate::metrics::MAX_INTERVALS,
+            interval as f64 / 1e6,
+        ),
+    )
+}
+
 /// An observer's answer: go on, or stop the run here (an interrupt).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Control {
@@ -76,26 +92,34 @@ impl Simulator {
 
     /// The checks made now and then during a run (time series size, GC
     /// headway), then the observer.
+    /// An interrupt ([`crate::workload::interrupt`]: the user's, or the
+    /// workload's reader stopped by one) stops the run like an observer's
+    /// [`Control::Stop`].
     pub(super) fn checkpoint(
         &mut self,
         observe: &mut dyn FnMut(&Progress) -> Control,
     ) -> Result<Control> {
-        if let Some(interval) = self.metrics.series_overflow() {
-            return Err(Error::config(
-                &self.cfg.name,
-                "metrics.interval_ms",
-                format!(
-                    "the time series would need more than {} intervals of {} ms by simulated time {:.3} s; \
-                     use a longer interval (or 0 for none)",
-                    crate::metrics::MAX_INTERVALS,
-                    interval as f64 / 1e6,
-                    self.engine.now() as f64 / 1e9
-                ),
-            ));
-        }
+        self.check_series()?;
         let p = self.progress();
         self.check_headway(&p)?;
-        Ok(observe(&p))
+        let answer = observe(&p);
+        if self.host.interrupted || crate::workload::interrupt::poll() {
+            return Ok(Control::Stop);
+        }
+        Ok(answer)
+    }
+
+    /// Stop a run whose time series outgrew [`crate::metrics::MAX_INTERVALS`]
+    /// (checked at every checkpoint and at the end: never a truncated series).
+    pub(super) fn check_series(&self) -> Result<()> {
+        match self.metrics.series_overflow() {
+            Some(interval) => Err(series_error(
+                &self.cfg.name,
+                interval,
+                &format!("by simulated time {:.3} s", self.engine.now() as f64 / 1e9),
+            )),
+            None => Ok(()),
+        }
     }
 
     /// Stop a run whose GC consumes as much space as it frees: in each of

@@ -534,7 +534,12 @@ impl crate::ftl::Ftl {
     pub(crate) fn fast_precondition(&mut self, lpns: impl Iterator<Item = Lpn>) -> Result<u64> {
         let f = self.fast.as_ref().expect("FAST");
         let mut by_lbn: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
-        for lpn in lpns {
+        for (i, lpn) in lpns.enumerate() {
+            if i.is_multiple_of(1 << 16) && crate::workload::interrupt::poll() {
+                return Err(crate::error::Error::Interrupted(
+                    "while preconditioning the drive (hybrid map)".into(),
+                ));
+            }
             if self.l2p.get(lpn as usize) == INVALID {
                 let (lbn, o) = f.lbn_of(lpn);
                 by_lbn.entry(lbn).or_default().push(o);
