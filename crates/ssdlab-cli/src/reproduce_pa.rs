@@ -163,7 +163,6 @@ struct Sim {
 
 pub fn reproduce_pa(a: PaArgs) -> Result<ExitCode> {
     let started = Instant::now();
-    let _lock = crate::output::check_out_dir(&a.out, "--out")?;
     let names: Vec<&str> = WORKLOADS.iter().map(|w| w.0).collect();
     let selected = select("workload", &a.workloads, &names)?;
     if a.limit == Some(0) {
@@ -257,6 +256,8 @@ pub fn reproduce_pa(a: PaArgs) -> Result<ExitCode> {
         }
     }
     let jobs = sims.iter().map(|s| &s.job);
+    // Checked before the runs, and locked while this writes it.
+    let _lock = crate::output::check_out_dir(&a.out, "--out")?;
     let Some(reports) = crate::batch::reproduce(&head, jobs, &precondition, &a.batch, &a.out)?
     else {
         return Ok(ExitCode::SUCCESS);

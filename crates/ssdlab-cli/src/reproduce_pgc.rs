@@ -493,7 +493,6 @@ fn compare<'r>(
 
 pub fn reproduce_pgc(a: PgcArgs) -> Result<ExitCode> {
     let started = Instant::now();
-    let _lock = crate::output::check_out_dir(&a.out, "--out")?;
     let exp_names: Vec<&str> = EXPERIMENTS.iter().map(|e| e.name).collect();
     let chosen = select("experiment", &a.experiments, &exp_names)?;
     let wl_names: Vec<&str> = WORKLOADS.iter().map(|w| w.name).collect();
@@ -611,6 +610,8 @@ pub fn reproduce_pgc(a: PgcArgs) -> Result<ExitCode> {
         }
     }
     let jobs = sims.iter().map(|s| &s.job);
+    // Checked before the runs, and locked while this writes it.
+    let _lock = crate::output::check_out_dir(&a.out, "--out")?;
     let Some(reports) = crate::batch::reproduce(&head, jobs, &precondition, &a.batch, &a.out)?
     else {
         return Ok(ExitCode::SUCCESS);
