@@ -17,7 +17,7 @@ FIXTURES = ROOT / "crates" / "ssdlab-workload" / "tests" / "fixtures"
 
 # src/fuzz.rs: byte 0 picks TraceFormat::ALL[i], then auto, then custom.
 FORMATS = ["msr", "spc", "msprod", "systor", "alibaba", "tencent", "blkparse",
-           "disksim", "mqsim", "ssdsim", "auto", "custom"]
+           "disksim", "mqsim", "ssdsim", "linnos", "auto", "custom"]
 
 
 def head(path, lines=40):
@@ -60,6 +60,7 @@ def main():
         "spc": b"0,20941264,8192,W,0.551706\n1,20939840,8192,r,0.554041\n0,3436288,15872,w,1.0\n",
         "alibaba": b"0,R,126703644672,4096,1577808144013\n0,W,1271083008,8192,1577808144064\n",
         "disksim": b"0.000000 0 1024 8 0\n1.250000 0 2048 16 1\n",
+        "linnos": (FIXTURES / "linnos.trace").read_bytes(),
         "msprod": b"DiskWrite, 128165840625, Irp, 0x1, 0x2, 0x000000001234, 0x00001000, 0, 0\n",
     }
     for fmt, path in traces.items():

@@ -17,7 +17,8 @@ use ssdlab::workload::{
 #[derive(Args, Clone, Debug)]
 pub struct ReadArgs {
     /// Trace format: msr, spc, msprod, systor, alibaba, tencent, blkparse,
-    /// disksim, mqsim, ssdsim, auto (detect from the first lines), or a
+    /// disksim, mqsim, ssdsim, linnos, auto (detect from a sample of the
+    /// lines; refused when the sample cannot tell), or a
     /// format spec describing any other line-per-request layout: a TOML
     /// file, or its keys inline (`separator = ",", time = { column = 1,
     /// unit = "s" }, ...`; see README.md, "Describing a trace format").
@@ -25,7 +26,7 @@ pub struct ReadArgs {
     pub trace_format: String,
     /// Keep only this device: disk (msr, msprod), ASU (spc), LUN (systor),
     /// device id (alibaba), volume (tencent), device number (disksim, mqsim,
-    /// ssdsim), or major<<20|minor (blkparse).
+    /// ssdsim, linnos), or major<<20|minor (blkparse).
     #[arg(long)]
     pub device: Option<u32>,
     /// Lay devices side by side: device i starts at i × BYTES (e.g. the
@@ -67,20 +68,17 @@ impl ReadArgs {
         limit: Option<u64>,
     ) -> Result<(Source, TraceFormat, Arc<ReadCounters>)> {
         let (mut format, format_spec) = custom::format_arg(&self.trace_format)?;
+        let mut detection = None;
         if format == TraceFormat::Auto {
-            format = detect::detect(path)?;
-            let how = match format {
-                TraceFormat::Mqsim => {
-                    " (integer times read as nanoseconds; --trace-format disksim for milliseconds)"
-                }
-                TraceFormat::Disksim => " (fractional times read as DiskSim milliseconds)",
-                _ => "",
-            };
+            let d = detect::explain(path)?;
+            format = d.format;
             eprintln!(
-                "trace format: detected {} for {}{how}",
+                "trace format: detected {} for {}: {}",
                 format.name(),
-                path.display()
+                path.display(),
+                d.reasons[1..].join("; ")
             );
+            detection = Some(Arc::new(d));
         }
         if !(self.start_s.is_finite() && self.start_s >= 0.0) {
             bail!("--start-s must be a non-negative number of seconds");
@@ -103,6 +101,8 @@ impl ReadArgs {
             blkparse_action,
             replay_trims: self.replay_trims,
             format_spec,
+            detection,
+            name: None,
             counters: counters.clone(),
         };
         options.validate()?;

@@ -46,7 +46,7 @@ impl LineFormat for AlibabaFormat {
     #[inline]
     fn parse(&mut self, at: At<'_>, text: &str) -> Result<Parsed> {
         let Some(f) = self.first.csv::<5>(at, text, LAYOUT, false)? else {
-            return Ok(Parsed::Nothing);
+            return Ok(self.first.skipped());
         };
         let device = at.u32("device_id", f[0])?;
         let op = match f[1] {

@@ -1,7 +1,10 @@
-//! Guessing a trace's format from its first lines.
+//! Deciding a trace's format from a sample of its lines.
 //!
-//! The file is decompressed first if it is gzip or zstd. The first non-blank
-//! line (blkparse's `Input file … added` lines aside) decides, by shape:
+//! The file is decompressed first if it is gzip or zstd. Detection has two
+//! steps.
+//!
+//! **Shape.** The first non-blank line (blkparse's `Input file … added` lines
+//! aside) names the candidates:
 //!
 //! | format | first line |
 //! |---|---|
@@ -12,46 +15,86 @@
 //! | systor | 6 comma-separated fields: decimal, decimal or blank, `R`/`W`/blank, then integers |
 //! | alibaba | 5 comma-separated fields: integer, `R`/`W`, then integers |
 //! | tencent | 5 comma-separated fields: integer or decimal, integer, integer, `0`/`1`, integer |
-//! | mqsim, ssdsim, disksim | 5 whitespace-separated numbers (see below) |
+//! | mqsim, disksim, linnos | 5 whitespace-separated numbers (see below) |
 //!
 //! A CSV header line also decides, by its first field and field count:
 //! `Timestamp` with 7 fields is msr, with 6 systor, with 5 tencent;
 //! `device_id` (5 fields) is alibaba; `ASU` (5 or more) is spc. Any other
 //! header-like line (first field starting with a letter) is skipped and the
-//! next line decides.
+//! next line decides. A line that fits no format is an [`Error::Invalid`]
+//! quoting it and listing the known formats; one that fits several
+//! comma-separated formats is an [`Error::Invalid`] naming them.
 //!
-//! **MQSim, SSDSim and DiskSim look alike**: five whitespace-separated
-//! numbers. MQSim and SSDSim are the same layout with the same meaning
-//! (integer ns, 512-byte sectors, 0 = write, 1 = read), so the choice between
-//! them does not matter and detection answers `mqsim`. DiskSim differs in
-//! its time unit (milliseconds, usually written with a decimal point) and in
-//! its flags (bit 0). Detection reads up to [`SAMPLE_LINES`] lines of that
-//! shape:
-//! - a time with a decimal point means DiskSim (MQSim/SSDSim times are
-//!   integers);
-//! - otherwise (all times integers) it is MQSim/SSDSim. Large integer times
-//!   settle it (10^7 is 10 ms in ns but 2.8 hours in ms); small ones cannot
-//!   be told apart by value, and detection follows the formats' conventions
-//!   (DiskSim writes milliseconds with a decimal point, MQSim and SSDSim
-//!   integer nanoseconds). The command line says what it chose and how, so
-//!   an integer-millisecond DiskSim trace is named explicitly.
+//! **Sample.** Up to [`SAMPLE_LINES`] non-blank lines are then read by each
+//! candidate's own parser, and what the records would be is scored. Five
+//! whitespace-separated numbers fit three formats that differ only in units
+//! (MQSim and SSDSim are one layout with one meaning, reported as `mqsim`):
 //!
-//! Detection looks at shape only: the reader still checks every record.
-//! Anything else is an [`Error::Invalid`] that quotes the line and lists the
-//! known formats; a line that fits more than one format is an
-//! [`Error::Invalid`] naming the candidates.
+//! | format | time | offset and size | type |
+//! |---|---|---|---|
+//! | mqsim (ssdsim) | integer ns | 512 B sectors | 0 write, 1 read |
+//! | disksim | ms, written with a decimal point | 512 B sectors | flags, bit 0 read |
+//! | linnos | ms, written with a decimal point | bytes | 1 read, 0 write |
+//!
+//! Evidence against a candidate is *hard* (it rules the candidate out) or
+//! *soft* (it only says the candidate is unusual):
+//!
+//! - times with a decimal point rule out mqsim (hard); integer times are
+//!   unusual for the millisecond formats (soft);
+//! - a mean gap between requests of less than 100 ns (more than ten million
+//!   requests a second) or more than 60 s rules that reading of the times out
+//!   (hard);
+//! - an offset or size that is not a multiple of 512 rules out byte units
+//!   (hard): block traces in bytes address whole sectors; when every offset
+//!   and size is a multiple of 512, sector units would make every request a
+//!   multiple of 256 KiB at 256 KiB boundaries, which rules them out from
+//!   [`ALIGNED_RECORDS`] records on (hard); below that, both units are
+//!   unusual (soft), and detection refuses to choose;
+//! - a median request larger than 16 MiB rules that reading out (hard);
+//! - lines the candidate's parser rejects rule it out unless every other
+//!   candidate is ruled out too (the reader then reports the line).
+//!
+//! The candidate left without evidence against it is chosen; if several are
+//! left, or none, detection is refused with each candidate's evidence and how
+//! to name the format. The choice and its reasons ([`Detection`]) go in the
+//! run's result. Detection does not check every record: the reader does.
 
 use std::path::Path;
 
-use super::input::{is_decimal, is_u64, quote, split_trimmed, split_whitespace, LineReader};
-use super::TraceFormat;
+use super::input::{is_decimal, is_u64, quote, split_trimmed, split_whitespace, At, LineReader};
+use super::reader::{LineFormat, Parsed, Raw};
+use super::{TraceFormat, TraceOptions};
 use crate::error::{Error, Result};
 
 /// How many characters of an unrecognised line an error quotes.
 const QUOTE_CHARS: usize = 80;
 
-/// Most lines read to tell MQSim/SSDSim from DiskSim.
+/// Most non-blank lines a detection reads.
 pub const SAMPLE_LINES: usize = 1000;
+
+/// From this many records on, offsets and sizes that are all multiples of
+/// 512 rule out sector units.
+pub const ALIGNED_RECORDS: usize = 16;
+
+/// Plausible mean gaps between requests, ns: 100 ns (ten million requests a
+/// second) to 60 s.
+const GAP_NS: (f64, f64) = (100.0, 60e9);
+
+/// Largest plausible median request, bytes.
+const MEDIAN_BYTES: u64 = 16 << 20;
+
+/// A detected format and why it was chosen.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Detection {
+    pub format: TraceFormat,
+    /// Non-blank lines read.
+    pub sample_lines: usize,
+    /// Of those, records the chosen format read.
+    pub sample_records: usize,
+    /// Why: the shape, the evidence for it and against the other candidates,
+    /// what the sample looks like.
+    pub reasons: Vec<String>,
+}
 
 /// Formats that detection can return, with their shape, for messages.
 fn known() -> String {
@@ -62,11 +105,18 @@ fn known() -> String {
         .join(", ")
 }
 
-/// Decide the format of the trace at `path` (plain, gzip or zstd).
+/// The format of the trace at `path` (plain, gzip or zstd); see
+/// [`explain`].
+pub fn detect(path: &Path) -> Result<TraceFormat> {
+    explain(path).map(|d| d.format)
+}
+
+/// Decide the format of the trace at `path` (plain, gzip or zstd), with the
+/// reasons.
 ///
 /// Errors: [`Error::Io`] if the file cannot be read; [`Error::Invalid`] if it
 /// is empty, not text, of no known format, or ambiguous.
-pub fn detect(path: &Path) -> Result<TraceFormat> {
+pub fn explain(path: &Path) -> Result<Detection> {
     let mut lines = LineReader::open(path)?;
     let not_text = |e: Error| match e {
         Error::Parse { line, msg, .. } => Error::Invalid(format!(
@@ -76,47 +126,109 @@ pub fn detect(path: &Path) -> Result<TraceFormat> {
         )),
         other => other,
     };
-    let mut skipped_header: Option<(u64, String)> = None;
-    loop {
-        let Some((n, text)) = lines.next_line().map_err(not_text)? else {
-            return Err(match skipped_header {
-                Some((line, text)) => unknown(path, line, &text),
-                None => Error::Invalid(format!(
-                    "cannot detect the trace format of {}: the file has no records \
-                     (it is empty or holds only blank lines)",
-                    path.display()
-                )),
-            });
-        };
-        if text.trim().is_empty() || text.trim_start().starts_with("Input file ") {
+    // The sample: non-blank lines from the top.
+    let mut sample: Vec<(u64, String)> = Vec::new();
+    while sample.len() < SAMPLE_LINES {
+        match lines.next_line() {
+            Ok(Some((n, text))) => {
+                if !text.trim().is_empty() {
+                    sample.push((n, text.to_string()));
+                }
+            }
+            Ok(None) => break,
+            // text that is not UTF-8 after the first line: the reader
+            // reports it where it is
+            Err(_) if sample.iter().any(|(_, t)| !is_preamble(t)) => break,
+            Err(e) => return Err(not_text(e)),
+        }
+    }
+    let (candidates, shape) = shape(path, &sample)?;
+    if candidates.len() == 1 {
+        let format = candidates[0];
+        let s = sampled(format, path, &sample);
+        let mut reasons = vec![shape];
+        reasons.push(s.describe(format, sample.len()));
+        if s.errors > 0 {
+            reasons.push(format!(
+                "{} of the {} lines read do not parse as {} (first: {}); the reader stops at the \
+                 first such line unless told to skip them",
+                s.errors,
+                sample.len(),
+                format.name(),
+                s.first_error.as_deref().unwrap_or("")
+            ));
+        }
+        return Ok(Detection {
+            format,
+            sample_lines: sample.len(),
+            sample_records: s.raws.len(),
+            reasons,
+        });
+    }
+    five_numbers(path, &sample, shape)
+}
+
+/// A line that comes before a trace's records without being one.
+fn is_preamble(text: &str) -> bool {
+    text.trim_start().starts_with("Input file ")
+}
+
+/// The candidates the shape of the first lines allows, and a sentence
+/// saying why.
+fn shape(path: &Path, sample: &[(u64, String)]) -> Result<(Vec<TraceFormat>, String)> {
+    let mut skipped_header: Option<(u64, &str)> = None;
+    for (n, text) in sample {
+        if is_preamble(text) {
             continue;
         }
         if skipped_header.is_none() {
             if let Some(f) = header_format(text) {
-                return Ok(f);
+                let (first, count) = split_trimmed::<1>(text, ',');
+                return Ok((
+                    vec![f],
+                    format!(
+                        "line {n} is a {} header (first field `{}`, {count} fields)",
+                        f.name(),
+                        first[0]
+                    ),
+                ));
             }
         }
         let candidates = line_formats(text);
         match candidates.as_slice() {
             [] if skipped_header.is_none() && is_header_like(text) => {
-                skipped_header = Some((n, text.to_string()));
+                skipped_header = Some((*n, text));
             }
             [] => {
                 return Err(match skipped_header {
-                    Some((line, header)) => unknown(path, line, &header),
-                    None => unknown(path, n, text),
+                    Some((line, header)) => unknown(path, line, header),
+                    None => unknown(path, *n, text),
                 })
             }
             [TraceFormat::Mqsim] => {
-                let first = text.to_string();
-                return Ok(ascii_units(&first, &mut lines));
+                return Ok((
+                    vec![
+                        TraceFormat::Mqsim,
+                        TraceFormat::Disksim,
+                        TraceFormat::Linnos,
+                    ],
+                    format!(
+                        "line {n} is five whitespace-separated numbers, which mqsim (ssdsim), \
+                         disksim and linnos all write"
+                    ),
+                ));
             }
-            [f] => return Ok(*f),
+            [f] => {
+                return Ok((
+                    vec![*f],
+                    format!("line {n} has the shape of {}: {}", f.name(), f.layout()),
+                ))
+            }
             many => {
                 let names: Vec<_> = many.iter().map(|f| f.name()).collect();
                 return Err(Error::Invalid(format!(
                     "cannot detect the trace format of {}: line {n} {} fits several formats \
-                     ({}); name the format explicitly",
+                     ({}); name the format explicitly (--trace-format NAME)",
                     path.display(),
                     quote(text.trim(), QUOTE_CHARS),
                     names.join(", ")
@@ -124,6 +236,14 @@ pub fn detect(path: &Path) -> Result<TraceFormat> {
             }
         }
     }
+    Err(match skipped_header {
+        Some((line, text)) => unknown(path, line, text),
+        None => Error::Invalid(format!(
+            "cannot detect the trace format of {}: the file has no records \
+             (it is empty or holds only blank lines)",
+            path.display()
+        )),
+    })
 }
 
 fn unknown(path: &Path, line: u64, text: &str) -> Error {
@@ -136,35 +256,348 @@ fn unknown(path: &Path, line: u64, text: &str) -> Error {
     ))
 }
 
-/// MQSim/SSDSim (integer ns) or DiskSim (ms)? `first` is a line of that
-/// shape; up to [`SAMPLE_LINES`] lines are read from `lines`. A fractional
-/// time means DiskSim; integer times are MQSim/SSDSim by convention.
-fn ascii_units(first: &str, lines: &mut LineReader) -> TraceFormat {
-    let mut sampled = 0usize;
-    let mut next = Some(first.to_string());
-    while let Some(text) = next {
-        let (f, _) = split_whitespace::<1>(&text);
-        if f[0].contains('.') {
-            return TraceFormat::Disksim;
-        }
-        sampled += 1;
-        if sampled >= SAMPLE_LINES {
-            break;
-        }
-        next = next_shaped(lines);
-    }
-    TraceFormat::Mqsim
+/// What a candidate's parser made of the sample.
+#[derive(Default)]
+struct Sampled {
+    raws: Vec<Raw>,
+    errors: usize,
+    first_error: Option<String>,
 }
 
-/// The next non-blank line if it has the five-number shape.
-fn next_shaped(lines: &mut LineReader) -> Option<String> {
-    loop {
-        match lines.next_line() {
-            Ok(Some((_, t))) if t.trim().is_empty() => continue,
-            Ok(Some((_, t))) if looks_columns5(t) => return Some(t.to_string()),
-            _ => return None,
+fn sample_with<F: LineFormat>(path: &Path, lines: &[(u64, String)]) -> Sampled {
+    let mut f = F::new(&TraceOptions::default());
+    let mut s = Sampled::default();
+    for (n, text) in lines {
+        match f.parse(At::new(path, *n), text) {
+            Ok(Parsed::Io(raw)) => s.raws.push(raw),
+            Ok(_) => {}
+            Err(e) => {
+                s.errors += 1;
+                if s.first_error.is_none() {
+                    s.first_error = Some(match e {
+                        Error::Parse {
+                            line, field, msg, ..
+                        } => {
+                            format!("line {line}, field `{field}`: {msg}")
+                        }
+                        other => other.to_string(),
+                    });
+                }
+            }
         }
     }
+    s
+}
+
+/// The sample as `format`'s parser reads it.
+fn sampled(format: TraceFormat, path: &Path, lines: &[(u64, String)]) -> Sampled {
+    use super::*;
+    match format {
+        TraceFormat::Msr => sample_with::<msr::MsrFormat>(path, lines),
+        TraceFormat::Spc => sample_with::<spc::SpcFormat>(path, lines),
+        TraceFormat::Msprod => sample_with::<msprod::MsprodFormat>(path, lines),
+        TraceFormat::Systor => sample_with::<systor::SystorFormat>(path, lines),
+        TraceFormat::Alibaba => sample_with::<alibaba::AlibabaFormat>(path, lines),
+        TraceFormat::Tencent => sample_with::<tencent::TencentFormat>(path, lines),
+        TraceFormat::Blkparse => sample_with::<blkparse::BlkparseFormat>(path, lines),
+        TraceFormat::Disksim => sample_with::<disksim::DisksimFormat>(path, lines),
+        TraceFormat::Mqsim => sample_with::<mqsim::MqsimFormat>(path, lines),
+        TraceFormat::Ssdsim => sample_with::<ssdsim::SsdsimFormat>(path, lines),
+        TraceFormat::Linnos => sample_with::<linnos::LinnosFormat>(path, lines),
+        TraceFormat::Custom | TraceFormat::Auto => Sampled::default(),
+    }
+}
+
+/// `n` bytes as KiB, MiB or bytes, for reasons.
+fn bytes(n: u64) -> String {
+    if n >= 1 << 20 && n.is_multiple_of(1 << 20) {
+        format!("{} MiB", n >> 20)
+    } else if n >= 1024 && n.is_multiple_of(1024) {
+        format!("{} KiB", n >> 10)
+    } else {
+        format!("{n} bytes")
+    }
+}
+
+/// `ns` as a duration, for reasons.
+fn duration(ns: f64) -> String {
+    if ns >= 1e9 {
+        format!("{:.3} s", ns / 1e9)
+    } else if ns >= 1e6 {
+        format!("{:.3} ms", ns / 1e6)
+    } else if ns >= 1e3 {
+        format!("{:.3} us", ns / 1e3)
+    } else {
+        format!("{ns:.1} ns")
+    }
+}
+
+impl Sampled {
+    /// Mean gap between arrivals, ns (None below two records or with one
+    /// time only).
+    fn mean_gap_ns(&self) -> Option<f64> {
+        let n = self.raws.len();
+        let lo = self.raws.iter().map(|r| r.time_ns).min()?;
+        let hi = self.raws.iter().map(|r| r.time_ns).max()?;
+        (n >= 2 && hi > lo).then(|| (hi - lo) as f64 / (n - 1) as f64)
+    }
+
+    fn median_size(&self) -> Option<u64> {
+        let mut v: Vec<u64> = self.raws.iter().map(|r| r.size).collect();
+        v.sort_unstable();
+        v.get(v.len() / 2).copied()
+    }
+
+    /// Records whose offset or size is not a multiple of 512 bytes.
+    fn unaligned(&self) -> usize {
+        self.raws
+            .iter()
+            .filter(|r| r.offset % 512 != 0 || r.size % 512 != 0)
+            .count()
+    }
+
+    /// Times that go back from one record to the next.
+    fn backwards(&self) -> usize {
+        self.raws
+            .windows(2)
+            .filter(|w| w[1].time_ns < w[0].time_ns)
+            .count()
+    }
+
+    /// One sentence: what the records of the sample are like.
+    fn describe(&self, format: TraceFormat, lines: usize) -> String {
+        let n = self.raws.len();
+        let mut s = format!("{lines} lines read as {}: {n} records", format.name());
+        if n == 0 {
+            return s;
+        }
+        if let Some(g) = self.mean_gap_ns() {
+            s.push_str(&format!(", a mean gap of {} between arrivals", duration(g)));
+        }
+        match self.backwards() {
+            0 => s.push_str(", times in order"),
+            b => s.push_str(&format!(", {b} times going back")),
+        }
+        if let Some(m) = self.median_size() {
+            s.push_str(&format!(", median size {}", bytes(m)));
+        }
+        s
+    }
+}
+
+/// Evidence about one candidate of the five-number family.
+struct Judged {
+    format: TraceFormat,
+    sampled: Sampled,
+    hard: Vec<String>,
+    soft: Vec<String>,
+}
+
+/// Choose among mqsim, disksim and linnos on the sample (module
+/// documentation).
+fn five_numbers(path: &Path, sample: &[(u64, String)], shape: String) -> Result<Detection> {
+    let records: Vec<[&str; 5]> = sample
+        .iter()
+        .filter_map(|(_, t)| {
+            let (f, n) = split_whitespace::<5>(t);
+            (n == 5).then_some(f)
+        })
+        .collect();
+    let decimal = records
+        .iter()
+        .filter(|f| f[0].contains(['.', 'e', 'E']))
+        .count();
+    let mut judged = Vec::new();
+    for format in [
+        TraceFormat::Mqsim,
+        TraceFormat::Disksim,
+        TraceFormat::Linnos,
+    ] {
+        let s = sampled(format, path, sample);
+        let mut hard = Vec::new();
+        let mut soft = Vec::new();
+        let ms = format != TraceFormat::Mqsim;
+        let bytes_units = format == TraceFormat::Linnos;
+        let n = s.raws.len();
+        if !ms && decimal > 0 {
+            hard.push(format!(
+                "{decimal} of {} times have a decimal point, and MQSim and SSDSim write integer \
+                 nanoseconds",
+                records.len()
+            ));
+        } else if ms && decimal == 0 && !records.is_empty() {
+            soft.push(
+                "every time is an integer, and DiskSim and LinnOS write milliseconds with a \
+                 decimal point"
+                    .to_string(),
+            );
+        }
+        if let Some(g) = s.mean_gap_ns() {
+            let unit = if ms { "milliseconds" } else { "nanoseconds" };
+            if g < GAP_NS.0 {
+                hard.push(format!(
+                    "read as {unit}, requests would arrive {} apart on average (more than ten \
+                     million a second)",
+                    duration(g)
+                ));
+            } else if g > GAP_NS.1 {
+                hard.push(format!(
+                    "read as {unit}, requests would arrive {} apart on average",
+                    duration(g)
+                ));
+            }
+        }
+        let unaligned = s.unaligned();
+        if bytes_units && unaligned > 0 {
+            hard.push(format!(
+                "{unaligned} of {n} records have an offset or size that is not a multiple of \
+                 512, which byte addresses of a block trace would be"
+            ));
+        }
+        if bytes_units && unaligned == 0 && n > 0 && n < ALIGNED_RECORDS {
+            soft.push(format!(
+                "only {n} records, too few to tell bytes from 512-byte sectors \
+                 ({ALIGNED_RECORDS} would)"
+            ));
+        }
+        if !bytes_units && n > 0 {
+            // Sector units: the columns themselves are all multiples of 512.
+            let all_aligned = s
+                .raws
+                .iter()
+                .all(|r| (r.offset / 512) % 512 == 0 && (r.size / 512) % 512 == 0);
+            if all_aligned {
+                let msg = format!(
+                    "every offset and size of the {n} records is a multiple of 512: in 512-byte \
+                     sectors every request would be a multiple of 256 KiB at a 256 KiB boundary"
+                );
+                if n >= ALIGNED_RECORDS {
+                    hard.push(msg);
+                } else {
+                    soft.push(format!(
+                        "{msg} (too few records to rule sectors out: {ALIGNED_RECORDS} would)"
+                    ));
+                }
+            }
+        }
+        if let Some(m) = s.median_size() {
+            if m > MEDIAN_BYTES {
+                hard.push(format!("the median request would be {}", bytes(m)));
+            }
+        }
+        judged.push(Judged {
+            format,
+            sampled: s,
+            hard,
+            soft,
+        });
+    }
+    // Candidates without hard evidence; failing that, those whose only
+    // fault is lines their parser rejects (the reader reports them).
+    let clean: Vec<&Judged> = judged
+        .iter()
+        .filter(|j| j.hard.is_empty() && j.sampled.errors == 0)
+        .collect();
+    let pool: Vec<&Judged> = if clean.is_empty() {
+        judged
+            .iter()
+            .filter(|j| j.hard.is_empty() && j.sampled.raws.len() + j.sampled.errors > 0)
+            .collect()
+    } else {
+        clean
+    };
+    let best: Vec<&&Judged> = pool.iter().filter(|j| j.soft.is_empty()).collect();
+    let chosen = match (best.as_slice(), pool.as_slice()) {
+        ([one], _) => *one,
+        ([], [one]) => one,
+        _ => return Err(refuse(path, &judged, &pool)),
+    };
+    let mut reasons = vec![shape];
+    reasons.push(chosen.sampled.describe(chosen.format, sample.len()));
+    for s in &chosen.soft {
+        reasons.push(format!("though {s}"));
+    }
+    if chosen.sampled.errors > 0 {
+        reasons.push(format!(
+            "{} lines do not parse as {} (first: {}); the reader stops at the first unless told \
+             to skip them",
+            chosen.sampled.errors,
+            chosen.format.name(),
+            chosen.sampled.first_error.as_deref().unwrap_or("")
+        ));
+    }
+    for j in &judged {
+        if j.format == chosen.format {
+            continue;
+        }
+        let why: Vec<&String> = j.hard.iter().chain(&j.soft).collect();
+        if let Some(first) = why.first() {
+            reasons.push(format!("not {}: {first}", j.format.name()));
+        } else if j.sampled.errors > 0 {
+            reasons.push(format!(
+                "not {}: {}",
+                j.format.name(),
+                j.sampled
+                    .first_error
+                    .as_deref()
+                    .unwrap_or("its parser rejects the sample")
+            ));
+        }
+    }
+    Ok(Detection {
+        format: chosen.format,
+        sample_lines: sample.len(),
+        sample_records: chosen.sampled.raws.len(),
+        reasons,
+    })
+}
+
+/// The refusal of an ambiguous (or impossible) sample: each candidate's
+/// evidence, and how to choose.
+fn refuse(path: &Path, judged: &[Judged], pool: &[&Judged]) -> Error {
+    let mut lines = Vec::new();
+    for j in judged {
+        let mut why: Vec<String> = j
+            .hard
+            .iter()
+            .map(|h| format!("rules it out: {h}"))
+            .collect();
+        why.extend(j.soft.iter().map(|s| format!("unusual: {s}")));
+        if j.sampled.errors > 0 {
+            why.push(format!(
+                "{} lines do not parse (first: {})",
+                j.sampled.errors,
+                j.sampled.first_error.as_deref().unwrap_or("")
+            ));
+        }
+        if why.is_empty() {
+            why.push("nothing against it".to_string());
+        }
+        lines.push(format!(
+            "{} ({}): {}",
+            j.format.name(),
+            j.format.layout(),
+            why.join("; ")
+        ));
+    }
+    let what = if pool.is_empty() {
+        "the sample fits none of the formats of its shape".to_string()
+    } else {
+        format!(
+            "the sample fits {} equally well",
+            pool.iter()
+                .map(|j| j.format.name())
+                .collect::<Vec<_>>()
+                .join(" and ")
+        )
+    };
+    Error::Invalid(format!(
+        "cannot detect the trace format of {}: {what}. {}. Name the format with \
+         --trace-format mqsim, disksim or linnos, or describe the layout with a format spec \
+         (--trace-format FILE.toml; README.md, \"Describing a trace format\")",
+        path.display(),
+        lines.join(". ")
+    ))
 }
 
 /// The formats whose records `text` looks like (`Mqsim` stands for the

@@ -24,6 +24,7 @@
 //! | `disksim` | `time_ms devno blkno bcount flags` | 512 B blocks | ms (relative) |
 //! | `mqsim` | `time_ns device lba size_sectors type` | 512 B sectors | ns (relative) |
 //! | `ssdsim` | `time_ns dev lsn size ope` | 512 B sectors | ns (relative) |
+//! | `linnos` | `time_ms device offset size type` | bytes | ms (relative) |
 //!
 //! Any other line-per-request layout is read as [`TraceFormat::Custom`],
 //! described by a [`custom::FormatSpec`] (a small TOML file) in
@@ -47,7 +48,7 @@
 //!   lines, fields), [`detect`] (format detection), [`custom`] (formats the
 //!   user describes), and one module per format
 //!   ([`msr`], [`spc`], [`msprod`], [`systor`], [`alibaba`], [`tencent`],
-//!   [`blkparse`], [`disksim`], [`mqsim`], [`ssdsim`]);
+//!   [`blkparse`], [`disksim`], [`mqsim`], [`ssdsim`], [`linnos`]);
 //! - [`writer`] (writing traces) and [`stats`] (trace statistics);
 //! - [`synthetic`], the generator and its profile language: `mod.rs` the
 //!   language (module documentation) and `Profile` with its checks, `spec.rs`
@@ -73,6 +74,7 @@ pub mod disksim;
 pub mod error;
 pub mod input;
 pub mod interrupt;
+pub mod linnos;
 pub mod mqsim;
 pub mod msprod;
 pub mod msr;
@@ -144,6 +146,9 @@ pub enum TraceFormat {
     Mqsim,
     /// SSDSim: `time_ns dev lsn size ope(1=read,0=write)`.
     Ssdsim,
+    /// LinnOS / FlashNet replayer: `time_ms device offset_bytes size_bytes
+    /// type(1=read,0=write)`.
+    Linnos,
     /// A format the user describes ([`custom::FormatSpec`], given in
     /// [`TraceOptions::format_spec`]).
     Custom,
@@ -154,7 +159,7 @@ pub enum TraceFormat {
 impl TraceFormat {
     pub const NAMES: &'static [&'static str] = &[
         "msr", "spc", "msprod", "systor", "alibaba", "tencent", "blkparse", "disksim", "mqsim",
-        "ssdsim", "auto",
+        "ssdsim", "linnos", "auto",
     ];
 
     /// Every concrete format (all but `Auto`), in the order of [`Self::NAMES`].
@@ -169,6 +174,7 @@ impl TraceFormat {
         TraceFormat::Disksim,
         TraceFormat::Mqsim,
         TraceFormat::Ssdsim,
+        TraceFormat::Linnos,
     ];
 
     pub fn parse(s: &str) -> Result<TraceFormat> {
@@ -200,6 +206,7 @@ impl TraceFormat {
             TraceFormat::Disksim => "disksim",
             TraceFormat::Mqsim => "mqsim",
             TraceFormat::Ssdsim => "ssdsim",
+            TraceFormat::Linnos => "linnos",
             TraceFormat::Custom => "custom",
             TraceFormat::Auto => "auto",
         }
@@ -218,6 +225,7 @@ impl TraceFormat {
             TraceFormat::Disksim => "`time_ms devno blkno bcount flags`, whitespace-separated, time in ms",
             TraceFormat::Mqsim => "`time_ns device lba size_sectors type`, whitespace-separated integers, type 0=write 1=read",
             TraceFormat::Ssdsim => "`time_ns dev lsn size ope`, whitespace-separated integers, ope 1=read 0=write",
+            TraceFormat::Linnos => "`time_ms device offset_bytes size_bytes type`, whitespace-separated, time in ms, offset and size in bytes, type 1=read 0=write",
             TraceFormat::Custom => "described by a format spec (--trace-format FILE.toml)",
             TraceFormat::Auto => "detected from the first lines",
         }
@@ -311,6 +319,12 @@ pub struct TraceOptions {
     pub blkparse_action: BlkparseAction,
     /// The described format [`TraceFormat::Custom`] reads (see [`custom`]).
     pub format_spec: Option<Arc<custom::FormatSpec>>,
+    /// How the format was chosen when it was detected
+    /// ([`detect::explain`]): the run's result says so.
+    pub detection: Option<Arc<detect::Detection>>,
+    /// The trace's name in results: the path as the user gave it (None:
+    /// the path the reader opens).
+    pub name: Option<String>,
     /// What the reader dropped and why. Shared: clone the `Arc` before
     /// handing the options over, read it after the run. Each open of a
     /// trace resets it, so after a run it describes the last pass.
@@ -386,6 +400,10 @@ pub struct ReadCounters {
     /// Records that arrived earlier than one before them and were put in
     /// order by the reorder window.
     pub reordered: AtomicU64,
+    /// Header lines between records, skipped: a CSV header repeated where
+    /// traces were joined, or lines a described format's `header` pattern
+    /// matches after its first record.
+    pub repeated_headers: AtomicU64,
     first_bad_line: Mutex<Option<String>>,
 }
 
@@ -431,6 +449,7 @@ impl ReadCounters {
             filtered: self.filtered.load(Relaxed),
             before_start: self.before_start.load(Relaxed),
             reordered: self.reordered.load(Relaxed),
+            repeated_headers: self.repeated_headers.load(Relaxed),
             first_bad_line: self
                 .first_bad_line
                 .lock()
@@ -439,7 +458,7 @@ impl ReadCounters {
         }
     }
 
-    fn all(&self) -> [&AtomicU64; 10] {
+    fn all(&self) -> [&AtomicU64; 11] {
         [
             &self.records,
             &self.bad_lines,
@@ -451,6 +470,7 @@ impl ReadCounters {
             &self.filtered,
             &self.before_start,
             &self.reordered,
+            &self.repeated_headers,
         ]
     }
 }
@@ -468,6 +488,9 @@ pub struct ReadCounts {
     pub filtered: u64,
     pub before_start: u64,
     pub reordered: u64,
+    /// Header lines between records, skipped (absent when none).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub repeated_headers: u64,
     /// The error of the first malformed line skipped.
     pub first_bad_line: Option<String>,
 }
@@ -492,6 +515,7 @@ impl std::fmt::Display for ReadCounts {
             (self.filtered, "rows of other devices skipped"),
             (self.before_start, "records before the start skipped"),
             (self.reordered, "records put back in time order"),
+            (self.repeated_headers, "repeated header lines skipped"),
         ];
         for (n, what) in rest {
             if n > 0 {
@@ -500,6 +524,11 @@ impl std::fmt::Display for ReadCounts {
         }
         Ok(())
     }
+}
+
+/// Serde: a count left out where it is zero.
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// A fresh stream of the trace at `path` in `format` (`Auto`: detected).
@@ -528,6 +557,7 @@ pub fn open_trace(
         TraceFormat::Disksim => open::<disksim::DisksimFormat>(path, options),
         TraceFormat::Mqsim => open::<mqsim::MqsimFormat>(path, options),
         TraceFormat::Ssdsim => open::<ssdsim::SsdsimFormat>(path, options),
+        TraceFormat::Linnos => open::<linnos::LinnosFormat>(path, options),
         TraceFormat::Custom => {
             let Some(spec) = &options.format_spec else {
                 return Err(Error::Invalid(
@@ -553,6 +583,19 @@ pub fn open_trace(
         }
         TraceFormat::Auto => unreachable!("resolved above"),
     }
+}
+
+/// How a run's trace was read, for its result.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TraceRead {
+    /// The format: a built-in format's name, or a described format's.
+    pub format: String,
+    /// `named` (given), `detected` (from a sample of its lines) or
+    /// `described` (a format spec).
+    pub how: String,
+    /// Why detection chose the format (detected formats only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reasons: Vec<String>,
 }
 
 /// Where a run's requests come from.
@@ -622,6 +665,46 @@ impl Source {
         }
     }
 
+    /// How the trace is read, for a trace (None otherwise). A format left
+    /// to detection (`Auto`) is detected here (None if it cannot be).
+    pub fn trace_read(&self) -> Option<TraceRead> {
+        match self {
+            Source::Trace {
+                path,
+                format,
+                options,
+            } => {
+                let detection = match (format, &options.detection) {
+                    (TraceFormat::Auto, _) => Some(Arc::new(detect::explain(path).ok()?)),
+                    (_, d) => d.clone(),
+                };
+                Some(match (format, detection) {
+                    (TraceFormat::Custom, _) => TraceRead {
+                        format: options
+                            .format_spec
+                            .as_ref()
+                            .map_or("?", |s| s.name.as_str())
+                            .to_string(),
+                        how: "described".into(),
+                        reasons: Vec::new(),
+                    },
+                    (_, Some(d)) => TraceRead {
+                        format: d.format.name().to_string(),
+                        how: "detected".into(),
+                        reasons: d.reasons.clone(),
+                    },
+                    (f, None) => TraceRead {
+                        format: f.name().to_string(),
+                        how: "named".into(),
+                        reasons: Vec::new(),
+                    },
+                })
+            }
+            Source::Limited { inner, .. } => inner.trace_read(),
+            Source::Synthetic(_) | Source::Records { .. } => None,
+        }
+    }
+
     /// Short human-readable description for summaries.
     pub fn describe(&self) -> String {
         match self {
@@ -631,13 +714,27 @@ impl Source {
                 options,
             } => format!(
                 "{} (format `{}`)",
-                path.display(),
+                options
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| path.display().to_string()),
                 options
                     .format_spec
                     .as_ref()
                     .map_or("?", |s| s.name.as_str())
             ),
-            Source::Trace { path, format, .. } => format!("{} ({})", path.display(), format.name()),
+            Source::Trace {
+                path,
+                format,
+                options,
+            } => format!(
+                "{} ({})",
+                options
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| path.display().to_string()),
+                format.name()
+            ),
             Source::Synthetic(p) => format!("synthetic `{}`", p.name),
             Source::Records { name, records } => {
                 format!("{name} ({} records in memory)", records.len())

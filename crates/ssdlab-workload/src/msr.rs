@@ -55,7 +55,7 @@ impl LineFormat for MsrFormat {
     #[inline]
     fn parse(&mut self, at: At<'_>, text: &str) -> Result<Parsed> {
         let Some(f) = self.first.csv::<7>(at, text, MSR_LAYOUT, false)? else {
-            return Ok(Parsed::Nothing);
+            return Ok(self.first.skipped());
         };
         let ticks = at.u64("timestamp", f[0])?;
         let time_ns = ticks.checked_mul(NS_PER_TICK).ok_or_else(|| {

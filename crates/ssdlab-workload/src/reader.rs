@@ -86,6 +86,10 @@ pub enum Parsed {
     /// A cache flush of this device without data: counted in `flushes`, not
     /// replayed.
     Flush(u32),
+    /// A header line between records (a header repeated where traces were
+    /// joined, or a line a described format's `header` pattern matches
+    /// after the first record); counted in `repeated_headers`.
+    RepeatedHeader,
 }
 
 /// A line-oriented trace format.
@@ -294,6 +298,9 @@ impl<F: LineFormat> TraceReader<F> {
             let wanted = |d: u32| self.options.device.is_none_or(|w| w == d);
             match parsed {
                 Parsed::Nothing => {}
+                Parsed::RepeatedHeader => {
+                    c.repeated_headers.fetch_add(1, Relaxed);
+                }
                 Parsed::NotIo => {
                     c.non_io.fetch_add(1, Relaxed);
                 }
@@ -613,31 +620,60 @@ fn blank(text: &str) -> bool {
 }
 
 /// Tracks whether the next non-blank line is the first of the file, which
-/// CSV formats accept as an optional header.
-#[derive(Clone, Copy, Debug, Default)]
+/// CSV formats accept as an optional header, and recognises that header
+/// when it comes again between records (traces joined from several files
+/// repeat it).
+#[derive(Clone, Debug, Default)]
 pub struct FirstLine {
     seen: bool,
+    /// The header line (trimmed), once one was read.
+    header: Option<String>,
+    /// Whether the last line given was a repeat of the header.
+    repeated: bool,
 }
 
 impl FirstLine {
     /// Whether `text` is a header: the first non-blank line, with a first
-    /// field (up to `sep`) that starts with a letter. Call once per line.
+    /// field (up to `sep`) that starts with a letter, or a line equal to
+    /// that first header (surrounding whitespace aside). Call once per
+    /// line.
     pub fn is_header(&mut self, text: &str, sep: char) -> bool {
         let first = !self.seen;
         self.seen = true;
-        first
-            && text
-                .split(sep)
-                .next()
-                .unwrap_or("")
-                .trim()
-                .starts_with(|c: char| c.is_ascii_alphabetic())
+        self.repeated = false;
+        if !first {
+            self.repeated = self.header.as_deref() == Some(text.trim());
+            return self.repeated;
+        }
+        let header = text
+            .split(sep)
+            .next()
+            .unwrap_or("")
+            .trim()
+            .starts_with(|c: char| c.is_ascii_alphabetic());
+        if header {
+            self.header = Some(text.trim().to_string());
+        }
+        header
+    }
+
+    /// What a header line is: nothing for the first, a repeated header
+    /// (counted) for the others.
+    pub fn skipped(&self) -> Parsed {
+        if self.repeated {
+            Parsed::RepeatedHeader
+        } else {
+            Parsed::Nothing
+        }
     }
 
     /// The `N` comma-separated, trimmed fields of a CSV line of `layout`, or
-    /// None if it is the (optional) header. A header must have the record's
-    /// field count too; `extra_ok` accepts lines with more than `N` fields
-    /// (SPC's optional trailing columns). Call once per line.
+    /// None if it is the (optional) header or a repeat of it ([`skipped`]
+    /// says which). A header must have the record's field count too;
+    /// `extra_ok` accepts lines with more than `N` fields (SPC's optional
+    /// trailing columns). Call once per line.
+    ///
+    /// [`skipped`]: FirstLine::skipped
     pub fn csv<'t, const N: usize>(
         &mut self,
         at: At<'_>,
@@ -646,6 +682,9 @@ impl FirstLine {
         extra_ok: bool,
     ) -> Result<Option<[&'t str; N]>> {
         let header = self.is_header(text, ',');
+        if self.repeated {
+            return Ok(None);
+        }
         let (fields, n) = split_trimmed::<N>(text, ',');
         if !(extra_ok && n > N) {
             at.field_count(n, N, "comma-separated", layout, text)?;

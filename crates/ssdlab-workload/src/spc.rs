@@ -50,7 +50,7 @@ impl LineFormat for SpcFormat {
     #[inline]
     fn parse(&mut self, at: At<'_>, text: &str) -> Result<Parsed> {
         let Some(f) = self.first.csv::<5>(at, text, LAYOUT, true)? else {
-            return Ok(Parsed::Nothing);
+            return Ok(self.first.skipped());
         };
         let device = at.u32("asu", f[0])?;
         let lba = at.u64("lba", f[1])?;

@@ -50,7 +50,7 @@ impl LineFormat for SystorFormat {
     #[inline]
     fn parse(&mut self, at: At<'_>, text: &str) -> Result<Parsed> {
         let Some(f) = self.first.csv::<6>(at, text, LAYOUT, false)? else {
-            return Ok(Parsed::Nothing);
+            return Ok(self.first.skipped());
         };
         let op = match f[2] {
             "" => return Ok(Parsed::BlankType),

@@ -47,7 +47,7 @@ impl LineFormat for TencentFormat {
     #[inline]
     fn parse(&mut self, at: At<'_>, text: &str) -> Result<Parsed> {
         let Some(f) = self.first.csv::<5>(at, text, LAYOUT, false)? else {
-            return Ok(Parsed::Nothing);
+            return Ok(self.first.skipped());
         };
         let time_ns = at.decimal("timestamp", f[0], 9)?;
         let sector = at.u64("offset", f[1])?;

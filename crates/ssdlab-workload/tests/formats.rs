@@ -102,7 +102,7 @@ const FIXTURES: &[(&str, TraceFormat, usize)] = &[
 fn format_names_round_trip() {
     let names = [
         "msr", "spc", "msprod", "systor", "alibaba", "tencent", "blkparse", "disksim", "mqsim",
-        "ssdsim", "auto",
+        "ssdsim", "linnos", "auto",
     ];
     assert_eq!(TraceFormat::NAMES, names);
     for name in names {
@@ -110,7 +110,7 @@ fn format_names_round_trip() {
         assert_eq!(f.name(), name);
         assert_eq!(TraceFormat::parse(&name.to_uppercase()).unwrap(), f);
     }
-    assert_eq!(TraceFormat::ALL.len(), 10);
+    assert_eq!(TraceFormat::ALL.len(), 11);
     let e = TraceFormat::parse("umass").unwrap_err().to_string();
     assert!(
         e.contains("unknown trace format `umass`") && e.contains("blkparse"),
@@ -1209,6 +1209,83 @@ fn detection_refuses_ambiguous_and_unknown_input() {
         let e = detect(&path).unwrap_err().to_string();
         assert!(e.contains("no records"), "{e}");
     }
+}
+
+/// `n` lines in the LinnOS / FlashNet layout (ms with decimals, byte
+/// offsets and sizes in 4 KiB multiples, 1 = read): a small synthetic trace
+/// in the layout of case 1 of the detection tests.
+fn linnos_lines(n: u64) -> String {
+    (0..n)
+        .map(|i| {
+            format!(
+                "{}.{:03} {} {} {} {}\n",
+                i * 3,
+                (i * 137) % 1000,
+                i % 2,
+                ((i * 7919) % 100_000) * 4096,
+                4096 << (i % 5),
+                (i % 3 == 0) as u8
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn detects_linnos_by_its_byte_units() {
+    let dir = scratch("detect-linnos");
+    let path = write(&dir, "flashnet.trace", linnos_lines(200));
+    let d = ssdlab_workload::detect::explain(&path).unwrap();
+    assert_eq!(d.format, TraceFormat::Linnos, "{:#?}", d.reasons);
+    let all = d.reasons.join("\n");
+    assert!(
+        all.contains("not disksim") && all.contains("256 KiB"),
+        "{all}"
+    );
+    assert!(
+        all.contains("not mqsim") && all.contains("decimal point"),
+        "{all}"
+    );
+    assert_eq!((d.sample_lines, d.sample_records), (200, 200));
+    // read as LinnOS: bytes stay bytes, milliseconds become ns
+    let recs = plain(&path, TraceFormat::Linnos);
+    assert_eq!(recs[1].offset, 7919 * 4096);
+    assert_eq!(recs[1].size, 8192);
+    assert_eq!(recs[1].time_ns, 3_137_000);
+    // the hand-written LinnOS fixture of the described formats too
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/linnos.trace");
+    assert_eq!(detect(&fixture).unwrap(), TraceFormat::Linnos);
+    // the same lines in sectors (small sizes, offsets of any sector) are DiskSim's
+    let sectors: String = (0..50)
+        .map(|i| format!("{}.5 0 {} {} {}\n", i, i * 13 + 1, 8 + i % 3, i % 2))
+        .collect();
+    let path = write(&dir, "disksim.trace", sectors);
+    let d = ssdlab_workload::detect::explain(&path).unwrap();
+    assert_eq!(d.format, TraceFormat::Disksim, "{:#?}", d.reasons);
+    assert!(
+        d.reasons.join(" ").contains("not linnos"),
+        "{:?}",
+        d.reasons
+    );
+}
+
+#[test]
+fn detection_refuses_what_it_cannot_tell() {
+    let dir = scratch("detect-cannot-tell");
+    // three aligned records: bytes or sectors cannot be told apart
+    let path = write(&dir, "three.trace", linnos_lines(3));
+    let e = detect(&path).unwrap_err().to_string();
+    assert!(e.contains("fits disksim and linnos equally well"), "{e}");
+    assert!(e.contains("--trace-format mqsim, disksim or linnos"), "{e}");
+    assert!(e.contains("too few"), "{e}");
+    // byte-aligned addresses with integer times an hour apart: no format
+    // of the shape reads that
+    let text: String = (0..40)
+        .map(|i| format!("{} 0 {} 4096 1\n", i * 3_600_000, i * 4096))
+        .collect();
+    let path = write(&dir, "hours.trace", text);
+    let e = detect(&path).unwrap_err().to_string();
+    assert!(e.contains("fits none of the formats of its shape"), "{e}");
+    assert!(e.contains("rules it out"), "{e}");
 }
 
 // ---------------------------------------------------------------------------

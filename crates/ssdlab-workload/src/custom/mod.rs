@@ -9,6 +9,8 @@
 //! skip_lines = 0                # lines at the top that are not records (a header)
 //! # skip_until = "start"        # also skip up to and including the first line starting so
 //! comment = "#"                 # lines starting with this (or any of a list) are skipped
+//! # header = "time*"            # header lines wherever they are: lines matching this pattern
+//!                               # (or any of a list; `*` any text, `?` one character)
 //!
 //! [time]
 //! column = 1                    # columns count from 1, as in awk and cut
@@ -38,7 +40,7 @@
 //! ```
 //!
 //! Every key but `name`, `separator` (default whitespace), `skip_lines`,
-//! `skip_until`, `comment`, the `op` lists other than `read` and `write`,
+//! `skip_until`, `comment`, `header`, the `op` lists other than `read` and `write`,
 //! `op.prefix`, `time.clock` (default relative) and `device` is required;
 //! unknown keys are errors. The same tables may be written inline
 //! (`time = { column = 1, unit = "ms" }`), and the whole spec may be given
@@ -46,7 +48,11 @@
 //! [`FormatSpec::from_inline`]).
 //!
 //! **Reading a line.** Blank lines, the first `skip_lines` lines, the lines
-//! up to `skip_until` and comment lines are not records. A record is split
+//! up to `skip_until`, comment lines and header lines are not records. A
+//! header line is one that matches a `header` pattern as a whole (surrounding
+//! whitespace aside, letters in any case; `*` stands for any text, `?` for
+//! one character), wherever it is: a header repeated between records (traces
+//! joined from several files) is skipped and counted in `repeated_headers`. A record is split
 //! at the separator — `whitespace` (also `space`) splits at runs of spaces
 //! and tabs, any other separator at each occurrence — and each field is
 //! trimmed and loses one pair of surrounding double quotes (a separator
@@ -143,6 +149,9 @@ pub struct FormatSpec {
     pub skip_lines: u64,
     pub skip_until: Option<String>,
     pub comments: Vec<String>,
+    /// Patterns of header lines (`*` any text, `?` one character), matched
+    /// against a whole line, trimmed, letters in any case.
+    pub headers: Vec<String>,
     pub time_column: usize,
     /// Nanoseconds per unit, as `mult × 10^exp10` (FILETIME: 100 × 10^0).
     pub time_mult: u64,
@@ -218,6 +227,111 @@ impl FormatSpec {
         Ok(spec)
     }
 
+    /// Whether `line` (trimmed) is a header line: it matches one of the
+    /// `header` patterns.
+    pub fn is_header(&self, line: &str) -> bool {
+        let line = line.trim();
+        self.headers.iter().any(|p| glob_match(p, line))
+    }
+
+    /// The spec as a TOML document that [`FormatSpec::from_toml`] reads back
+    /// as the same spec (a run's record keeps it, so that the run can be
+    /// repeated without the original file).
+    pub fn to_toml(&self) -> String {
+        #[derive(serde::Serialize)]
+        struct Doc<'a> {
+            name: &'a str,
+            separator: &'a str,
+            skip_lines: u64,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            skip_until: Option<&'a str>,
+            comment: &'a [String],
+            header: &'a [String],
+            time: Time<'a>,
+            op: Ops,
+            offset: Addr,
+            size: Addr,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            device: Option<Device>,
+        }
+        #[derive(serde::Serialize)]
+        struct Time<'a> {
+            column: usize,
+            unit: &'a str,
+            clock: &'a str,
+        }
+        #[derive(serde::Serialize)]
+        struct Ops {
+            column: usize,
+            read: Vec<String>,
+            write: Vec<String>,
+            discard: Vec<String>,
+            flush: Vec<String>,
+            ignore: Vec<String>,
+            prefix: bool,
+        }
+        #[derive(serde::Serialize)]
+        struct Addr {
+            column: usize,
+            unit: u64,
+        }
+        #[derive(serde::Serialize)]
+        struct Device {
+            column: usize,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            keep: Option<u32>,
+        }
+        let codes = |k: OpKind| -> Vec<String> {
+            self.op_codes
+                .iter()
+                .filter(|(_, kind)| *kind == k)
+                .map(|(c, _)| c.clone())
+                .collect()
+        };
+        let doc = Doc {
+            name: &self.name,
+            separator: match &self.separator {
+                Separator::Whitespace => "whitespace",
+                Separator::Text(t) => t,
+            },
+            skip_lines: self.skip_lines,
+            skip_until: self.skip_until.as_deref(),
+            comment: &self.comments,
+            header: &self.headers,
+            time: Time {
+                column: self.time_column + 1,
+                unit: &self.time_unit,
+                clock: if self.absolute_time {
+                    "absolute"
+                } else {
+                    "relative"
+                },
+            },
+            op: Ops {
+                column: self.op_column + 1,
+                read: codes(OpKind::Read),
+                write: codes(OpKind::Write),
+                discard: codes(OpKind::Discard),
+                flush: codes(OpKind::Flush),
+                ignore: codes(OpKind::Ignore),
+                prefix: self.op_prefix,
+            },
+            offset: Addr {
+                column: self.offset_column + 1,
+                unit: self.offset_unit,
+            },
+            size: Addr {
+                column: self.size_column + 1,
+                unit: self.size_unit,
+            },
+            device: self.device_column.map(|c| Device {
+                column: c + 1,
+                keep: self.keep_device,
+            }),
+        };
+        toml::to_string(&doc).expect("a format spec serialises as TOML")
+    }
+
     /// The number of fields a record needs.
     pub fn fields_needed(&self) -> usize {
         [
@@ -233,6 +347,33 @@ impl FormatSpec {
         .unwrap_or(0)
             + 1
     }
+}
+
+/// Whether `text` matches `pattern` as a whole, ASCII letters in any case:
+/// `*` matches any run of characters (also none), `?` any one character.
+pub fn glob_match(pattern: &str, text: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let t: Vec<char> = text.chars().collect();
+    let (mut i, mut j) = (0, 0);
+    // The last `*` seen, and the text position it matched up to.
+    let mut star: Option<(usize, usize)> = None;
+    while j < t.len() {
+        if i < p.len() && (p[i] == '?' || p[i].eq_ignore_ascii_case(&t[j])) {
+            i += 1;
+            j += 1;
+        } else if i < p.len() && p[i] == '*' {
+            star = Some((i, j));
+            i += 1;
+        } else if let Some((si, sj)) = star {
+            // let that `*` take one more character
+            i = si + 1;
+            j = sj + 1;
+            star = Some((si, sj + 1));
+        } else {
+            return false;
+        }
+    }
+    p[i..].iter().all(|&c| c == '*')
 }
 
 /// `--trace-format VALUE`: a built-in format name (or `auto`), a format
@@ -306,6 +447,41 @@ mod tests {
         assert_eq!(
             parse_scaled("9223372036854775808", 1, 0, true, M),
             Ok(1 << 63)
+        );
+    }
+
+    #[test]
+    fn glob_patterns() {
+        assert!(glob_match("Timestamp,*", "timestamp,offset,size"));
+        assert!(glob_match("time*size", "TIME offset size"));
+        assert!(!glob_match("time*size", "time offset sizes"));
+        assert!(glob_match("a?c", "abc"));
+        assert!(!glob_match("a?c", "ac"));
+        assert!(glob_match("*", ""));
+        assert!(glob_match("**x*", "abx"));
+        assert!(!glob_match("x", "xy"));
+        assert!(glob_match("*a*b", "xaxxab"));
+    }
+
+    #[test]
+    fn spec_round_trips_through_toml() {
+        let text = "name = \"site\"\nseparator = \";\"\nskip_lines = 2\nskip_until = \"start\"\n\
+                    comment = [\"#\", \"//\"]\nheader = \"ts;*\"\n\
+                    time = { column = 1, unit = \"us\", clock = \"absolute\" }\n\
+                    op = { column = 2, read = [\"R\", 1], write = [\"W\"], discard = [\"T\"], flush = [\"F\"], ignore = [\"open\"], prefix = true }\n\
+                    offset = { column = 3, unit = \"pages\" }\nsize = { column = 4, unit = 1024 }\n\
+                    device = { column = 5, keep = 7 }\n";
+        let spec = FormatSpec::from_toml(text, "site.toml").unwrap();
+        let again = FormatSpec::from_toml(&spec.to_toml(), "record").unwrap();
+        assert_eq!(again, spec, "{}", spec.to_toml());
+        let minimal = FormatSpec::from_inline(
+            "time = { column = 1, unit = \"ms\" }, op = { column = 5, read = [1], write = [0] }, \
+             offset = { column = 3, unit = \"bytes\" }, size = { column = 4, unit = \"bytes\" }",
+        )
+        .unwrap();
+        assert_eq!(
+            FormatSpec::from_toml(&minimal.to_toml(), "record").unwrap(),
+            minimal
         );
     }
 

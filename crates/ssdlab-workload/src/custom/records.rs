@@ -18,6 +18,8 @@ pub struct CustomFormat {
     /// Columns wanted: time, op, offset, size, device (usize::MAX: none).
     columns: [usize; 5],
     needed: usize,
+    /// Whether a line was a record (header lines after it are repeats).
+    past_first_record: bool,
 }
 
 const NO_COLUMN: usize = usize::MAX;
@@ -51,6 +53,7 @@ impl LineFormat for CustomFormat {
             started,
             columns,
             needed,
+            past_first_record: false,
         }
     }
 
@@ -83,6 +86,14 @@ impl LineFormat for CustomFormat {
         {
             return Ok(Parsed::Nothing);
         }
+        if !spec.headers.is_empty() && spec.is_header(text) {
+            return Ok(if self.past_first_record {
+                Parsed::RepeatedHeader
+            } else {
+                Parsed::Nothing
+            });
+        }
+        self.past_first_record = true;
         let mut f = [""; 5];
         let mut count = 0;
         match &spec.separator {

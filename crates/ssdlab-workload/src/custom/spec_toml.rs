@@ -183,6 +183,44 @@ impl<'de> Deserialize<'de> for Prefixes {
     }
 }
 
+/// `header`: one line pattern or a list (`*` any text, `?` one character).
+#[derive(Debug, Default)]
+struct Patterns(Vec<String>);
+
+impl<'de> Deserialize<'de> for Patterns {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Patterns, D::Error> {
+        struct V;
+        const EMPTY: &str = "a header pattern must not be empty (it would match blank lines only, \
+                             which are never records anyway)";
+        impl<'de> Visitor<'de> for V {
+            type Value = Patterns;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a header line pattern (\"Timestamp,*\") or a list of them")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> std::result::Result<Patterns, E> {
+                if s.trim().is_empty() {
+                    return Err(E::custom(EMPTY));
+                }
+                Ok(Patterns(vec![s.trim().to_string()]))
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> std::result::Result<Patterns, A::Error> {
+                let mut v = Vec::new();
+                while let Some(s) = seq.next_element::<String>()? {
+                    if s.trim().is_empty() {
+                        return Err(de::Error::custom(EMPTY));
+                    }
+                    v.push(s.trim().to_string());
+                }
+                Ok(Patterns(v))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 #[derive(Deserialize, Debug, Default, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 enum Clock {
@@ -201,6 +239,8 @@ pub(super) struct SpecToml {
     skip_until: Option<Spanned<String>>,
     #[serde(default)]
     comment: Prefixes,
+    #[serde(default)]
+    header: Patterns,
     time: TimeToml,
     op: OpToml,
     offset: AddrToml,
@@ -370,6 +410,7 @@ impl SpecToml {
             skip_lines: self.skip_lines,
             skip_until: self.skip_until.map(|s| s.into_inner()),
             comments: self.comment.0,
+            headers: self.header.0,
             time_column: self.time.column.get_ref().0,
             time_mult: self.time.unit.mult,
             time_exp10: self.time.unit.exp10,
