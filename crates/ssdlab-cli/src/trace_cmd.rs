@@ -18,7 +18,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 
 use ssdlab::workload::stats::{TraceStats, DEFAULT_PAGE_BYTES};
-use ssdlab::workload::synthetic::{Arrival, Generator, Profile, MAX_FOOTPRINT_BYTES};
+use ssdlab::workload::synthetic::{Generator, Profile};
 use ssdlab::workload::writer::{self, Format, TimeRounding, WriteOptions, WriteSummary};
 use std::sync::Arc;
 
@@ -97,6 +97,9 @@ pub struct GenerateArgs {
     workload: Option<String>,
     /// Multiply the request count and the footprint by this factor, keeping
     /// the read share, request sizes, address model and arrival rate.
+    /// Scaled down, the profile draws balanced (its shares, mean sizes and
+    /// rate hold on the shorter stream); a scale below the profile's
+    /// smallest (enough requests for its row to hold within 5 %) is refused.
     #[arg(long, default_value_t = 1.0)]
     scale: f64,
     /// Seed of the generator (overrides the profile's).
@@ -379,51 +382,6 @@ fn cmd_convert(a: ConvertArgs) -> Result<ExitCode> {
 
 // ----- generate -----
 
-/// `profile` with `scale` times the requests and footprint.
-///
-/// The request count becomes `round(requests × scale)` (at least 1) — or,
-/// for a profile bounded by time (`duration_s`), the duration becomes
-/// `duration_s × scale`, which scales the expected request count — and the
-/// footprint becomes `round(footprint × scale / page_bytes)` pages of
-/// `page_bytes` (at least one). Everything else stays: read share, request-size
-/// distributions, arrival process (so a count-bounded trace's duration
-/// scales too), seed, and the address model's parameters. Hot-cold
-/// fractions are relative, so the hot set scales with the footprint; a Zipf
-/// exponent keeps the shape of the skew, though the share of the hottest
-/// pages shifts slightly with the page count. The result is validated: a
-/// footprint scaled below the largest request is an error.
-pub fn scale_profile(profile: &Profile, scale: f64) -> Result<Profile> {
-    if !(scale > 0.0 && scale.is_finite()) {
-        bail!("--scale {scale} is not a finite number > 0");
-    }
-    let mut p = profile.clone();
-    let pages = (p.pages() as f64 * scale).round();
-    let max_pages = (MAX_FOOTPRINT_BYTES / p.page_bytes) as f64;
-    if pages > max_pages {
-        bail!(
-            "--scale {scale} makes the footprint of profile `{}` too large ({pages} pages of {} bytes)",
-            p.name,
-            p.page_bytes
-        );
-    }
-    p.footprint_bytes = (pages as u64).max(1) * p.page_bytes;
-    match &mut p.arrival {
-        Arrival::Until { duration_s, .. } if p.requests == 0 => *duration_s *= scale,
-        _ => {
-            let requests = (p.requests as f64 * scale).round();
-            if requests > u64::MAX as f64 {
-                bail!(
-                    "--scale {scale} makes profile `{}` too long ({requests} requests)",
-                    p.name
-                );
-            }
-            p.requests = (requests as u64).max(1);
-        }
-    }
-    p.validate(&format!("profile `{}` scaled by {scale}", p.name))?;
-    Ok(p)
-}
-
 fn cmd_generate(a: GenerateArgs) -> Result<ExitCode> {
     let mut profile = match (&a.synthetic, &a.workload) {
         (Some(path), None) => Profile::load(path)?,
@@ -434,7 +392,9 @@ fn cmd_generate(a: GenerateArgs) -> Result<ExitCode> {
         profile.seed = s;
     }
     if a.scale != 1.0 {
-        profile = scale_profile(&profile, a.scale)?;
+        profile = profile
+            .scaled(a.scale)
+            .with_context(|| format!("--scale {}", a.scale))?;
     }
     generate(&profile, &a.out, &a.output)
 }

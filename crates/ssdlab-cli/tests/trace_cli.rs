@@ -539,7 +539,7 @@ fn generate_scale_multiplies_requests_and_footprint() {
     // Poisson at 10k IOPS for 1 s: 10000 ± 100 (sd)
     let n = int(&v, "requests");
     assert!((9_500..=10_500).contains(&n), "{v}");
-    // scaled below the largest request
+    // below the profile's smallest scale: refused, naming it
     fails_naming(
         &[
             "trace",
@@ -547,7 +547,28 @@ fn generate_scale_multiplies_requests_and_footprint() {
             "--synthetic",
             s(&profile),
             "--scale",
-            "0.00001",
+            "0.1",
+            "--out",
+            s(&out),
+            "--to",
+            "mqsim",
+        ],
+        &["--scale 0.1", "too small", "smallest scale is 0.5"],
+    );
+    // scaled below the largest request
+    let long = write(
+        &dir,
+        "long.toml",
+        &PROFILE.replace("requests = 20000", "requests = 100000000"),
+    );
+    fails_naming(
+        &[
+            "trace",
+            "generate",
+            "--synthetic",
+            s(&long),
+            "--scale",
+            "0.001",
             "--out",
             s(&out),
             "--to",

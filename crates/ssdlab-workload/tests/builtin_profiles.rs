@@ -25,6 +25,11 @@
 //! of writes touching more than one 8 KiB page) counted here. Each profile
 //! is generated whole once (36.7 M requests in all); a second generation of
 //! its first 20 000 requests checks determinism.
+//!
+//! Scaled down (`Profile::scaled`, `trace generate --scale`), every
+//! built-in keeps its row within 5 % too, down to its smallest scale
+//! (`Profile::min_scale`), below which scaling is refused: counts, volumes
+//! and the footprint are then checked against the row's times the scale.
 
 use ssdlab_workload::builtin;
 use ssdlab_workload::stats::{StatsAccumulator, TraceStats};
@@ -875,4 +880,102 @@ fn parallel_gc_rows() {
 #[test]
 fn dvpftl_rows() {
     check(&named("dvp/"));
+}
+
+/// Columns that grow with a profile's length (counts, volumes, footprint):
+/// a profile scaled by `s` is checked against `s` times the row's.
+fn extensive(col: Col) -> bool {
+    matches!(
+        col,
+        Requests | Reads | Writes | ReadBytes | WriteBytes | FootprintBytes
+    )
+}
+
+/// Every built-in scaled down (`Profile::scaled`, as `trace generate
+/// --scale` does) keeps its row within 5 % on every column, at its smallest
+/// scale and at 0.01, 0.02 and 0.05 where those are above it; a scale below
+/// the smallest is refused naming it.
+#[test]
+fn scaled_rows_hold_down_to_their_limits() {
+    use ssdlab_workload::synthetic::round_up;
+    let mut failures = Vec::new();
+    for t in targets() {
+        let whole = builtin::get(t.name).unwrap();
+        let limit = round_up(whole.min_scale());
+        if limit >= 1.0 {
+            let e = whole.scaled(0.5).unwrap_err().to_string();
+            assert!(e.contains("cannot be scaled down"), "{}: {e}", t.name);
+            continue;
+        }
+        let e = whole.scaled(limit / 2.0).unwrap_err().to_string();
+        assert!(
+            e.contains("too small") && e.contains(&format!("smallest scale is {limit}")),
+            "{}: {e}",
+            t.name
+        );
+        let mut scales = vec![limit];
+        scales.extend([0.01, 0.02, 0.05].into_iter().filter(|&s| s > limit));
+        for scale in scales {
+            let p = whole.scaled(scale).unwrap();
+            assert!(
+                p.balanced(),
+                "{}: scaled down, the draws are balanced",
+                t.name
+            );
+            let (m, _) = measure(&p);
+            let own = t.scale.map_or(1.0, |(g, w)| g as f64 / w as f64);
+            for &(col, table, src) in &t.checks {
+                if src == Contradicted {
+                    continue;
+                }
+                let got = value(&m, col);
+                if let SequentialWriteShare = col {
+                    if got.is_nan() || got > 0.001 {
+                        failures.push(format!("{} x{scale}: {col:?} is {got:.6}", t.name));
+                    }
+                    continue;
+                }
+                let mut want = table;
+                if src == TableScaled {
+                    want *= own;
+                }
+                if extensive(col) {
+                    want *= scale;
+                }
+                let dev = (got / want - 1.0).abs();
+                if dev.is_nan() || dev > TOLERANCE {
+                    failures.push(format!(
+                        "{} x{scale} ({} requests): {col:?} is {got:.6} against {want:.6} ({src:?}), off by {:.1} %",
+                        t.name,
+                        p.requests,
+                        dev * 100.0
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
+/// docs/workloads.md ("Scaled profiles") lists every built-in's smallest
+/// scale as `Profile::min_scale` gives it.
+#[test]
+fn documented_scale_limits_are_the_computed_ones() {
+    use ssdlab_workload::synthetic::round_up;
+    let doc = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/workloads.md");
+    let text = std::fs::read_to_string(&doc).unwrap();
+    let section = text
+        .split("### Scaled profiles")
+        .nth(1)
+        .expect("docs/workloads.md has a section `Scaled profiles`");
+    for name in builtin::names() {
+        let want = round_up(builtin::get(name).unwrap().min_scale());
+        let cell = if want >= 1.0 {
+            "cannot be scaled down".to_string()
+        } else {
+            want.to_string()
+        };
+        let row = format!("| `{name}` | {cell} |");
+        assert!(section.contains(&row), "docs/workloads.md lacks `{row}`");
+    }
 }

@@ -4,7 +4,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
 
 use super::dmath;
-use super::rng::unit;
+use super::rng::{unit, Strata};
 use super::spec::ModelSpec;
 
 /// Arrival process.
@@ -41,6 +41,15 @@ pub enum Arrival {
         /// The arrival process (not `Until`).
         process: Box<Arrival>,
     },
+    /// The profile's draws are balanced (TOML: a top-level `balanced =
+    /// true`; see [balanced draws](super#balanced-draws)): `process` (a
+    /// plain one or an `Until`) with the request kinds, sizes and arrival
+    /// draws spread over strata. Only as a profile's `arrival`, outside any
+    /// `Until`.
+    Balanced {
+        /// The arrival process (not `Balanced`).
+        process: Box<Arrival>,
+    },
 }
 
 impl Arrival {
@@ -55,8 +64,23 @@ impl Arrival {
                 on_ms,
                 off_ms,
             } => (on_iops * on_ms + off_iops * off_ms) / (on_ms + off_ms),
-            Arrival::Until { process, .. } => process.mean_iops(),
+            Arrival::Until { process, .. } | Arrival::Balanced { process } => process.mean_iops(),
         }
+    }
+
+    /// This process, with the profile's draws balanced.
+    pub fn balanced(self) -> Arrival {
+        match self {
+            a @ Arrival::Balanced { .. } => a,
+            a => Arrival::Balanced {
+                process: Box::new(a),
+            },
+        }
+    }
+
+    /// Whether the draws are balanced (an `Arrival::Balanced`).
+    pub fn is_balanced(&self) -> bool {
+        matches!(self, Arrival::Balanced { .. })
     }
 
     /// This process, ending the stream at `duration_s` seconds.
@@ -67,18 +91,28 @@ impl Arrival {
         }
     }
 
-    /// The duration of an `Until`.
+    /// The duration of an `Until` (also under `Balanced`).
     pub fn duration_s(&self) -> Option<f64> {
         match self {
             Arrival::Until { duration_s, .. } => Some(*duration_s),
+            Arrival::Balanced { process } => process.duration_s(),
             _ => None,
         }
     }
 
-    /// The process itself, without any `Until`.
+    /// The duration of an `Until` (also under `Balanced`), to change it.
+    pub fn duration_s_mut(&mut self) -> Option<&mut f64> {
+        match self {
+            Arrival::Until { duration_s, .. } => Some(duration_s),
+            Arrival::Balanced { process } => process.duration_s_mut(),
+            _ => None,
+        }
+    }
+
+    /// The process itself, without any `Until` or `Balanced`.
     pub fn process(&self) -> &Arrival {
         match self {
-            Arrival::Until { process, .. } => process.process(),
+            Arrival::Until { process, .. } | Arrival::Balanced { process } => process.process(),
             a => a,
         }
     }
@@ -89,6 +123,8 @@ impl Arrival {
 pub(super) enum ArrivalSampler {
     Poisson {
         mean_gap_ns: f64,
+        /// `balanced`: the gaps' draws.
+        strata: Option<Strata>,
     },
     OnOff {
         /// Mean gap in ns during on (0) and off (1) periods; None: no arrivals.
@@ -100,7 +136,19 @@ pub(super) enum ArrivalSampler {
         /// The current period (0 on, 1 off) and when it ends; None before
         /// the first request.
         phase: Option<(usize, f64)>,
+        /// `balanced`: the draws of gaps in on and off periods, then of on
+        /// and off period lengths.
+        strata: Option<Box<[Strata; 4]>>,
     },
+}
+
+/// An exponential draw of mean 1 from `strata` if given, else from `rng`.
+#[inline]
+fn exponential_in(strata: Option<&mut Strata>, rng: &mut Xoshiro256PlusPlus) -> f64 {
+    match strata {
+        Some(s) => -dmath::ln(1.0 - s.next(rng)),
+        None => exponential(rng),
+    }
 }
 
 /// An exponential draw of mean 1: −ln(1 − U) with 1 − U in (0, 1].
@@ -110,7 +158,14 @@ fn exponential(rng: &mut Xoshiro256PlusPlus) -> f64 {
 }
 
 impl ArrivalSampler {
-    pub(super) fn new(a: &Arrival) -> ArrivalSampler {
+    /// The sampler of `a`; with `balanced` (the requests expected, a seed)
+    /// its exponential draws are spread over strata sized for that many
+    /// requests.
+    pub(super) fn new(a: &Arrival, balanced: Option<(f64, u64)>) -> ArrivalSampler {
+        let strata = |n: f64, key: u64| {
+            let (_, seed) = balanced.unwrap_or_default();
+            Strata::new(n.round().max(1.0) as u64, seed ^ key)
+        };
         match a.process() {
             Arrival::OnOff {
                 on_iops,
@@ -122,36 +177,61 @@ impl ArrivalSampler {
                 len_ns: [on_ms * 1e6, off_ms * 1e6],
                 p_on: on_ms / (on_ms + off_ms),
                 phase: None,
+                strata: balanced.map(|(requests, _)| {
+                    let (on, off) = (on_iops * on_ms, off_iops * off_ms);
+                    let cycles = requests * 1e3 / (on + off);
+                    Box::new([
+                        strata(requests * on / (on + off), 0x6f6e_5f67),
+                        strata(requests * off / (on + off), 0x6f66_5f67),
+                        strata(cycles, 0x6f6e_5f6c),
+                        strata(cycles, 0x6f66_5f6c),
+                    ])
+                }),
             },
             Arrival::Poisson { iops } => ArrivalSampler::Poisson {
                 mean_gap_ns: 1e9 / iops,
+                strata: balanced.map(|(requests, _)| strata(requests, 0x706f_6973)),
             },
-            Arrival::Until { .. } => unreachable!("process() unwraps Until"),
+            Arrival::Until { .. } | Arrival::Balanced { .. } => {
+                unreachable!("process() unwraps Until and Balanced")
+            }
         }
     }
 
     /// Move `clock` (ns) to the next arrival.
     pub(super) fn advance(&mut self, clock: &mut f64, rng: &mut Xoshiro256PlusPlus) {
         match self {
-            ArrivalSampler::Poisson { mean_gap_ns } => {
+            ArrivalSampler::Poisson {
+                mean_gap_ns,
+                strata: None,
+            } => {
                 *clock += -dmath::ln(1.0 - unit(rng)) * *mean_gap_ns;
+            }
+            ArrivalSampler::Poisson {
+                mean_gap_ns,
+                strata: Some(s),
+            } => {
+                *clock += exponential_in(Some(s), rng) * *mean_gap_ns;
             }
             ArrivalSampler::OnOff {
                 gap_ns,
                 len_ns,
                 p_on,
                 phase,
+                strata,
             } => {
                 let (mut now, mut end) = match *phase {
                     Some(p) => p,
                     None => {
                         let now = if unit(rng) < *p_on { 0 } else { 1 };
-                        (now, *clock + exponential(rng) * len_ns[now])
+                        let length = exponential_in(strata.as_mut().map(|s| &mut s[2 + now]), rng);
+                        (now, *clock + length * len_ns[now])
                     }
                 };
                 loop {
                     if let Some(g) = gap_ns[now] {
-                        let t = *clock + exponential(rng) * g;
+                        let gap = exponential_in(strata.as_mut().map(|s| &mut s[now]), rng);
+                        let t = *clock + gap * g;
                         if t < end {
                             *clock = t;
                             break;
@@ -163,7 +243,8 @@ impl ArrivalSampler {
                         break; // the caller reports the overflow
                     }
                     now ^= 1;
-                    end = *clock + exponential(rng) * len_ns[now];
+                    let length = exponential_in(strata.as_mut().map(|s| &mut s[2 + now]), rng);
+                    end = *clock + length * len_ns[now];
                 }
                 *phase = Some((now, end));
             }

@@ -6,7 +6,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::address::{AddrModel, AddrSampler, Geometry, Scatter};
 use super::arrival::ArrivalSampler;
-use super::rng::unit;
+use super::rng::{unit, Strata};
 use super::size::{sub_field, SizeSampler};
 use super::{Profile, SizeDist};
 use crate::error::{Error, Result};
@@ -41,6 +41,15 @@ struct Compiled {
     limit: Limit,
     /// `latency_hint`: cumulative shares of writes hinted LSB, CSB, MSB.
     hint: Option<[f64; 3]>,
+    /// `balanced`: reads so far, and the draws of read and write sizes.
+    balanced: Option<Balanced>,
+}
+
+/// The state of a profile's `balanced` draws (besides the arrivals').
+#[derive(Clone, Debug)]
+struct Balanced {
+    reads: u64,
+    sizes: [Strata; 2],
 }
 
 impl Compiled {
@@ -68,6 +77,24 @@ impl Compiled {
             Some(d) => Limit::Until((d * 1e9) as u64),
             None => Limit::Requests(p.requests),
         };
+        // `balanced`: strata sized for the requests expected
+        let expected = match p.duration_s() {
+            Some(d) => d * p.arrival.mean_iops(),
+            None => p.requests as f64,
+        };
+        let balanced = p.balanced().then(|| Balanced {
+            reads: 0,
+            sizes: [
+                Strata::new(
+                    (expected * p.read_share).round() as u64,
+                    p.seed ^ 0x7265_6164,
+                ),
+                Strata::new(
+                    (expected * (1.0 - p.read_share)).round() as u64,
+                    p.seed ^ 0x7772_6974,
+                ),
+            ],
+        });
         Ok(Compiled {
             read_share: p.read_share,
             read_size: compile(&p.read_size, "read_size")?,
@@ -80,9 +107,13 @@ impl Compiled {
             pages,
             page_bytes: p.page_bytes,
             footprint: p.footprint_bytes,
-            arrival: ArrivalSampler::new(&p.arrival),
+            arrival: ArrivalSampler::new(
+                &p.arrival,
+                p.balanced().then_some((expected, p.seed ^ 0x6172_7269)),
+            ),
             limit,
             hint: p.latency_hint.map(|[l, c, m]| [l, l + c, l + c + m]),
+            balanced,
         })
     }
 }
@@ -181,7 +212,13 @@ impl Generator {
             }
         }
         let rng = &mut self.rng;
-        let op = if unit(rng) < c.read_share {
+        // `balanced`: a read with the probability that keeps the reads so
+        // far within one of read_share × requests
+        let read_odds = match &c.balanced {
+            Some(b) => c.read_share * (self.emitted + 1) as f64 - b.reads as f64,
+            None => c.read_share,
+        };
+        let op = if unit(rng) < read_odds {
             Op::Read
         } else {
             Op::Write
@@ -191,9 +228,14 @@ impl Generator {
             Op::Write | Op::Trim => &c.write_size,
         };
         // validate() requires the distribution of every op that can occur
-        let size = match sizes {
-            Some(s) => s.sample(rng),
-            None => {
+        let size = match (sizes, &mut c.balanced) {
+            (Some(s), Some(b)) => {
+                let k = usize::from(op != Op::Read);
+                b.reads += u64::from(op == Op::Read);
+                s.quantile(b.sizes[k].next(rng))
+            }
+            (Some(s), None) => s.sample(rng),
+            (None, _) => {
                 return Err(Error::Invalid(format!(
                     "internal: no size distribution for {op:?} requests"
                 )))

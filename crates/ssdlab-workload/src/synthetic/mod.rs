@@ -58,6 +58,7 @@
 //! | `read_address`, `write_address` | optional address models of reads / writes, overriding `address` for that direction |
 //! | `arrival` | arrival process ([arrivals](#arrivals), required) |
 //! | `latency_hint` | optional `{ lsb = A, csb = B, msb = C }`: shares of write requests carrying a host page-type hint (PA-SSD's sHG; the rest carry none; A + B + C ≤ 1); drawn after everything else of a request, so a profile without it keeps its stream |
+//! | `balanced` | optional, default false: draw the request kind, the sizes and the arrivals [balanced](#balanced-draws), so that short streams keep the profile's shares, mean sizes and mean rate |
 //!
 //! Unknown keys are errors. Every error is an [`Error::Config`] naming the
 //! origin (the file), the dotted field it is about
@@ -228,6 +229,36 @@
 //! later than that, which is not generated. The first requests of a
 //! `duration_s` profile are those of the same profile with `requests`.
 //!
+//! ## Balanced draws
+//!
+//! With `balanced = true` (which [`Profile::scaled`], and so `ssdlab trace
+//! generate --scale`, sets on a profile it scales down), the draws that
+//! decide a profile's table row are spread evenly instead of drawn
+//! independently, so that a stream of a few thousand requests has the
+//! shares, mean sizes and mean rate the whole profile has (independent
+//! draws of heavy-tailed sizes drift by 10 % and more at that length):
+//!
+//! - the direction: request k (from 1) is a read with probability
+//!   `read_share · k − reads so far` (clipped to \[0, 1\]), so the reads of
+//!   any prefix are within one of `read_share` times its length;
+//! - the sizes of each direction and the arrival draws (the exponential gaps
+//!   of each period kind, and the on and off period lengths) come from
+//!   *strata*: for a quantity drawn about n times in the stream (the
+//!   requests expected, times the direction's share, or the on-off cycles
+//!   expected), (0, 1) is cut into n equal strata, each run of n draws
+//!   takes every stratum once in a keyed random order, at a uniform place
+//!   within it, and the value is the distribution's quantile there
+//!   (`lognormal` through the inverse normal distribution, the others as in
+//!   their independent draws).
+//!
+//! Every draw keeps its distribution; only their joint spread is tighter.
+//! Addresses are drawn as without `balanced`. A profile scaled down keeps
+//! its row within 5 % down to [`Profile::min_scale`]: at least
+//! [`MIN_SCALED_REQUESTS`] requests, [`MIN_SCALED_DRAWS`] of each direction
+//! that has at least 1 % of them, and [`MIN_SCALED_RUNS`] runs of each
+//! sequential stream model with `run_requests` (the footprint of a few long
+//! runs depends on where each lands); [`Profile::scaled`] refuses less.
+//!
 //! # How a request is drawn
 //!
 //! All randomness comes from one `Xoshiro256PlusPlus` seeded with
@@ -260,8 +291,10 @@
 //!    arrives after one gap) and rounded down to whole nanoseconds.
 //!
 //! A profile without the newer features (`empirical`, `lognormal`,
-//! `mixture`, `sequential`, `read_address` / `write_address`, `on-off`, `duration_s`)
-//! draws exactly as it always has, so its stream is unchanged.
+//! `mixture`, `sequential`, `read_address` / `write_address`, `on-off`,
+//! `duration_s`, `balanced`) draws exactly as it always has, so its stream
+//! is unchanged. With `balanced`, steps 1, 2 and 5 draw as
+//! [above](#balanced-draws).
 //!
 //! The stream is the same on every platform: random numbers come from the
 //! integer generator only, integer ranges use Lemire's multiply-and-reject
@@ -288,10 +321,12 @@
 //! live in enum variants rather than new fields, so that code building
 //! profiles with struct literals keeps compiling: `read_address` /
 //! `write_address` make `address` an [`Address::PerOp`], `sequential` wraps
-//! the base model in [`Address::Sequential`], and `duration_s` wraps the
-//! arrival process in [`Arrival::Until`] (with `requests` 0). The helpers
+//! the base model in [`Address::Sequential`], `duration_s` wraps the
+//! arrival process in [`Arrival::Until`] (with `requests` 0), and `balanced`
+//! wraps it (outside any `Until`) in [`Arrival::Balanced`]. The helpers
 //! [`Address::with_sequential`], [`Address::per_op`], [`Arrival::until`],
-//! [`Profile::duration_s`] and [`Profile::request_limit`] hide the encoding.
+//! [`Arrival::balanced`], [`Profile::duration_s`], [`Profile::balanced`]
+//! and [`Profile::request_limit`] hide the encoding.
 
 // Where the code is: the profile language (this documentation), `Profile`
 // and its checks here; the TOML form and its error messages in `spec.rs`;
@@ -326,6 +361,32 @@ pub const DEFAULT_PAGE_BYTES: u64 = 4096;
 
 /// Largest footprint accepted (the trace readers' address limit).
 pub const MAX_FOOTPRINT_BYTES: u64 = 1 << 63;
+
+/// Requests a profile scaled down keeps at least ([`Profile::min_scale`]).
+pub const MIN_SCALED_REQUESTS: f64 = 10_000.0;
+
+/// Requests of each direction (of 1 % or more of a profile's requests) a
+/// profile scaled down keeps at least ([`Profile::min_scale`]).
+pub const MIN_SCALED_DRAWS: f64 = 1000.0;
+
+/// Sequential runs of each address model with `run_requests` a profile
+/// scaled down keeps at least ([`Profile::min_scale`]).
+pub const MIN_SCALED_RUNS: f64 = 100.0;
+
+/// `x` rounded up to two significant digits (a scale limit to quote).
+pub fn round_up(x: f64) -> f64 {
+    if x <= 0.0 || !x.is_finite() {
+        return x;
+    }
+    // x × 10^k has two digits before the point
+    let k = 1 - x.log10().floor() as i32;
+    let scale = 10f64.powi(k.abs());
+    if k >= 0 {
+        (x * scale).ceil() / scale
+    } else {
+        (x / scale).ceil() * scale
+    }
+}
 
 /// Most sequential streams an address model may have.
 pub const MAX_STREAMS: u32 = 65_536;
@@ -414,6 +475,126 @@ impl Profile {
     /// The stream's length in requests, if bounded by a count.
     pub fn request_limit(&self) -> Option<u64> {
         (self.requests > 0).then_some(self.requests)
+    }
+
+    /// The smallest scale [`scaled`](Self::scaled) accepts: the one that
+    /// keeps [`MIN_SCALED_REQUESTS`] requests, [`MIN_SCALED_DRAWS`]
+    /// requests of each direction that has at least 1 % of them, and
+    /// [`MIN_SCALED_RUNS`] sequential runs in every address model whose runs
+    /// end (`run_requests`). Scaled down further,
+    /// a profile's mean sizes and footprint drift from the whole profile's
+    /// by more than 5 % (see [balanced draws](self#balanced-draws)). Above
+    /// 1 when even the whole profile has fewer.
+    pub fn min_scale(&self) -> f64 {
+        let n = match self.duration_s() {
+            Some(d) => d * self.mean_iops(),
+            None => self.requests as f64,
+        };
+        let mut least: f64 = MIN_SCALED_REQUESTS / n;
+        let shares = [self.read_share, 1.0 - self.read_share];
+        for share in shares {
+            if share >= 0.01 {
+                least = least.max(MIN_SCALED_DRAWS / (n * share));
+            }
+        }
+        let mut runs = |model: &Address, requests: f64| {
+            if let Address::Sequential {
+                share,
+                run_requests: Some(r),
+                ..
+            } = model
+            {
+                if requests * share > 0.0 {
+                    least = least.max(MIN_SCALED_RUNS * r / (requests * share));
+                }
+            }
+        };
+        let (read, write) = (
+            self.address.for_op(Op::Read),
+            self.address.for_op(Op::Write),
+        );
+        if std::ptr::eq(read, write) {
+            runs(read, n);
+        } else {
+            runs(read, n * shares[0]);
+            runs(write, n * shares[1]);
+        }
+        least
+    }
+
+    /// This profile with `scale` times the requests and footprint.
+    ///
+    /// The request count becomes `round(requests × scale)` (at least 1) —
+    /// or, for a profile bounded by time (`duration_s`), the duration
+    /// becomes `duration_s × scale`, which scales the expected request
+    /// count — and the footprint becomes `round(footprint × scale /
+    /// page_bytes)` pages of `page_bytes` (at least one). Everything else
+    /// stays: read share, request-size distributions, arrival process (so a
+    /// count-bounded stream's duration scales too), seed, and the address
+    /// model's parameters. Hot-cold fractions are relative, so the hot set
+    /// scales with the footprint; a Zipf exponent keeps the shape of the
+    /// skew, though the share of the hottest pages shifts slightly with the
+    /// page count. Scaled down, the profile draws [balanced](self#balanced-draws),
+    /// so that its shares, mean sizes and mean rate stay those of the whole
+    /// profile on the shorter stream. The result is validated: a footprint
+    /// scaled below the largest request is an error.
+    pub fn scaled(&self, scale: f64) -> Result<Profile> {
+        if !(scale > 0.0 && scale.is_finite()) {
+            return Err(Error::Invalid(format!(
+                "scale {scale} is not a finite number > 0"
+            )));
+        }
+        let least = self.min_scale();
+        if scale < 1.0 && scale < least {
+            let limit = if least >= 1.0 {
+                "it cannot be scaled down".to_string()
+            } else {
+                format!("its smallest scale is {}", round_up(least))
+            };
+            return Err(Error::Invalid(format!(
+                "scale {scale} is too small for profile `{}`: {limit}. A profile scaled down keeps at \
+                 least {MIN_SCALED_REQUESTS} requests, {MIN_SCALED_DRAWS} requests of each \
+                 direction (of 1 % or more of them) and {MIN_SCALED_RUNS} runs of each sequential \
+                 stream model that has `run_requests`, below which its mean gap between arrivals, \
+                 mean sizes or footprint drift from the whole profile's by more than 5 %",
+                self.name
+            )));
+        }
+        let mut p = self.clone();
+        let pages = (p.pages() as f64 * scale).round();
+        let max_pages = (MAX_FOOTPRINT_BYTES / p.page_bytes) as f64;
+        if pages > max_pages {
+            return Err(Error::Invalid(format!(
+                "scale {scale} makes the footprint of profile `{}` too large ({pages} pages of {} bytes)",
+                p.name, p.page_bytes
+            )));
+        }
+        p.footprint_bytes = (pages as u64).max(1) * p.page_bytes;
+        let by_time = p.requests == 0;
+        match p.arrival.duration_s_mut() {
+            Some(duration_s) if by_time => *duration_s *= scale,
+            _ => {
+                let requests = (p.requests as f64 * scale).round();
+                if requests > u64::MAX as f64 {
+                    return Err(Error::Invalid(format!(
+                        "scale {scale} makes profile `{}` too long ({requests} requests)",
+                        p.name
+                    )));
+                }
+                p.requests = (requests as u64).max(1);
+            }
+        }
+        if scale < 1.0 {
+            p.arrival = p.arrival.balanced();
+        }
+        p.validate(&format!("profile `{}` scaled by {scale}", p.name))?;
+        Ok(p)
+    }
+
+    /// Whether the profile draws balanced (TOML `balanced = true`, kept in
+    /// [`Arrival::Balanced`]).
+    pub fn balanced(&self) -> bool {
+        self.arrival.is_balanced()
     }
 
     /// The long-run mean arrival rate in requests per second.
@@ -582,7 +763,9 @@ impl Profile {
                     }
                 }
             }
-            Arrival::Until { .. } => unreachable!("process() unwraps Until"),
+            Arrival::Until { .. } | Arrival::Balanced { .. } => {
+                unreachable!("process() unwraps Until and Balanced")
+            }
         }
         if let Some(d) = self.duration_s() {
             if !(d > 0.0 && d * 1e9 < u64::MAX as f64) {
@@ -595,8 +778,8 @@ impl Profile {
         Ok(())
     }
 
-    /// `PerOp` and `Until` only at the top, `Sequential` only over a plain
-    /// model.
+    /// `PerOp`, `Balanced` and `Until` only at the top (in that order),
+    /// `Sequential` only over a plain model.
     fn check_shape(&self) -> std::result::Result<(), (String, String)> {
         let inner = |a: &Address, field: &str| -> std::result::Result<(), (String, String)> {
             let msg = match a {
@@ -631,13 +814,21 @@ impl Profile {
             }
             a => inner(a, "address")?,
         }
-        if let Arrival::Until { process, .. } = &self.arrival {
-            if matches!(**process, Arrival::Until { .. }) {
-                return Err((
-                    "duration_s".into(),
-                    "an `Until` arrival process cannot be nested".into(),
-                ));
-            }
+        let unbalanced = match &self.arrival {
+            Arrival::Balanced { process } => process,
+            a => a,
+        };
+        let plain = match unbalanced {
+            Arrival::Until { process, .. } => process,
+            a => a,
+        };
+        if matches!(plain, Arrival::Until { .. } | Arrival::Balanced { .. }) {
+            return Err((
+                "duration_s".into(),
+                "`Until` and `Balanced` arrival processes only wrap a plain one, \
+                 `Balanced` outside `Until`"
+                    .into(),
+            ));
         }
         Ok(())
     }

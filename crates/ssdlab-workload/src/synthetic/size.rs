@@ -627,6 +627,56 @@ impl SizeSampler {
         }
     }
 
+    /// The size at quantile `u` in (0, 1) of the distribution [`sample`]
+    /// draws from (a profile's `balanced` draws).
+    ///
+    /// [`sample`]: SizeSampler::sample
+    pub(super) fn quantile(&self, u: f64) -> u64 {
+        match self {
+            SizeSampler::Fixed {
+                sizes,
+                cumulative,
+                total,
+            } => {
+                let x = u * total;
+                let i = cumulative.partition_point(|&c| c <= x);
+                sizes[i.min(sizes.len() - 1)]
+            }
+            SizeSampler::Pages {
+                lo,
+                span,
+                page_bytes,
+            } => (lo + ((u * *span as f64) as u64).min(span - 1)) * page_bytes,
+            SizeSampler::LogNormal {
+                loc,
+                sigma,
+                k_min,
+                k_max,
+                page_bytes,
+            } => {
+                let y = dmath::exp(loc + sigma * dmath::normal_quantile(u));
+                let pages = if y < *k_max as f64 {
+                    (y.ceil() as u64).clamp(*k_min, *k_max)
+                } else {
+                    *k_max
+                };
+                pages * page_bytes
+            }
+            SizeSampler::Mixture {
+                parts,
+                cumulative,
+                total,
+            } => {
+                let x = u * total;
+                let i = cumulative.partition_point(|&c| c <= x).min(parts.len() - 1);
+                let lo = if i == 0 { 0.0 } else { cumulative[i - 1] };
+                let w = cumulative[i] - lo;
+                let v = if w > 0.0 { (x - lo) / w } else { 0.5 };
+                parts[i].quantile(v.clamp(f64::MIN_POSITIVE, 1.0 - f64::EPSILON / 2.0))
+            }
+        }
+    }
+
     pub(super) fn mean(&self) -> f64 {
         match self {
             SizeSampler::Fixed {

@@ -45,6 +45,8 @@ pub(super) struct ProfileSpec {
     arrival: Arrival,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     latency_hint: Option<LatencyHintSpec>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    balanced: bool,
 }
 
 /// `latency_hint = { lsb = .., csb = .., msb = .. }`: shares of writes.
@@ -90,6 +92,11 @@ impl From<ProfileSpec> for Profile {
             Some(duration_s) => s.arrival.until(duration_s),
             None => s.arrival,
         };
+        let arrival = if s.balanced {
+            arrival.balanced()
+        } else {
+            arrival
+        };
         Profile {
             name: s.name,
             seed: s.seed,
@@ -116,7 +123,11 @@ impl From<Profile> for ProfileSpec {
             } => (*address, read.map(|a| *a), write.map(|a| *a)),
             a => (a, None, None),
         };
-        let (arrival, duration_s) = match p.arrival {
+        let (arrival, balanced) = match p.arrival {
+            Arrival::Balanced { process } => (*process, true),
+            a => (a, false),
+        };
+        let (arrival, duration_s) = match arrival {
             Arrival::Until {
                 duration_s,
                 process,
@@ -140,6 +151,7 @@ impl From<Profile> for ProfileSpec {
             latency_hint: p
                 .latency_hint
                 .map(|[lsb, csb, msb]| LatencyHintSpec { lsb, csb, msb }),
+            balanced,
         }
     }
 }
@@ -355,7 +367,9 @@ impl From<Arrival> for ModelSpec {
                 ..ModelSpec::default()
             },
             // only valid at the top level, which ProfileSpec unpacks
-            Arrival::Until { process, .. } => ModelSpec::from(*process),
+            Arrival::Until { process, .. } | Arrival::Balanced { process } => {
+                ModelSpec::from(*process)
+            }
         }
     }
 }
@@ -382,8 +396,9 @@ impl Profile {
     }
 
     /// The profile as TOML (as accepted by [`Profile::from_toml`]). Fails
-    /// for a profile whose [`Address::PerOp`] or [`Arrival::Until`] is not
-    /// at the top level, which TOML cannot express.
+    /// for a profile whose [`Address::PerOp`], [`Arrival::Balanced`] or
+    /// [`Arrival::Until`] is not at the top level, which TOML cannot
+    /// express.
     pub fn to_toml(&self) -> Result<String> {
         let fail = |e: String| {
             Error::Invalid(format!(
