@@ -162,7 +162,10 @@ def run(
     see :func:`workloads`), ``trace`` (a trace file; ``trace_format``
     default ``auto``) and ``profile`` (a synthetic profile TOML file);
     ``limit`` cuts it. ``precondition`` ages the drive first
-    (``"fill:0.9:0.8+trace-reads"``).
+    (``"fill:0.9:0.8+trace-reads"``; default ``"trace-reads"``, which maps
+    the pages the workload reads so that every read is a flash read;
+    ``"none"`` leaves them unwritten). The result's ``warnings`` say what
+    may make its figures mean less than they seem.
 
     Ctrl-C stops the run where it is: the result so far is returned, with
     ``partial`` true (during preconditioning it raises ``KeyboardInterrupt``).

@@ -70,7 +70,8 @@ pub struct RunRequest {
     /// The trace's format (default `auto`).
     pub trace_format: Option<String>,
     pub profile: Option<PathBuf>,
-    /// `--precondition` (default `none`).
+    /// `--precondition` (default `trace-reads`: the pages the workload reads
+    /// mapped first).
     pub precondition: Option<String>,
     pub seed: Option<u64>,
     pub limit: Option<u64>,

@@ -165,8 +165,9 @@ struct RunArgs {
     #[arg(long)]
     seed: Option<u64>,
     /// Drive aging before the run: none, or parts joined by +: fill:USED:VALID, age:X,
-    /// trace-sequence, trace-reads (applied in that order). Default: none
-    /// (`--conventions mqsim`: trace-reads).
+    /// trace-sequence, trace-writes, trace-reads (applied in that order). Default:
+    /// trace-reads (every page the workload reads is mapped first, so reads
+    /// cost a flash read); `none` leaves never-written pages unmapped.
     #[arg(long)]
     precondition: Option<String>,
     /// Run the consistency checker (slow; for debugging FTL policies).
@@ -270,13 +271,16 @@ fn load_config(
 }
 
 /// A run's preconditioning: the one `given`, else the one the conventions
-/// named `conventions` ask for, else none.
+/// named `conventions` ask for, else [`Precondition::DEFAULT`] (the pages
+/// the workload reads mapped first).
 fn run_precondition(given: Option<&str>, conventions: Option<&str>) -> Result<Precondition> {
     let default = match conventions {
         Some(name) => ssdlab::scheme::conventions::by_name(name)?.precondition,
         None => None,
     };
-    Ok(Precondition::parse(given.or(default).unwrap_or("none"))?)
+    Ok(Precondition::parse(
+        given.or(default).unwrap_or(Precondition::DEFAULT),
+    )?)
 }
 
 /// `cfg` with the policies of the scheme named `scheme`, if any.

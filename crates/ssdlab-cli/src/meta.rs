@@ -49,8 +49,22 @@ pub struct WorkloadMeta {
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct TraceMeta {
+    /// The path as the run was given it (relative paths are relative to
+    /// the directory the run was started in).
     pub path: PathBuf,
+    /// The same path made absolute, which a rerun opens wherever it is
+    /// started (absent in records written before it was kept: `path` is
+    /// then absolute).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub absolute_path: Option<PathBuf>,
     pub format: String,
+    /// The format was detected (`--trace-format auto`): a rerun detects it
+    /// again, which must give the same.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub detected: bool,
+    /// A described format's spec, as TOML (`format` is then `custom`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format_spec: Option<String>,
     pub bytes: u64,
     /// SHA-256 of the file as stored (compressed, if it is).
     pub sha256: String,
@@ -162,8 +176,11 @@ fn workload(source: &Source, hashes: &Hashes) -> Result<WorkloadMeta> {
                 description,
                 limit: o.limit,
                 trace: Some(TraceMeta {
-                    path: std::path::absolute(path).unwrap_or_else(|_| path.clone()),
+                    path: o.name.as_ref().map_or_else(|| path.clone(), PathBuf::from),
+                    absolute_path: Some(std::path::absolute(path).unwrap_or_else(|_| path.clone())),
                     format: format.name().to_string(),
+                    detected: o.detection.is_some(),
+                    format_spec: o.format_spec.as_ref().map(|s| s.to_toml()),
                     bytes,
                     sha256,
                     device: o.device,
@@ -214,16 +231,18 @@ pub fn describe(
 }
 
 /// The workload a record describes, to run it again: a profile from its
-/// fields; a trace from its path and options, refused if the file's bytes
-/// changed (its SHA-256) or its format was described by a spec file (not
-/// recorded).
+/// fields; a trace from its path (its absolute form, so that a rerun from
+/// another directory reads the same file; named in results as the run named
+/// it), format (a described one from its recorded spec; a detected one
+/// detected again) and options, refused if the file's bytes changed (its
+/// SHA-256).
 pub fn source_of(w: &WorkloadMeta) -> Result<Source> {
     source_of_hashed(w, &Hashes::default())
 }
 
 /// [`source_of`], the trace's hash kept in `hashes` (for the new record).
 pub fn source_of_hashed(w: &WorkloadMeta, hashes: &Hashes) -> Result<Source> {
-    use ssdlab::workload::{BlkparseAction, TraceFormat, TraceOptions};
+    use ssdlab::workload::{custom::FormatSpec, detect, BlkparseAction, TraceFormat, TraceOptions};
     let source = match w.kind.as_str() {
         "profile" => {
             let p = w
@@ -238,41 +257,63 @@ pub fn source_of_hashed(w: &WorkloadMeta, hashes: &Hashes) -> Result<Source> {
                 .trace
                 .as_ref()
                 .context("a trace workload without its trace")?;
-            let format = TraceFormat::parse(&t.format)?;
-            if format == TraceFormat::Custom {
-                anyhow::bail!(
-                    "{}: read in a described format, which the record does not hold; rerun it with \
-                     `ssdlab run --trace-format SPEC.toml`",
+            let path = t.absolute_path.as_ref().unwrap_or(&t.path);
+            let (format, format_spec) = match (t.format.as_str(), &t.format_spec) {
+                ("custom", Some(spec)) => (
+                    TraceFormat::Custom,
+                    Some(std::sync::Arc::new(
+                        FormatSpec::from_toml(spec, "run.workload.trace.format_spec")
+                            .context("the recorded format spec")?,
+                    )),
+                ),
+                ("custom", None) => anyhow::bail!(
+                    "{}: read in a described format whose spec the record does not hold; rerun \
+                     it with `ssdlab run --trace-format SPEC.toml`",
                     t.path.display()
-                );
-            }
-            let meta = std::fs::metadata(&t.path)
-                .with_context(|| format!("{}: the run's trace", t.path.display()))?;
+                ),
+                (name, _) => (TraceFormat::parse(name)?, None),
+            };
+            let meta = std::fs::metadata(path)
+                .with_context(|| format!("{}: the run's trace", path.display()))?;
             if !meta.is_file() || t.sha256 == NOT_HASHED {
                 anyhow::bail!(
                     "{}: not a regular file (a pipe or a device), so what the run read cannot be read \
                      again and checked; rerun it with `ssdlab run` on a copy of that input",
-                    t.path.display()
+                    path.display()
                 );
             }
             if meta.len() != t.bytes {
                 anyhow::bail!(
                     "{}: the file changed since the run ({} bytes; the run read {}, {} bytes)",
-                    t.path.display(),
+                    path.display(),
                     meta.len(),
                     t.sha256,
                     t.bytes
                 );
             }
-            let (bytes, sha256) = hashes.get(&t.path)?;
+            let (bytes, sha256) = hashes.get(path)?;
             if sha256 != t.sha256 {
                 anyhow::bail!(
                     "{}: the file changed since the run (SHA-256 {sha256}, {bytes} bytes; the run read {}, {} bytes)",
-                    t.path.display(),
+                    path.display(),
                     t.sha256,
                     t.bytes
                 );
             }
+            let detection = if t.detected {
+                let d = detect::explain(path)?;
+                if d.format != format {
+                    anyhow::bail!(
+                        "{}: detected as {} now, but the run detected {}",
+                        path.display(),
+                        d.format.name(),
+                        format.name()
+                    );
+                }
+                Some(std::sync::Arc::new(d))
+            } else {
+                None
+            };
             let options = TraceOptions {
                 device: t.device,
                 skip_records: t.skip_records,
@@ -287,10 +328,13 @@ pub fn source_of_hashed(w: &WorkloadMeta, hashes: &Hashes) -> Result<Source> {
                     Some('Q') => BlkparseAction::Queue,
                     _ => BlkparseAction::Issue,
                 },
+                format_spec,
+                detection,
+                name: (path != &t.path).then(|| t.path.display().to_string()),
                 ..TraceOptions::default()
             };
             Source::Trace {
-                path: t.path.clone(),
+                path: path.clone(),
                 format,
                 options,
             }

@@ -1,8 +1,8 @@
 //! `ssdlab report DIR`: a sweep's or reproduction's directory as one
 //! self-contained HTML page (styles and SVG inline, nothing fetched): the
 //! summary's tables (a reproduction's: the papers' numbers beside ours),
-//! every chart, the latency CDFs and GC timelines of the runs, the results
-//! table, and what produced them (versions, revisions, seeds, drives,
+//! the runs' warnings, every chart, the latency CDFs and GC timelines of
+//! the runs, the results table, and what produced them (versions, revisions, seeds, drives,
 //! workloads with their traces' SHA-256).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -556,6 +556,56 @@ fn paper_section(boards: &[Scoreboard], out: &mut String) {
     }
 }
 
+/// Runs listed per kind of warning at most (the rest are counted).
+const MAX_WARNED_RUNS: usize = 20;
+
+/// The runs' warnings, by kind: how many runs have each, and what each
+/// says (the first [`MAX_WARNED_RUNS`] runs, named as legends name them).
+fn warnings(runs: &[(String, Value)], out: &mut String) {
+    // runs named as the charts' legends name them: by the parts of their
+    // file names that differ
+    let all: Vec<&(String, Value)> = runs.iter().collect();
+    let names = legend_names(&all);
+    let mut by_kind: BTreeMap<String, Vec<(&str, String)>> = BTreeMap::new();
+    for ((_, v), name) in runs.iter().zip(&names) {
+        let name = name.as_str();
+        for w in v["warnings"].as_array().map(Vec::as_slice).unwrap_or(&[]) {
+            let kind = w["kind"].as_str().unwrap_or("?").to_string();
+            let msg = w["message"].as_str().unwrap_or("").to_string();
+            by_kind.entry(kind).or_default().push((name, msg));
+        }
+    }
+    out.push_str("<h2>Warnings</h2>\n");
+    if by_kind.is_empty() {
+        let _ = writeln!(out, "<p>None of the {} runs has a warning.</p>", runs.len());
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "<p>What may make a run's figures mean less than they seem (each run's JSON has them under <code>warnings</code>).</p>"
+    );
+    for (kind, list) in &by_kind {
+        let _ = writeln!(
+            out,
+            "<h3><code>{}</code>: {} of {} runs</h3>\n<ul class=\"warnings\">",
+            esc(kind),
+            list.len(),
+            runs.len()
+        );
+        for (name, msg) in list.iter().take(MAX_WARNED_RUNS) {
+            let _ = writeln!(out, "<li><code>{}</code>: {}</li>", esc(name), esc(msg));
+        }
+        if list.len() > MAX_WARNED_RUNS {
+            let _ = writeln!(
+                out,
+                "<li>and {} more runs</li>",
+                list.len() - MAX_WARNED_RUNS
+            );
+        }
+        out.push_str("</ul>\n");
+    }
+}
+
 fn metadata(runs: &[(String, Value)], out: &mut String) {
     let mut sets: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
     let mut traces: BTreeMap<String, String> = BTreeMap::new();
@@ -841,7 +891,7 @@ pub fn cmd_report(a: ReportArgs) -> Result<ExitCode> {
     let mut body = String::new();
     let _ = writeln!(
         body,
-        "<nav><a href=\"#papers\">Paper against ours</a><a href=\"#summary\">Summary</a><a href=\"#charts\">Charts</a><a href=\"#latency\">Latency</a><a href=\"#runs\">All runs</a><a href=\"#meta\">Provenance</a></nav>"
+        "<nav><a href=\"#papers\">Paper against ours</a><a href=\"#summary\">Summary</a><a href=\"#warnings\">Warnings</a><a href=\"#charts\">Charts</a><a href=\"#latency\">Latency</a><a href=\"#runs\">All runs</a><a href=\"#meta\">Provenance</a></nav>"
     );
     body.push_str("<section id=\"papers\">\n");
     paper_section(&boards, &mut body);
@@ -855,6 +905,10 @@ pub fn cmd_report(a: ReportArgs) -> Result<ExitCode> {
             .collect::<Vec<_>>()
             .join("\n");
         body.push_str(&markdown(&rest));
+    }
+    body.push_str("</section>\n<section id=\"warnings\">\n");
+    if !runs.is_empty() {
+        warnings(&runs, &mut body);
     }
     body.push_str("</section>\n<section id=\"charts\">\n");
     let charts = svgs(&dir.join("charts"))?;

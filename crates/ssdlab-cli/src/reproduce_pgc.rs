@@ -53,12 +53,17 @@ pub struct PgcArgs {
     /// At most this many requests per workload (after scaling).
     #[arg(long)]
     limit: Option<u64>,
-    /// A real Financial1 trace (any format `run --trace` reads, e.g.
-    /// the repository's fixtures/traces/financial1-first10k.ssdsim.trace): replayed as it is
-    /// beside the look-alike, as the row "Fin1-trace", and compared with the
-    /// paper's Financial 1 figures (not in the averages).
+    /// A real Financial1 trace (e.g. the repository's
+    /// fixtures/traces/financial1-first10k.ssdsim.trace): replayed beside
+    /// the look-alike as a row named by its file name, and compared with the
+    /// paper's Financial 1 figures (not in the averages). With --quick, its
+    /// first 1/8 of requests, as the look-alikes are 1/8 of theirs.
     #[arg(long)]
     financial1_trace: Option<PathBuf>,
+    /// The format of --financial1-trace: a format name, auto (default), or
+    /// a format spec (as `run --trace-format`).
+    #[arg(long, default_value = "auto", value_name = "FORMAT|SPEC.toml|SPEC")]
+    trace_format: String,
 }
 
 impl PgcArgs {
@@ -72,6 +77,7 @@ impl PgcArgs {
             workloads: Vec::new(),
             limit: None,
             financial1_trace: None,
+            trace_format: "auto".into(),
         }
     }
 }
@@ -275,8 +281,9 @@ struct Workload {
     label: String,
     /// Index into `WORKLOADS`: whose figures it is compared with.
     paper: usize,
-    /// A real trace, replayed as it is on every drive.
-    trace: Option<(PathBuf, Source)>,
+    /// A real trace, replayed as it is on every drive: where it is from (for
+    /// the summary) and its source.
+    trace: Option<(String, Source)>,
 }
 
 /// One simulation.
@@ -511,16 +518,34 @@ pub fn reproduce_pgc(a: PgcArgs) -> Result<ExitCode> {
     if let Some(path) = &a.financial1_trace {
         let mut args = workload_args(a.limit);
         args.trace = Some(path.clone());
-        let loaded = args
-            .load(None)
-            .with_context(|| format!("--financial1-trace {}", path.display()))?;
+        args.read.trace_format = a.trace_format.clone();
+        let context = || format!("--financial1-trace {}", path.display());
+        let loaded = args.load(None).with_context(context)?;
+        let mut source = loaded.source;
+        let mut from = format!("trace {}", path.display());
+        // --quick: the first 1/QUICK_SCALE of its requests, as the
+        // look-alikes keep 1/QUICK_SCALE of theirs (unless --limit says).
+        if a.quick && a.limit.is_none() {
+            let mut n = 0u64;
+            for r in source.open().with_context(context)? {
+                r.with_context(context)?;
+                n += 1;
+            }
+            let limit = n.div_ceil(QUICK_SCALE).max(1);
+            from = format!("{from}, its first {limit} of {n} requests (--quick)");
+            source = source.limited(Some(limit));
+        }
+        let label = path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
         workloads.push(Workload {
-            label: "Fin1-trace".into(),
+            label,
             paper: WORKLOADS
                 .iter()
                 .position(|w| w.name == "Financial1")
                 .expect("Financial1 is a paper workload"),
-            trace: Some((path.clone(), loaded.source)),
+            trace: Some((from, source)),
         });
     }
     let exps: Vec<usize> = (0..EXPERIMENTS.len())
@@ -575,11 +600,10 @@ pub fn reproduce_pgc(a: PgcArgs) -> Result<ExitCode> {
         }
         for (k, wl) in workloads.iter().enumerate() {
             let (source, from) = match &wl.trace {
-                Some((path, source)) => (
+                Some((from, source)) => (
                     source.clone(),
                     format!(
-                        "trace {} (the start of Financial1, compared with its figures; not in the averages)",
-                        path.display()
+                        "{from}: compared with the paper's Financial1 figures; not in the averages"
                     ),
                 ),
                 None => workload_for(&wl.label, &drive, a.limit)
@@ -603,7 +627,12 @@ pub fn reproduce_pgc(a: PgcArgs) -> Result<ExitCode> {
                         config,
                         source: source.clone(),
                         label: format!("{} {} {}", def.name, wl.label, var.label),
-                        file: format!("{}__{}__{}", def.name, wl.label, sanitise(var.label)),
+                        file: format!(
+                            "{}__{}__{}",
+                            def.name,
+                            sanitise(&wl.label),
+                            sanitise(var.label)
+                        ),
                     },
                 });
             }

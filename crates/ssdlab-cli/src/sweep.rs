@@ -85,7 +85,7 @@ struct Spec {
     #[serde(default)]
     config: Vec<PathBuf>,
     workloads: Vec<String>,
-    #[serde(default = "no_precondition")]
+    #[serde(default = "default_precondition")]
     precondition: String,
     limit: Option<u64>,
     /// How trace workloads are read: a format name, a format spec file
@@ -106,8 +106,8 @@ struct Spec {
     base_dir: Option<PathBuf>,
 }
 
-fn no_precondition() -> String {
-    "none".into()
+fn default_precondition() -> String {
+    Precondition::DEFAULT.into()
 }
 
 /// A `[[scheme]]` entry. `scheme` names a registered scheme to start from

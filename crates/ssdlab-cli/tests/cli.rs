@@ -861,13 +861,17 @@ fn replays_the_msr_excerpts() {
         assert_eq!(int(&v, "read.count"), 4, "{name}");
         assert_eq!(int(&v, "write.count"), 4, "{name}");
         assert_eq!(int(&v, "unmapped_read_pages"), 0, "{name}");
+        assert_eq!(v["trace_format"]["format"], "msr", "{name}");
+        assert_eq!(v["trace_format"]["how"], "detected", "{name}");
         reports.push(v);
     }
     // Header, CRLF and the blank line change nothing but the workload name
-    // (and the file recorded under `run`).
+    // (and the file recorded under `run`, and how detection saw the first
+    // line).
     for r in &mut reports {
         r.as_object_mut().unwrap().remove("workload_name");
         r.as_object_mut().unwrap().remove("run");
+        r.as_object_mut().unwrap().remove("trace_format");
     }
     assert_eq!(reports[0], reports[1]);
 
@@ -896,7 +900,16 @@ fn replays_the_msr_excerpts() {
         "1",
         "--quiet",
     ]);
-    assert!(std::fs::read(&json).unwrap() == std::fs::read(&json2).unwrap());
+    // ... but for how the format was chosen
+    let (mut a, mut b) = (read_json(&json), read_json(&json2));
+    assert_eq!(b["trace_format"]["how"], "named");
+    assert_eq!(a["trace_format"]["how"], "detected");
+    for v in [&mut a, &mut b] {
+        v.as_object_mut().unwrap().remove("trace_format");
+        let t = v["run"]["workload"]["trace"].as_object_mut().unwrap();
+        t.remove("detected");
+    }
+    assert_eq!(a, b);
 }
 
 // ----- 4. presets -----
@@ -1232,7 +1245,8 @@ fn run_json_records_what_produced_it() {
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(v["run"]["workload"]["kind"], "profile");
     assert_eq!(v["run"]["workload"]["profile"]["name"], "spd/hm_0");
-    assert_eq!(v["run"]["precondition"], "none");
+    // no --precondition: the pages the workload reads are mapped first
+    assert_eq!(v["run"]["precondition"], "trace-reads");
 }
 
 /// `ssdlab rerun` runs a result's record again: identical results, a

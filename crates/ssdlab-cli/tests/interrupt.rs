@@ -52,6 +52,9 @@ fn an_interrupted_run_writes_its_partial_result_and_fails() {
             "spd/hm_0",
             "--set",
             "host.replays=1000",
+            // no pre-scan of the workload: the signal comes during the run
+            "--precondition",
+            "none",
             "--json",
             json.to_str().unwrap(),
             "-q",

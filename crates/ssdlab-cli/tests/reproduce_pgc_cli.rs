@@ -127,10 +127,10 @@ fn reproduce_pgc_puts_the_real_financial1_excerpt_beside_the_look_alike() {
             "IOzone",
             "IOzone",
             "IOzone",
-            "Fin1-trace",
-            "Fin1-trace",
-            "Fin1-trace",
-            "Fin1-trace"
+            "financial1-first10k.ssdsim.trace",
+            "financial1-first10k.ssdsim.trace",
+            "financial1-first10k.ssdsim.trace",
+            "financial1-first10k.ssdsim.trace"
         ],
         "{csv}"
     );
@@ -138,7 +138,11 @@ fn reproduce_pgc_puts_the_real_financial1_excerpt_beside_the_look_alike() {
     // Its victims are compared with Financial 1's 33.4 pages (Table 3, 10 %).
     let row = stdout
         .lines()
-        .find(|l| l.trim_start().starts_with("Fin1-trace") && l.contains("of a block"))
+        .find(|l| {
+            l.trim_start()
+                .starts_with("financial1-first10k.ssdsim.trace")
+                && l.contains("of a block")
+        })
         .unwrap_or_else(|| panic!("{stdout}"));
     assert!(row.contains("(paper 33.4,"), "{row}");
     // The average is IOzone's alone.

@@ -45,6 +45,10 @@ pub struct SpdArgs {
     /// built-in look-alike profile (spd/hm_0, …).
     #[arg(long)]
     trace_dir: Option<PathBuf>,
+    /// The format of the traces in --trace-dir: a format name, auto, or a
+    /// format spec (as `run --trace-format`); default msr.
+    #[arg(long, default_value = "msr", value_name = "FORMAT|SPEC.toml|SPEC")]
+    trace_format: String,
     /// A run 1/8 the size of the full one: the first 1/8 of each workload's
     /// requests on a drive with 1/8 of the blocks per plane (same channels,
     /// dies, planes and timing), so that the drive goes through the same GC
@@ -77,6 +81,7 @@ impl SpdArgs {
             quick,
             batch,
             trace_dir: None,
+            trace_format: "msr".into(),
             experiments: Vec::new(),
             workloads: Vec::new(),
             preset: "spd-512g".into(),
@@ -416,6 +421,7 @@ struct Sim {
 fn load_workload(
     name: &'static str,
     trace_dir: Option<&Path>,
+    trace_format: &str,
     limit: Option<u64>,
 ) -> Result<Workload> {
     let trace = trace_dir.and_then(|d| {
@@ -427,7 +433,7 @@ fn load_workload(
     let mut args = workload_args(limit);
     let from = match trace {
         Some(path) => {
-            args.read.trace_format = "msr".into();
+            args.read.trace_format = trace_format.into();
             let from = format!("trace {}", path.display());
             args.trace = Some(path);
             from
@@ -489,12 +495,15 @@ fn plan(a: &SpdArgs) -> Result<Plan> {
         }
     }
     let mut base = Config::preset(&a.preset)?;
+    // The paper's buffer: 1 % of each workload's footprint (§5.1), whatever
+    // the preset's own size.
+    base.buffer.capacity = BufferCapacity::FootprintPercent(1.0);
     if a.quick {
         base = quick_drive(&base)?;
     }
     let mut workloads = Vec::new();
     for name in &chosen_workloads {
-        let mut w = load_workload(name, a.trace_dir.as_deref(), a.limit)?;
+        let mut w = load_workload(name, a.trace_dir.as_deref(), &a.trace_format, a.limit)?;
         if a.quick && a.limit.is_none() {
             w = w.scaled(QUICK_SCALE, base.geometry.page_size_bytes as u64)?;
         }

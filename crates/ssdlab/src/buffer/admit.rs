@@ -24,17 +24,37 @@ pub(crate) struct Buffering {
     pub(crate) waiting: VecDeque<(ReqId, Lpn)>,
     pub(crate) evict_out: Vec<u32>,
     pub(crate) pages: u64,
+    /// How `pages` was sized, in words (reported).
+    pub(crate) sizing: String,
 }
 
 impl Buffering {
     /// The buffer `cfg` asks for; `footprint` (pages the workload touches)
-    /// sizes a buffer given as a share of it.
+    /// sizes a buffer given as a share of it, which is at least one page per
+    /// plane (the SPD paper's smallest buffer for its die-level writes: one
+    /// page per plane of every die), so that a small workload does not make
+    /// a drive with a buffer too small to keep its planes busy.
     pub(crate) fn new(cfg: &Config, footprint: u64) -> Result<Buffering> {
-        let pages = match cfg.buffer.capacity {
-            BufferCapacity::None => 0,
-            BufferCapacity::Pages(n) => n,
+        let (pages, sizing) = match cfg.buffer.capacity {
+            BufferCapacity::None => (0, "no buffer".to_string()),
+            BufferCapacity::Pages(n) => (n, format!("set: {n} pages")),
             BufferCapacity::FootprintPercent(pct) => {
-                ((footprint as f64 * pct / 100.0).ceil() as u64).max(1)
+                let share = ((footprint as f64 * pct / 100.0).ceil() as u64).max(1);
+                let floor = cfg.total_planes() as u64;
+                if share >= floor {
+                    (
+                        share,
+                        format!("{pct} % of the workload's footprint of {footprint} pages"),
+                    )
+                } else {
+                    (
+                        floor,
+                        format!(
+                            "{pct} % of the workload's footprint of {footprint} pages would be \
+                             {share}, raised to the floor of one page per plane"
+                        ),
+                    )
+                }
             }
         };
         if pages > u32::MAX as u64 / 2 {
@@ -72,6 +92,7 @@ impl Buffering {
             waiting: VecDeque::new(),
             evict_out: Vec::new(),
             pages,
+            sizing,
         })
     }
 }

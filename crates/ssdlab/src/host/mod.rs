@@ -51,6 +51,9 @@ pub(crate) struct Host {
     pub(crate) closed_due: u32,
     pub(crate) outstanding: u64,
     pub(crate) page_size: u64,
+    /// One past the highest page (byte address / page size) a read or write
+    /// touched: beyond the logical capacity, addresses fold.
+    pub(crate) page_span: u64,
 }
 
 impl Host {
@@ -80,6 +83,7 @@ impl Host {
             closed_due: 0,
             outstanding: 0,
             page_size,
+            page_span: 0,
         }
     }
 }
@@ -324,6 +328,10 @@ impl Simulator {
         };
         self.metrics.first_arrival.get_or_insert(now);
         self.metrics.queue_depth(now, 1);
+        self.metrics.arrived(now);
+        if rec.op != Op::Trim {
+            self.host.page_span = self.host.page_span.max(last + 1);
+        }
         self.host.outstanding += 1;
         self.host.submitted += 1;
         match rec.op {

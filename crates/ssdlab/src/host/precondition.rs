@@ -67,6 +67,13 @@ impl std::fmt::Display for Precondition {
 }
 
 impl Precondition {
+    /// The preconditioning of a run that asks for none in particular: the
+    /// pages the workload reads are mapped first, so that every read is a
+    /// flash read (the SPD paper "pre-processes" its workloads "to validate
+    /// read data" this way; MQSim maps a page on its first read). Without
+    /// it a read of a never-written page completes at once.
+    pub const DEFAULT: &'static str = "trace-reads";
+
     /// Parse `none` or `+`-joined parts: `fill:USED:VALID` (USED a share or a
     /// range `LO-HI`), `age:X`,
     /// `trace-sequence`, `trace-writes`, `trace-reads`.

@@ -10,8 +10,10 @@ use crate::flash::{CmdCounters, CmdKind, Origin};
 use crate::ftl::PreconditionReport;
 
 mod report;
+mod warnings;
 
 pub use report::*;
+pub use warnings::{RunFacts, Warning, SERVED_SHARE, UNWRITTEN_READ_SHARE};
 
 pub struct Metrics {
     pub read_lat: Histogram<u64>,
@@ -65,6 +67,10 @@ pub struct Metrics {
     qd_since: Time,
     pub first_arrival: Option<Time>,
     pub last_completion: Time,
+    /// The last request's arrival, and the requests outstanding right after
+    /// it (saturation: the backlog the drive still had to serve).
+    pub last_arrival: Time,
+    pub backlog_at_last_arrival: u32,
     /// Per-interval figures (metrics.interval_ms), or None.
     series: Option<Series>,
 }
@@ -271,6 +277,8 @@ impl Metrics {
             qd_since: 0,
             first_arrival: None,
             last_completion: 0,
+            last_arrival: 0,
+            backlog_at_last_arrival: 0,
         }
     }
 
@@ -307,6 +315,13 @@ impl Metrics {
         self.evict_samples += 1;
         self.evict_busy_sum += self.busy_planes as u64;
         self.evict_busy_max = self.evict_busy_max.max(self.busy_planes);
+    }
+
+    /// A request arrived now (after it joined the queue).
+    #[inline]
+    pub fn arrived(&mut self, now: Time) {
+        self.last_arrival = now;
+        self.backlog_at_last_arrival = self.qd;
     }
 
     #[inline]

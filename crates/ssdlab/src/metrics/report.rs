@@ -74,10 +74,11 @@ impl Metrics {
             planes.iter().copied().max().unwrap_or(0),
         );
         let evs = self.evict_samples.max(1) as f64;
-        Report {
+        let mut report = Report {
             ssdlab_version: env!("CARGO_PKG_VERSION").to_string(),
             config: ctx.config_name,
             workload: ctx.workload,
+            trace_format: ctx.trace_format,
             seed: ctx.seed,
             partial: ctx.partial,
             requests,
@@ -215,6 +216,8 @@ impl Metrics {
             },
             buffer: BufferReport {
                 capacity_pages: ctx.buffer_pages,
+                capacity_bytes: ctx.buffer_pages * ctx.facts.page_bytes,
+                sizing: ctx.buffer_sizing,
                 read_hit_ratio: ratio(self.read_hits, self.read_pages),
                 write_hit_ratio: ratio(self.write_hits, self.write_pages),
                 read_hits: self.read_hits,
@@ -234,6 +237,7 @@ impl Metrics {
                 max: self.qd_max,
             },
             unmapped_read_pages: self.unmapped_read_pages,
+            unwritten_read_share: ratio(self.unmapped_read_pages, self.read_pages),
             trim: self.trim.clone(),
             erase_count: EraseSpread {
                 min: emin,
@@ -278,7 +282,10 @@ impl Metrics {
                     })
                     .collect()
             }),
-        }
+            warnings: Vec::new(),
+        };
+        report.warnings = super::warnings::find(&report, self, &ctx.facts);
+        report
     }
 }
 
@@ -340,8 +347,14 @@ pub struct MappingReport {
 pub struct ReportContext<'a> {
     pub config_name: String,
     pub workload: String,
+    /// How the trace was read (traces only).
+    pub trace_format: Option<crate::workload::TraceRead>,
     pub seed: u64,
     pub buffer_pages: u64,
+    /// How the buffer was sized, in words.
+    pub buffer_sizing: String,
+    /// What the warnings need besides the metrics.
+    pub facts: super::RunFacts,
     pub erase_counts: &'a [u32],
     /// Erases summed per plane (`ftl::wear`).
     pub plane_erases: &'a [u64],
@@ -395,6 +408,11 @@ pub struct Report {
     /// `run.workload`).
     #[serde(rename = "workload_name", alias = "workload")]
     pub workload: String,
+    /// How the trace was read (absent for other workloads): its format,
+    /// whether it was `named`, `detected` or `described`, and why detection
+    /// chose it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_format: Option<crate::workload::TraceRead>,
     pub seed: u64,
     /// The run was interrupted: the figures cover the requests completed
     /// up to `simulated_ns` (absent when the run finished).
@@ -429,7 +447,11 @@ pub struct Report {
     pub buffer: BufferReport,
     pub plane_utilization: PlaneUtil,
     pub queue_depth: QueueDepth,
+    /// Page reads of pages never written (served at once, without flash
+    /// access), and their share of all page reads.
     pub unmapped_read_pages: u64,
+    #[serde(default)]
+    pub unwritten_read_share: f64,
     /// Discards replayed as trims (absent when none were).
     #[serde(default, skip_serializing_if = "TrimReport::is_empty")]
     pub trim: TrimReport,
@@ -439,6 +461,12 @@ pub struct Report {
     /// One entry per `metrics.interval_ms` of simulated time (absent when 0).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeseries: Option<Vec<Interval>>,
+    /// What makes these figures mean less than they seem (empty when
+    /// nothing was found): saturation, reads of never-written data, GC not
+    /// running or not yet steady, a warm-up longer than the run, addresses
+    /// beyond the drive.
+    #[serde(default)]
+    pub warnings: Vec<super::Warning>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -648,6 +676,13 @@ impl TrimReport {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct BufferReport {
     pub capacity_pages: u64,
+    #[serde(default)]
+    pub capacity_bytes: u64,
+    /// How the capacity was sized: set in pages, or as a share of the
+    /// workload's footprint (and whether the floor of one page per plane
+    /// raised it).
+    #[serde(default)]
+    pub sizing: String,
     pub read_hit_ratio: f64,
     pub write_hit_ratio: f64,
     pub read_hits: u64,
@@ -716,6 +751,12 @@ impl Report {
                 ""
             }
         );
+        if let Some(t) = &self.trace_format {
+            let _ = writeln!(s, "  trace    format {} ({})", t.format, t.how);
+            for why in &t.reasons {
+                let _ = writeln!(s, "           {why}");
+            }
+        }
         let _ = writeln!(
             s,
             "  requests {:>12}   simulated {:.3} s   {:.0} IOPS   {:.1} MB/s   mean queue depth {:.1}",
@@ -793,8 +834,10 @@ impl Report {
         if b.capacity_pages > 0 {
             let _ = writeln!(
                 s,
-                "  buffer   {} pages   read hits {:.1}%   write hits {:.1}%",
+                "  buffer   {} pages ({:.1} MiB; {})   read hits {:.1}%   write hits {:.1}%",
                 b.capacity_pages,
+                b.capacity_bytes as f64 / (1u64 << 20) as f64,
+                b.sizing,
                 b.read_hit_ratio * 100.0,
                 b.write_hit_ratio * 100.0
             );
@@ -820,9 +863,16 @@ impl Report {
         if self.unmapped_read_pages > 0 {
             let _ = writeln!(
                 s,
-                "  note     {} page reads found no data (never written; served without flash access; see --precondition trace-reads)",
-                self.unmapped_read_pages
+                "  unwritten {} page reads ({:.2}% of page reads) found pages never written, served without flash access",
+                self.unmapped_read_pages,
+                self.unwritten_read_share * 100.0
             );
+        }
+        if self.warnings.is_empty() {
+            let _ = writeln!(s, "  warnings none");
+        }
+        for w in &self.warnings {
+            let _ = writeln!(s, "  WARNING  [{}] {}", w.kind, w.message);
         }
         s
     }

@@ -107,6 +107,10 @@ pub struct Simulator {
     pub(crate) headway: Progress,
     pub(crate) stalled_since: Option<(Progress, u32)>,
     pub(crate) ppd: u32,
+    /// How the trace is read (reported), and what the warnings need that
+    /// is known before the run.
+    pub(crate) trace_format: Option<crate::workload::TraceRead>,
+    pub(crate) facts: crate::metrics::RunFacts,
 }
 
 pub(crate) const MAX_PLANES_PER_DIE: usize = 16;
@@ -265,6 +269,22 @@ impl Simulator {
         }
         let buffer = Buffering::new(cfg, scan.as_ref().map_or(0, |s| s.footprint_pages))?;
         let planes = cfg.total_planes();
+        let threshold = cfg.gc_threshold_pages();
+        let facts = crate::metrics::RunFacts {
+            closed_loop: cfg.host.mode == HostMode::ClosedLoop,
+            page_bytes: page,
+            logical_pages: logical,
+            footprint_pages: scan.as_ref().map(|s| s.footprint_pages),
+            gc_units: match cfg.ftl.block_groups {
+                crate::config::BlockGroups::Die => cfg.total_dies() as u64,
+                _ => planes as u64,
+            },
+            room_before_gc: (0..planes)
+                .map(|p| ftl.free_pages(PlaneId(p)).saturating_sub(threshold))
+                .sum(),
+            warmup_requests: cfg.host.warmup_requests,
+            ..Default::default()
+        };
         let ppd = cfg.geometry.planes_per_die;
         let stream = source.open_ahead()?;
         let mut sim = Simulator {
@@ -295,6 +315,8 @@ impl Simulator {
             headway: Progress::default(),
             stalled_since: None,
             ppd,
+            trace_format: source.trace_read(),
+            facts,
         };
         sim.host.page_types = crate::host::pagetype::TypeScheme::parse(
             &cfg.host.page_types,
@@ -500,11 +522,21 @@ impl Simulator {
 
     pub(crate) fn finish(&mut self) -> Report {
         self.metrics.gc.logs_closed_early = self.ftl.fast_logs_closed_early();
+        let mut facts = self.facts.clone();
+        facts.page_span = self.host.page_span;
+        facts.completed = self.host.completed;
+        facts.compact_pages = match &self.host.address_map {
+            crate::host::address::AddressMap::Compact(m) => Some(m.len() as u64),
+            crate::host::address::AddressMap::Fold => None,
+        };
         let ctx = ReportContext {
             config_name: self.cfg.name.clone(),
             workload: self.host.workload.clone(),
+            trace_format: self.trace_format.clone(),
             seed: self.cfg.seed,
             buffer_pages: self.buffer.pages,
+            buffer_sizing: self.buffer.sizing.clone(),
+            facts,
             erase_counts: self.ftl.erase_counts(),
             plane_erases: self.ftl.wear().per_plane(),
             precondition: self.precondition.clone(),
