@@ -8,6 +8,7 @@
 pub mod addr;
 pub mod buffer;
 pub mod config;
+pub mod domain;
 pub mod engine;
 pub mod flash;
 pub mod ftl;

@@ -68,7 +68,7 @@ impl Buffering {
             (
                 Some(WriteBuffer::new(
                     pages as u32,
-                    crate::buffer::die_turns(
+                    crate::domain::die_turns(
                         cfg.geometry.channels,
                         cfg.geometry.chips_per_channel,
                         cfg.geometry.dies_per_chip,

@@ -12,7 +12,6 @@ pub mod admit;
 use rustc_hash::FxHashMap;
 
 use crate::addr::{DieId, Lpn, PlaneId, INVALID};
-use crate::config::DieOrder;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum SlotState {
@@ -32,30 +31,7 @@ pub enum WriteOutcome {
     Full,
 }
 
-/// The dies of a drive in the order `order` visits them in turn: with
-/// `channel-first`, die index `c·W·D + w·D + d` (channel c, chip w of the
-/// channel, die d of the chip) is visited at turn `d·C·W + w·C + c`.
-pub fn die_turns(
-    channels: u32,
-    chips_per_channel: u32,
-    dies_per_chip: u32,
-    order: DieOrder,
-) -> Vec<DieId> {
-    let all = channels * chips_per_channel * dies_per_chip;
-    match order {
-        DieOrder::Index => DieId::all(all).collect(),
-        DieOrder::ChannelFirst => (0..all)
-            .map(|k| {
-                let (c, w, d) = (
-                    k % channels,
-                    k / channels % chips_per_channel,
-                    k / (channels * chips_per_channel),
-                );
-                DieId((c * chips_per_channel + w) * dies_per_chip + d)
-            })
-            .collect(),
-    }
-}
+pub use crate::domain::die_turns;
 
 /// Chooses pages to evict. Implementations read the buffer through its
 /// public accessors and push slot ids to `out` (all of one die, or not).
@@ -472,6 +448,7 @@ impl WriteBuffer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::DieOrder;
 
     #[test]
     fn discard_frees_a_dirty_slot_and_forgets_a_flushing_one() {

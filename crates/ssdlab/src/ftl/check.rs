@@ -94,14 +94,16 @@ impl Ftl {
                     return Err(format!("closed block {gb} has write pointer {wp}"))
                 }
                 BlockState::Closed
-                    if !self.groups && self.fast.is_none() && !self.victims.contains(gb as u32) =>
+                    if !self.domains.is_die()
+                        && self.fast.is_none()
+                        && !self.victims.contains(gb as u32) =>
                 {
                     return Err(format!("closed block {gb} missing from the victim index"))
                 }
                 _ => {}
             }
         }
-        if self.groups {
+        if self.domains.is_die() {
             self.check_groups()?;
         }
         if self.fast.is_some() {
@@ -110,7 +112,7 @@ impl Ftl {
         for plane in 0..self.planes as usize {
             let blocks = plane * self.bpp as usize..(plane + 1) * self.bpp as usize;
             // Group mode keeps free lists per die (check_groups).
-            if !self.groups {
+            if !self.domains.is_die() {
                 let free = &self.free[plane];
                 for &gb in free {
                     if gb / self.bpp != plane as u32 || self.state[gb as usize] != BlockState::Free

@@ -28,6 +28,28 @@ impl Ftl {
             .sum()
     }
 
+    /// Valid pages of a GC victim: a block, or a group of one block per
+    /// plane of a die (aligned block groups).
+    #[inline]
+    pub fn unit_valid(&self, unit: u32) -> u32 {
+        if self.domains.is_die() {
+            self.group_valid(unit)
+        } else {
+            self.valid[unit as usize] as u32
+        }
+    }
+
+    /// The unit (GC victim or hybrid map unit id) holding block `gb`: the
+    /// block, its group (aligned block groups), or its virtual block.
+    #[inline]
+    pub fn unit_of_block(&self, gb: BlockId) -> u32 {
+        match &self.fast {
+            Some(f) => f.unit_of_block(gb.0),
+            None if self.domains.is_die() => self.group_of(gb),
+            None => gb.0,
+        }
+    }
+
     /// Position of a plane's write point in stream `s` (pages written since
     /// the drive was fresh, counted in whole blocks opened): the planes of a
     /// die are aligned when their positions and active blocks agree.

@@ -34,6 +34,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::addr::{AddrMap, BlockId, DieId, Lpn, PlaneId, Ppn, INVALID};
 use crate::config::{BlockGroups, Config, PlaneAllocation, ProgramOrder, WriteUnit};
+use crate::domain::Domains;
 use crate::engine::Time;
 use crate::ftl::mapping::fast::Fast;
 use crate::gc::victim::VictimIndex;
@@ -142,10 +143,11 @@ pub struct Ftl {
     /// Free blocks: per plane (global block ids), or with aligned block
     /// groups per die (group indices: block `g` of every plane of the die).
     free: Vec<VecDeque<u32>>,
-    /// Aligned block groups (`ftl.block_groups = "die"`): the planes of a
-    /// die open blocks of the same index in the same order; victims and
-    /// erases are whole groups (ids `die * blocks_per_plane + g`).
-    groups: bool,
+    /// The GC units' domains: planes, or with aligned block groups
+    /// (`ftl.block_groups = "die"`) dies, whose planes open blocks of the
+    /// same index in the same order (victims and erases are whole groups,
+    /// ids `die * blocks_per_plane + g`), or DVPFTL's virtual flash chips.
+    domains: Domains,
     /// Die-Writes keep the write points of a die's planes aligned
     /// (`ftl.write_unit = "die"`); preconditioning pads to keep it so.
     aligned: bool,
@@ -187,7 +189,9 @@ pub struct Ftl {
 }
 
 impl Ftl {
-    pub fn new(cfg: &Config, check: bool) -> Self {
+    /// The FTL of `cfg`'s drive over its GC units' `domains`; `check`:
+    /// keep the versions the consistency checker compares.
+    pub fn new(cfg: &Config, domains: &Domains, check: bool) -> Self {
         let g = &cfg.geometry;
         let planes = cfg.total_planes();
         let ppb = g.pages_per_block;
@@ -204,7 +208,7 @@ impl Ftl {
         let logical = cfg.logical_pages();
         // DFTL's translation pages are logical pages after the host's.
         let mapped = logical + cfg.translation_pages();
-        let groups = cfg.ftl.block_groups == BlockGroups::Die;
+        let groups = domains.is_die();
         let ppd = g.planes_per_die;
         let dies = planes / ppd;
         let free = if groups {
@@ -244,7 +248,7 @@ impl Ftl {
             streams,
             cursor: vec![(INVALID, INVALID); (planes * cfg.write_streams()) as usize],
             free,
-            groups,
+            domains: domains.clone(),
             aligned: cfg.ftl.write_unit != WriteUnit::Page,
             ppd,
             align_open: cfg.ftl.align_block_index && !cfg.ftl.mapping.hybrid(),
@@ -282,12 +286,12 @@ impl Ftl {
                 .ftl
                 .mapping
                 .hybrid()
-                .then(|| Fast::new(cfg, static_table(cfg))),
+                .then(|| Fast::new(cfg, domains, static_table(cfg))),
             versions: check.then(|| Versions {
                 latest: vec![0; mapped as usize],
                 page: vec![0; phys],
             }),
-            two_plane: twoplane::TwoPlane::new(cfg),
+            two_plane: twoplane::TwoPlane::new(cfg, domains),
         }
     }
 
@@ -349,7 +353,12 @@ impl Ftl {
 
     /// Are blocks allocated, collected and erased in aligned groups per die?
     pub fn groups(&self) -> bool {
-        self.groups
+        self.domains.is_die()
+    }
+
+    /// The GC units' domains.
+    pub fn domains(&self) -> &Domains {
+        &self.domains
     }
 
     /// May only programs of one write stream share a multi-plane command?
@@ -358,7 +367,7 @@ impl Ftl {
     /// decides where the next one's goes, and only programs of one stream
     /// can share the block index their addresses show.
     pub fn one_stream_per_command(&self) -> bool {
-        self.groups || self.align_open
+        self.domains.is_die() || self.align_open
     }
 
     /// Valid pages held by a plane.
@@ -385,7 +394,7 @@ impl Ftl {
         if self.pools.is_some() {
             return self.pools_free_pages(plane);
         }
-        let free = if self.groups {
+        let free = if self.domains.is_die() {
             let first = (plane.0 * self.streams) as usize;
             let reserved: usize = self.reserved[first..first + self.streams as usize]
                 .iter()
@@ -421,7 +430,7 @@ impl Ftl {
         }
         let s = self.stream(plane, w);
         let mut blocks = self.free[self.free_list(plane)].len();
-        if self.groups {
+        if self.domains.is_die() {
             blocks += self.reserved[s].len();
         }
         let a = self.active[s];
@@ -457,7 +466,8 @@ impl Ftl {
             return self.fast_merge_due(plane);
         }
         self.free_pages(plane) < self.threshold_pages
-            || (self.groups && self.free[self.free_list(plane)].len() <= self.reserve_blocks)
+            || (self.domains.is_die()
+                && self.free[self.free_list(plane)].len() <= self.reserve_blocks)
     }
 
     /// Program the next page of `plane` with `lpn` (INVALID: a page whose data
@@ -587,7 +597,7 @@ impl Ftl {
     /// A block was closed: it (or, in group mode, its group once all of its
     /// blocks are closed) becomes a victim candidate.
     fn close(&mut self, gb: u32, now: Time) {
-        if self.groups {
+        if self.domains.is_die() {
             let g = self.group_of(BlockId(gb));
             self.group_closed[g as usize] += 1;
             if self.group_closed[g as usize] as u32 == self.ppd && self.fast.is_none() {
@@ -606,7 +616,7 @@ impl Ftl {
         self.valid[gb as usize] -= 1;
         self.plane_valid[self.map.plane_of_block(BlockId(gb)).index()] -= 1;
         if self.state[gb as usize] == BlockState::Closed && self.fast.is_none() {
-            if self.groups {
+            if self.domains.is_die() {
                 let g = self.group_of(BlockId(gb));
                 if self.group_closed[g as usize] as u32 == self.ppd {
                     self.victims.update(g, self.group_valid(g));
@@ -688,7 +698,7 @@ impl Ftl {
         if self.fast.is_some() {
             return self.fast_pick(plane);
         }
-        if self.groups {
+        if self.domains.is_die() {
             let die = DieId(plane.0 / self.ppd);
             let (valid, bpp, ppd) = (&self.valid, self.bpp, self.ppd);
             let g = self.victims.pick(die.0, now, rng, |id| {
@@ -737,7 +747,7 @@ impl Ftl {
         self.erase_count[gb as usize] += 1;
         self.wear.erased(self.map.plane_of_block(BlockId(gb)));
         self.state[gb as usize] = BlockState::Free;
-        if self.groups {
+        if self.domains.is_die() {
             // The group is free once all its blocks are.
             let g = self.group_of(BlockId(gb));
             if self

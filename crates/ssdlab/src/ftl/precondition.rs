@@ -206,7 +206,7 @@ impl Ftl {
         let used: Vec<u64> = if lo == hi {
             vec![level(lo); planes as usize]
         } else {
-            let unit = if self.groups { self.ppd } else { 1 };
+            let unit = self.domains.planes_per_victim();
             (0..planes / unit as u64)
                 .flat_map(|_| {
                     let n = level(lo + (hi - lo) * rng.gen::<f64>());
@@ -273,7 +273,7 @@ impl Ftl {
             *v = blocks.iter().map(|&c| c as u32).sum();
         }
         // The written blocks of every plane: full ones closed, a partial one active.
-        if self.groups {
+        if self.domains.is_die() {
             // Every plane of a die wrote the same block indices: aligned groups.
             for die in DieId::all(self.planes / self.ppd) {
                 let n = used[die.first_plane(self.ppd).index()];
@@ -519,7 +519,7 @@ impl Ftl {
             match self.functional_gc(plane, rng) {
                 Some(m) => {
                     moved += m as u64;
-                    let unit = self.ppb * if self.groups { self.ppd } else { 1 };
+                    let unit = self.ppb * self.domains.planes_per_victim();
                     fruitless = if m < unit { 0 } else { fruitless + 1 };
                 }
                 None => fruitless += 1,
@@ -549,7 +549,7 @@ impl Ftl {
     /// Garbage-collect one victim of `plane` instantly (preconditioning only).
     /// Returns the pages moved, or None if there was no victim.
     pub fn functional_gc(&mut self, plane: PlaneId, rng: &mut Xoshiro256PlusPlus) -> Option<u32> {
-        if self.groups {
+        if self.domains.is_die() {
             // Group mode: the group's valid pages go round-robin over the
             // die's planes; Die-Writes pad the last short one.
             let group = self.pick_victim(plane, 0, rng)?;

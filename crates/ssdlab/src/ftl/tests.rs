@@ -25,7 +25,7 @@ fn static_order_cwdp_spreads_channels_first() {
 #[test]
 fn write_rewrite_and_close() {
     let c = small();
-    let mut f = Ftl::new(&c, true);
+    let mut f = Ftl::new(&c, &crate::domain::Domains::new(&c), true);
     let ppb = f.pages_per_block();
     let a = f
         .write(PlaneId(0), 7, 1, Writer::Host { hot: false }, 0)
@@ -49,7 +49,7 @@ fn write_rewrite_and_close() {
 #[test]
 fn fill_hits_its_targets_and_checks() {
     let c = small();
-    let mut f = Ftl::new(&c, true);
+    let mut f = Ftl::new(&c, &crate::domain::Domains::new(&c), true);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
     let mut rep = PreconditionReport::default();
     f.precondition_fill((0.5, 0.5), 0.8, &mut rng, &mut rep)
@@ -79,7 +79,7 @@ fn fill_draws_each_planes_level_from_its_range() {
         } else {
             BlockGroups::Plane
         };
-        let mut f = Ftl::new(&c, true);
+        let mut f = Ftl::new(&c, &crate::domain::Domains::new(&c), true);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
         let mut rep = PreconditionReport::default();
         f.precondition_fill((0.93, 0.95), 0.8, &mut rng, &mut rep)
@@ -129,7 +129,7 @@ fn aligned_open_takes_the_index_a_sibling_plane_writes() {
     let open_next = |align: bool| {
         let mut c = c.clone();
         c.ftl.align_block_index = align;
-        let mut f = Ftl::new(&c, false);
+        let mut f = Ftl::new(&c, &crate::domain::Domains::new(&c), false);
         // Plane 1 (plane 0's sibling) fills block 0 and opens the next.
         for lpn in 0..5 {
             f.write(PlaneId(1), lpn, 0, host, 0).unwrap();
@@ -155,7 +155,7 @@ fn host_writes_leave_the_gc_reserve() {
     c.geometry.pages_per_block = 4;
     c.gc.threshold = crate::config::GcThreshold::Blocks(1);
     c.ftl.overprovisioning = 0.3;
-    let mut f = Ftl::new(&c, false);
+    let mut f = Ftl::new(&c, &crate::domain::Domains::new(&c), false);
     let mut n = 0;
     while f
         .write(PlaneId(0), n, 0, Writer::Host { hot: false }, 0)
@@ -186,7 +186,7 @@ fn trace_read_mapping_cleans_with_any_victim_policy() {
         c.gc.threshold = crate::config::GcThreshold::Percent(6.0);
         c.gc.victim = victim;
         c.validate("t").unwrap();
-        let mut f = Ftl::new(&c, true);
+        let mut f = Ftl::new(&c, &crate::domain::Domains::new(&c), true);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
         let mut rep = PreconditionReport::default();
         f.precondition_fill((0.92, 0.92), 0.97, &mut rng, &mut rep)

@@ -33,7 +33,7 @@
 //!   page i beside page i, and the shorter of the two is padded with dummy
 //!   pages. A request that finds no partner goes as normal programs.
 //! * **DVP.** A virtual flash chip is two adjacent ways over all channels
-//!   (`vfc_chips`); a request's pages are striped one per chip, channel
+//!   (`domain::vfc_chips`); a request's pages are striped one per chip, channel
 //!   first, the stripe continuing from request to request; each chip's
 //!   share is placed by APM's stages 2 and 3 among the chip's planes.
 //!
@@ -50,10 +50,10 @@
 
 use super::{Ftl, Writer};
 use crate::addr::{DieId, Lpn, PlaneId, Ppn, INVALID};
-use crate::buffer::die_turns;
 use crate::config::{
     BlockGroups, BufferCapacity, Config, DieOrder, Mapping, PlaneAllocation, WriteUnit,
 };
+use crate::domain::{die_turns, vfc_shape, Domains, VfcLayout};
 use crate::scheme::Requirement;
 use serde::{Deserialize, Serialize};
 
@@ -189,12 +189,10 @@ pub struct TwoPlane {
     die_next: usize,
     plane_turn: Vec<u32>,
     open: Option<Open>,
-    /// DVP: the chips of each virtual flash chip in stripe order (channel
-    /// first, then the way within the pair), virtual flash chips one after
-    /// another; how many there are; the drive's chips; and the next slot
-    /// of the stripe (over all virtual flash chips).
-    vfc_chips: Vec<u32>,
-    vfcs: u32,
+    /// DVP: the virtual flash chips (their chips in stripe order, channel
+    /// first, then the way within the pair), the drive's chips, and the
+    /// next slot of the stripe (over all virtual flash chips).
+    vfc: Option<VfcLayout>,
     chips: u32,
     stripe: u32,
     /// Planes a page may go to when its chip's (or channel's) may take no
@@ -213,8 +211,9 @@ pub struct TwoPlane {
 }
 
 impl TwoPlane {
-    /// The allocator `cfg` asks for, if it is a two-plane one.
-    pub fn new(cfg: &Config) -> Option<TwoPlane> {
+    /// The allocator `cfg` asks for, if it is a two-plane one, over the
+    /// drive's `domains` (DVP stripes over their virtual flash chips).
+    pub fn new(cfg: &Config, domains: &Domains) -> Option<TwoPlane> {
         let policy = match cfg.ftl.plane_allocation {
             PlaneAllocation::Apm => Policy::Apm,
             PlaneAllocation::Parp => Policy::Parp,
@@ -246,16 +245,16 @@ impl TwoPlane {
             die_next: 0,
             plane_turn: vec![0; cfg.total_dies() as usize],
             open: None,
-            vfc_chips: vfc_chips(g.channels, g.chips_per_channel),
-            vfcs: g.chips_per_channel.div_ceil(2),
+            vfc: domains.vfc().cloned(),
             chips: g.channels * g.chips_per_channel,
             stripe: 0,
             all_planes: (0..planes).collect(),
-            vfc_planes: (cfg.ftl.mapping == Mapping::Vfc).then(|| {
-                let v = crate::ftl::mapping::vfc::Vfc::new(cfg);
-                (0..v.vfcs).map(|j| v.planes(j).collect()).collect()
-            }),
-            vfc_stripe: vec![0; g.chips_per_channel.div_ceil(2) as usize],
+            vfc_planes: domains
+                .is_vfc()
+                .then(|| domains.vfc())
+                .flatten()
+                .map(|v| (0..v.vfcs).map(|j| v.planes(j).collect()).collect()),
+            vfc_stripe: vec![0; vfc_shape(cfg).1 as usize],
             programmed: vec![0; planes as usize],
             y_req: 0,
             y_dum: 0,
@@ -441,7 +440,7 @@ impl TwoPlane {
     /// Under `mapping = "vfc"` each page goes to its logical block's VFC
     /// (`vfc_of`), each VFC's stripe continuing where its last left off.
     fn plan_dvp(&mut self, ftl: &Ftl, pages: u32, vfc_of: Option<&[u32]>) -> Plan {
-        let slots = self.vfc_chips.len() as u32 / self.vfcs;
+        let (slots, vfcs) = self.vfc_shape();
         let mut plan = Plan::single(PlaneId::NONE, pages);
         let mut two_plane = false;
         match vfc_of {
@@ -456,14 +455,14 @@ impl TwoPlane {
                 // page's last chip, the next virtual flash chip.
                 let next = start + pages;
                 self.stripe = if next >= slots {
-                    ((vfc + 1) % self.vfcs) * slots + next % slots
+                    ((vfc + 1) % vfcs) * slots + next % slots
                 } else {
                     vfc * slots + next
                 };
             }
             Some(of) => {
                 let vfc_planes = self.vfc_planes.take().expect("mapping = \"vfc\"");
-                for vfc in 0..self.vfcs {
+                for vfc in 0..vfcs {
                     let idx: Vec<u32> = (0..pages).filter(|&i| of[i as usize] == vfc).collect();
                     if idx.is_empty() {
                         continue;
@@ -480,6 +479,12 @@ impl TwoPlane {
         plan
     }
 
+    /// DVP: chips per virtual flash chip (stripe slots), and VFCs.
+    fn vfc_shape(&self) -> (u32, u32) {
+        let v = self.vfc.as_ref().expect("DVP lays out virtual flash chips");
+        (v.chips, v.vfcs)
+    }
+
     /// Stripe the request's pages `idx` over the chips of `vfc` from stripe
     /// slot `start`, one per chip, channel first; each chip's share placed
     /// by APM's stages 2 and 3 within the chip (or `all`). Whether any
@@ -493,13 +498,13 @@ impl TwoPlane {
         idx: &[u32],
         all: &[u32],
     ) -> bool {
-        let slots = self.vfc_chips.len() as u32 / self.vfcs;
+        let (slots, _) = self.vfc_shape();
         let per_chip = self.planes / self.chips;
         let n = idx.len() as u32;
         let mut two_plane = false;
         for k in 0..n.min(slots) {
             let slot = (start + k) % slots;
-            let chip = self.vfc_chips[(vfc * slots + slot) as usize];
+            let chip = self.vfc.as_ref().expect("DVP").chip(vfc, slot);
             // This chip takes pages k, k + slots, k + 2 slots, ...
             let share = (n - k).div_ceil(slots);
             let (sub, two) =
@@ -583,23 +588,6 @@ impl TwoPlane {
         });
         Plan::single(plane, pages)
     }
-}
-
-/// DVP's virtual flash chips (§III-A): VFC j is chip (way) 2j and 2j + 1
-/// of every channel; its chips in stripe order, channel first (Fig. 5:
-/// consecutive sector groups on consecutive channels), then the second
-/// way. With one way per channel, one VFC of the channels' chips. Chip
-/// index `channel * ways + way`.
-pub fn vfc_chips(channels: u32, ways: u32) -> Vec<u32> {
-    let mut out = Vec::with_capacity((channels * ways) as usize);
-    for j in 0..ways.div_ceil(2) {
-        for w in 2 * j..(2 * j + 2).min(ways) {
-            for c in 0..channels {
-                out.push(c * ways + w);
-            }
-        }
-    }
-    out
 }
 
 /// Eq. (7)'s T_nom and T_2plane of `cfg`'s drive, nanoseconds (module
@@ -770,17 +758,5 @@ mod tests {
         );
         let q = Plan::single(PlaneId(4), 5);
         assert!((0..5).all(|i| q.plane_of(i) == PlaneId(4)));
-    }
-
-    /// §III-A: VFC j = PFC(i, 2j) ∪ PFC(i, 2j + 1) over all channels i,
-    /// striped channel first (Fig. 5).
-    #[test]
-    fn virtual_flash_chips_pair_adjacent_ways() {
-        // 4 channels x 2 ways (Fig. 5): one VFC of 8 chips; chip c*2+w.
-        assert_eq!(vfc_chips(4, 2), [0, 2, 4, 6, 1, 3, 5, 7]);
-        // 2 channels x 4 ways: VFC 0 = ways 0-1, VFC 1 = ways 2-3.
-        assert_eq!(vfc_chips(2, 4), [0, 4, 1, 5, 2, 6, 3, 7]);
-        // One way: the channels' chips.
-        assert_eq!(vfc_chips(8, 1), (0..8).collect::<Vec<_>>());
     }
 }

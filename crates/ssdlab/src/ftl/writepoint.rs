@@ -55,7 +55,7 @@ impl Ftl {
                 self.next_page(a, Place::Next),
             ));
         }
-        if self.groups {
+        if self.domains.is_die() {
             if let Some(&g) = self.reserved[self.stream(plane, w)].front() {
                 return Some((g, 0));
             }
@@ -200,7 +200,7 @@ impl Ftl {
     /// Index of the free list a plane allocates from.
     #[inline]
     pub(super) fn free_list(&self, plane: PlaneId) -> usize {
-        if self.groups {
+        if self.domains.is_die() {
             (plane.0 / self.ppd) as usize
         } else {
             plane.index()
@@ -211,7 +211,7 @@ impl Ftl {
     /// sibling plane opened first, else a free group, which every sibling
     /// plane then opens next.
     pub(super) fn open_block(&mut self, plane: PlaneId, s: usize) -> u32 {
-        let a = if self.groups {
+        let a = if self.domains.is_die() {
             let g = match self.reserved[s].pop_front() {
                 Some(g) => g,
                 None => {

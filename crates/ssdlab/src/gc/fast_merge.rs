@@ -158,7 +158,7 @@ impl Simulator {
         // The victim left the log list: host writes any die of the domain
         // held back for want of a log may go (a VFC's merge may not touch
         // their die).
-        for d in self.gc.dies_of_unit(u) {
+        for d in self.gc.domains.dies(u) {
             self.gc.clock_change(d, 1, now);
             self.kick(d);
         }
@@ -376,11 +376,11 @@ impl Simulator {
         self.merges()[u].victim_done = false;
         // Blocks were freed: host writes held back on any die of the domain
         // may go, and the domain may need another merge.
-        for d in self.gc.dies_of_unit(u) {
+        for d in self.gc.domains.dies(u) {
             self.gc.clock_change(d, -1, now);
             self.kick(d);
         }
-        for p in self.gc.trigger_planes(u) {
+        for p in self.gc.domains.trigger_planes(u) {
             self.gc_trigger(p);
         }
     }

@@ -24,7 +24,8 @@ pub mod plane;
 pub mod victim;
 
 use crate::addr::{BlockId, DieId, PlaneId, Ppn, INVALID};
-use crate::config::{BlockGroups, Config, Migration};
+use crate::config::{Config, Migration};
+use crate::domain::Domains;
 use crate::engine::Time;
 use crate::error::Error;
 use crate::flash::CmdKind;
@@ -79,9 +80,9 @@ pub(crate) enum Reclaimer {
 /// The GC layer's state.
 pub(crate) struct Gc {
     pub(crate) jobs: Vec<GcJob>,
-    /// GC units are dies (aligned block groups), else planes.
-    pub(crate) per_die: bool,
-    pub(crate) ppd: u32,
+    /// What a GC unit is: a plane, a die (aligned block groups) or a
+    /// virtual flash chip.
+    pub(crate) domains: Domains,
     /// How a per-plane GC moves a page: copyback, or a read whose data
     /// comes back as a program.
     pub(crate) move_kind: CmdKind,
@@ -103,9 +104,6 @@ pub(crate) struct Gc {
     /// `gc.blocks_per_gc`: victims per per-plane GC (2: IPPBE).
     pub(crate) blocks_per_gc: u32,
     pub(crate) reclaimer: Reclaimer,
-    /// `ftl.mapping = "vfc"`: GC units are virtual flash chips (merges
-    /// span their chips): each plane's unit, and each unit's dies.
-    pub(crate) vfc_units: Option<(Vec<u32>, Vec<Vec<DieId>>)>,
     /// `"vfc"`: planes whose VFC may need a merge, asked once the current
     /// event's commands are committed (a merge takes blocks on every chip
     /// of the VFC, which must not happen between the members of a
@@ -114,9 +112,8 @@ pub(crate) struct Gc {
 }
 
 impl Gc {
-    pub(crate) fn new(cfg: &Config) -> Gc {
+    pub(crate) fn new(cfg: &Config, domains: &Domains) -> Gc {
         let planes = cfg.total_planes();
-        let per_die = cfg.ftl.block_groups == BlockGroups::Die;
         Gc {
             jobs: vec![
                 GcJob {
@@ -134,8 +131,7 @@ impl Gc {
                 };
                 planes as usize
             ],
-            per_die,
-            ppd: cfg.geometry.planes_per_die,
+            domains: domains.clone(),
             move_kind: match cfg.gc.migration {
                 Migration::Copyback => CmdKind::Copyback,
                 Migration::Controller => CmdKind::Read,
@@ -149,62 +145,15 @@ impl Gc {
             draining: vec![0; cfg.total_dies() as usize],
             blocks_per_gc: cfg.gc.blocks_per_gc,
             reclaimer: crate::scheme::compose::reclaimer(cfg),
-            vfc_units: (cfg.ftl.mapping == crate::config::Mapping::Vfc).then(|| {
-                let v = crate::ftl::mapping::vfc::Vfc::new(cfg);
-                let ppd = cfg.geometry.planes_per_die;
-                let of_plane = (0..planes).map(|p| v.vfc_of_plane(p)).collect();
-                let dies = (0..v.vfcs)
-                    .map(|j| {
-                        let mut d: Vec<DieId> = v.planes(j).map(|p| DieId(p / ppd)).collect();
-                        d.dedup();
-                        d
-                    })
-                    .collect();
-                (of_plane, dies)
-            }),
             deferred: Vec::new(),
         }
     }
 
-    /// The dies a GC unit's collection keeps busy (GC-active clock): its
-    /// die, or a virtual flash chip's.
-    pub(crate) fn dies_of_unit(&self, u: usize) -> Vec<DieId> {
-        match &self.vfc_units {
-            Some((_, dies)) => dies[u].clone(),
-            None => vec![self.die_of_unit(u)],
-        }
-    }
-
-    /// The planes to ask whether GC unit `u` needs collecting again: its
-    /// plane or die's first plane (a die unit asks all its planes), or
-    /// every plane of a virtual flash chip.
-    pub(crate) fn trigger_planes(&self, u: usize) -> Vec<PlaneId> {
-        match &self.vfc_units {
-            Some((_, dies)) => dies[u].iter().flat_map(|d| d.planes(self.ppd)).collect(),
-            None => vec![PlaneId(u as u32 * if self.per_die { self.ppd } else { 1 })],
-        }
-    }
-
-    /// GC unit of a plane: the plane, or with aligned block groups its die.
+    /// GC unit of a plane: the plane, its die (aligned block groups), or
+    /// its virtual flash chip.
     #[inline]
     pub(crate) fn unit(&self, plane: PlaneId) -> usize {
-        if let Some((of_plane, _)) = &self.vfc_units {
-            of_plane[plane.index()] as usize
-        } else if self.per_die {
-            (plane.0 / self.ppd) as usize
-        } else {
-            plane.index()
-        }
-    }
-
-    /// Die of GC unit `u`.
-    #[inline]
-    pub(crate) fn die_of_unit(&self, u: usize) -> DieId {
-        DieId(if self.per_die {
-            u as u32
-        } else {
-            u as u32 / self.ppd
-        })
+        self.domains.of_plane(plane)
     }
 
     /// Is GC unit `u` collecting?
@@ -225,7 +174,7 @@ impl Gc {
     fn set_draining(&mut self, u: usize, draining: bool) {
         if self.jobs[u].draining != draining {
             self.jobs[u].draining = draining;
-            let d = self.die_of_unit(u).index();
+            let d = self.domains.die_of(u).index();
             if draining {
                 self.draining[d] += 1;
             } else {
@@ -256,7 +205,7 @@ impl Simulator {
     /// Pages of a GC victim: a block, or a group of one block per plane.
     #[inline]
     pub(crate) fn victim_pages(&self) -> u32 {
-        self.ftl.pages_per_block() * if self.gc.per_die { self.ppd } else { 1 }
+        self.ftl.pages_per_block() * self.gc.domains.planes_per_victim()
     }
 
     /// Pages unit `u`'s GC walks: its victim's, and its second victim's
@@ -297,7 +246,7 @@ impl Simulator {
     /// [`gc_trigger`](Self::gc_trigger) for a unit not collecting.
     #[inline(never)]
     fn gc_trigger_idle(&mut self, plane: PlaneId) {
-        if self.gc.vfc_units.is_some() {
+        if self.gc.domains.is_vfc() {
             // A VFC's merge: asked once the event's commands are committed
             // (`run_deferred_gc` checks then whether it is due).
             if !self.gc.deferred.contains(&plane) {
@@ -306,7 +255,7 @@ impl Simulator {
             return;
         }
         let u = self.gc.unit(plane);
-        let needs = if self.gc.per_die {
+        let needs = if self.gc.domains.is_die() {
             DieId(u as u32)
                 .planes(self.ppd)
                 .any(|p| self.ftl.needs_gc(p))
@@ -344,13 +293,9 @@ impl Simulator {
         let u = self.gc.unit(plane);
         let now = self.engine.now();
         let victim = self.ftl.pick_victim(plane, now, &mut self.rng)?;
-        let valid = if self.gc.per_die {
-            self.ftl.group_valid(victim)
-        } else {
-            self.ftl.valid_count(BlockId(victim))
-        };
+        let valid = self.ftl.unit_valid(victim);
         // IPPBE: a second victim of the plane, erased with the first.
-        let second = if self.gc.blocks_per_gc > 1 && !self.gc.per_die {
+        let second = if self.gc.blocks_per_gc > 1 && !self.gc.domains.is_die() {
             self.ftl
                 .pick_victim(plane, now, &mut self.rng)
                 .unwrap_or(INVALID)
@@ -463,11 +408,7 @@ impl Simulator {
     #[inline(never)]
     fn queue_erase(&mut self, u: usize) {
         let g = self.gc.jobs[u];
-        let mut blocks: Vec<BlockId> = if self.gc.per_die {
-            self.ftl.group_blocks(g.victim).collect()
-        } else {
-            vec![BlockId(g.victim)]
-        };
+        let blocks: Vec<BlockId> = self.ftl.unit_blocks(g.victim).collect();
         let mut pinned = blocks.iter().any(|&b| self.ftl.pins(b) > 0);
         if g.second != INVALID {
             pinned |= self.ftl.pins(BlockId(g.second)) > 0;
@@ -480,7 +421,6 @@ impl Simulator {
         self.metrics.gc.migration_ns += (self.engine.now() - g.start) as u128;
         // IPPBE's second victim is erased by the first one's erase command
         // (one multi-block erase, one tBERS): no command of its own.
-        blocks.truncate(if self.gc.per_die { blocks.len() } else { 1 });
         self.gc.jobs[u].erases_left = blocks.len() as u32;
         let ppb = self.ftl.pages_per_block();
         for b in blocks {
@@ -554,7 +494,7 @@ impl Simulator {
         }
         match &self.gc.reclaimer {
             Reclaimer::Para(p) => p.joined(u),
-            _ => self.gc.per_die,
+            _ => self.gc.domains.is_die(),
         }
     }
 
@@ -618,11 +558,7 @@ impl Simulator {
             }
             return;
         }
-        let v = if self.gc.per_die {
-            self.ftl.group_of(gb)
-        } else {
-            gb.0
-        };
+        let v = self.ftl.unit_of_block(gb);
         let g = &self.gc.jobs[u];
         if g.victim == v || (g.second == v && g.victim != INVALID) {
             self.try_erase(u);

@@ -235,7 +235,8 @@ impl Simulator {
             };
         check_span(cfg, source, scan.as_ref())?;
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(cfg.seed);
-        let mut ftl = Ftl::new(cfg, cfg.check.enabled);
+        let domains = crate::domain::Domains::new(cfg);
+        let mut ftl = Ftl::new(cfg, &domains, cfg.check.enabled);
         let writes = if precondition.trace_writes {
             Some(crate::host::address::write_pages(
                 source,
@@ -295,7 +296,7 @@ impl Simulator {
             ftl,
             hot: HotCold::new(cfg),
             dftl: Dftl::new(cfg),
-            gc: Gc::new(cfg),
+            gc: Gc::new(cfg, &domains),
             unit: crate::scheme::compose::write_unit(cfg),
             sched: Sched::new(cfg),
             flash: Executor::new(cfg),

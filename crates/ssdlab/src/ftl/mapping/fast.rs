@@ -33,6 +33,7 @@ use std::collections::VecDeque;
 
 use crate::addr::{BlockId, Lpn, PlaneId, Ppn, INVALID};
 use crate::config::{BlockGroups, Config};
+use crate::domain::Domains;
 
 pub struct Fast {
     planes: u32,
@@ -40,8 +41,9 @@ pub struct Fast {
     ppb: u32,
     bpp: u32,
     logical: u64,
-    /// Die domains (aligned block groups) or plane domains.
-    groups: bool,
+    /// The domains: planes, dies (aligned block groups) or virtual flash
+    /// chips.
+    domains: Domains,
     /// Pages of a unit (and of a logical block).
     pub unit_pages: u32,
     /// Logical blocks per domain.
@@ -61,9 +63,9 @@ pub struct Fast {
 }
 
 impl Fast {
-    /// FAST state for `cfg` (whose `ftl.block_groups` chooses plane or die
-    /// domains), given static allocation's plane of each LPN residue.
-    pub fn new(cfg: &Config, plane_of_residue: Vec<u32>) -> Fast {
+    /// FAST state for `cfg` over `domains` (planes, dies or virtual flash
+    /// chips), given static allocation's plane of each LPN residue.
+    pub fn new(cfg: &Config, domains: &Domains, plane_of_residue: Vec<u32>) -> Fast {
         let g = &cfg.geometry;
         let (planes, ppd, ppb, bpp) = (
             cfg.total_planes(),
@@ -72,14 +74,14 @@ impl Fast {
             g.blocks_per_plane,
         );
         let logical = cfg.logical_pages();
-        let groups = cfg.ftl.block_groups == BlockGroups::Die;
+        let groups = domains.is_die();
         let limit = cfg.ftl.fast_log_units as usize;
         let mut residue_of_plane = vec![0; planes as usize];
         for (r, &p) in plane_of_residue.iter().enumerate() {
             residue_of_plane[p as usize] = r as u32;
         }
-        if cfg.ftl.mapping == Mapping::Vfc {
-            let v = Vfc::new(cfg);
+        if let (true, Some(layout)) = (domains.is_vfc(), domains.vfc()) {
+            let v = Vfc::new(cfg, layout.clone());
             let unit_pages = v.unit_pages();
             let lbns = logical.div_ceil(unit_pages as u64) as usize;
             return Fast {
@@ -88,7 +90,7 @@ impl Fast {
                 ppb,
                 bpp,
                 logical,
-                groups: false,
+                domains: domains.clone(),
                 unit_pages,
                 lbns_per_domain: 0,
                 plane_of_residue,
@@ -100,20 +102,20 @@ impl Fast {
             };
         }
         let lbns_per_domain = lbns_per_domain(logical, planes, ppb);
-        let domains = if groups { planes / ppd } else { planes };
+        let count = if groups { planes / ppd } else { planes };
         Fast {
             planes,
             ppd,
             ppb,
             bpp,
             logical,
-            groups,
-            unit_pages: ppb * if groups { ppd } else { 1 },
+            domains: domains.clone(),
+            unit_pages: ppb * domains.planes_per_victim(),
             lbns_per_domain,
             plane_of_residue,
             residue_of_plane,
-            data: vec![INVALID; (domains * lbns_per_domain) as usize],
-            logs: (0..domains).map(|_| VecDeque::new()).collect(),
+            data: vec![INVALID; (count * lbns_per_domain) as usize],
+            logs: (0..count).map(|_| VecDeque::new()).collect(),
             limit,
             vfc: None,
         }
@@ -127,7 +129,7 @@ impl Fast {
         }
         let plane = self.plane_of_residue[(lpn % self.planes) as usize];
         let row = (lpn / self.planes) as u64;
-        let (domain, local) = if self.groups {
+        let (domain, local) = if self.domains.is_die() {
             (
                 plane / self.ppd,
                 row * self.ppd as u64 + (plane % self.ppd) as u64,
@@ -151,7 +153,7 @@ impl Fast {
         }
         let domain = lbn / self.lbns_per_domain;
         let local = (lbn % self.lbns_per_domain) as u64 * self.unit_pages as u64 + offset as u64;
-        let (row, plane) = if self.groups {
+        let (row, plane) = if self.domains.is_die() {
             (
                 local / self.ppd as u64,
                 domain * self.ppd + (local % self.ppd as u64) as u32,
@@ -175,11 +177,7 @@ impl Fast {
     /// Domain of a plane: its VFC, die (aligned groups) or itself.
     #[inline]
     pub fn domain_of_plane(&self, plane: u32) -> u32 {
-        match &self.vfc {
-            Some(v) => v.vfc_of_plane(plane),
-            None if self.groups => plane / self.ppd,
-            None => plane,
-        }
+        self.domains.of_plane(PlaneId(plane)) as u32
     }
 
     /// Offsets of a unit's page index (`offset / this` is the page index):
@@ -187,8 +185,7 @@ impl Fast {
     pub fn offsets_per_row(&self) -> u32 {
         match &self.vfc {
             Some(v) => v.chips,
-            None if self.groups => self.ppd,
-            None => 1,
+            None => self.domains.planes_per_victim(),
         }
     }
 
@@ -206,7 +203,7 @@ impl Fast {
     pub fn unit_of_block(&self, gb: u32) -> u32 {
         if let Some(v) = &self.vfc {
             v.unit_of_block(gb)
-        } else if self.groups {
+        } else if self.domains.is_die() {
             (gb / self.bpp / self.ppd) * self.bpp + gb % self.bpp
         } else {
             gb
@@ -218,7 +215,7 @@ impl Fast {
     pub fn page_at(&self, unit: u32, offset: u32) -> Ppn {
         if let Some(v) = &self.vfc {
             v.page_at(unit, offset)
-        } else if self.groups {
+        } else if self.domains.is_die() {
             let (die, g) = (unit / self.bpp, unit % self.bpp);
             let plane = die * self.ppd + offset % self.ppd;
             (plane * self.bpp + g) * self.ppb + offset / self.ppd
@@ -234,7 +231,7 @@ impl Fast {
             return v.offset_of_page(ppn);
         }
         let page = ppn % self.ppb;
-        if self.groups {
+        if self.domains.is_die() {
             let plane = ppn / self.ppb / self.bpp;
             page * self.ppd + plane % self.ppd
         } else {
@@ -271,7 +268,7 @@ impl crate::ftl::Ftl {
 
     /// Blocks of a unit.
     pub fn unit_blocks(&self, unit: u32) -> impl Iterator<Item = BlockId> + '_ {
-        let (groups, bpp, ppd) = (self.groups, self.bpp, self.ppd);
+        let (groups, bpp, ppd) = (self.domains.is_die(), self.bpp, self.ppd);
         let members = self
             .fast
             .as_ref()
@@ -396,7 +393,7 @@ impl crate::ftl::Ftl {
         for b in self.unit_blocks(unit).collect::<Vec<_>>() {
             self.state[b.index()] = BlockState::Victim;
         }
-        if self.groups {
+        if self.domains.is_die() {
             self.group_closed[unit as usize] = 0;
         }
         Some(unit)
@@ -459,7 +456,7 @@ impl crate::ftl::Ftl {
             return self.vfc_open_data(domain, old);
         }
         let x = self.free[domain as usize].pop_front()?;
-        let unit = if self.groups {
+        let unit = if self.domains.is_die() {
             domain * self.bpp + x
         } else {
             x
@@ -556,17 +553,10 @@ impl crate::ftl::Ftl {
             }));
             offsets.sort_unstable();
             offsets.dedup();
-            let is_vfc = f.vfc.is_some();
             let unit = self.fast_open_data(domain, lbn).ok_or_else(|| {
                 Error::Invalid(format!(
                     "preconditioning (hybrid map): {} {domain} has no free unit for logical block {lbn}",
-                    if is_vfc {
-                        "virtual flash chip"
-                    } else if self.groups {
-                        "die"
-                    } else {
-                        "plane"
-                    }
+                    self.domains.name()
                 ))
             })?;
             for o in offsets {
@@ -760,7 +750,7 @@ mod tests {
             let logical = cfg.logical_pages();
             assert_ne!(logical % (planes as u64 * ppb as u64), 0);
             let table: Vec<u32> = (0..planes).rev().collect();
-            let f = Fast::new(&cfg, table);
+            let f = Fast::new(&cfg, &Domains::new(&cfg), table);
             let mut seen = std::collections::HashSet::new();
             for lpn in 0..logical as Lpn {
                 let (lbn, off) = f.lbn_of(lpn);

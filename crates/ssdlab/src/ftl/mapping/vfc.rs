@@ -5,7 +5,7 @@
 //!
 //! - **VFC** j: ways 2j and 2j + 1 of every channel (one way per channel:
 //!   all channels' chips), its chips in stripe order, channel first
-//!   (`twoplane::vfc_chips`).
+//!   (`domain::VfcLayout`, which GC and the allocator read too).
 //! - **Bottom layer** (block mapping PFC ↔ VFC): a virtual block is one
 //!   physical block on each chip of the VFC. Which block (and so which
 //!   plane of the chip) is chosen when the virtual block opens: the plane
@@ -49,23 +49,19 @@
 
 use crate::addr::{BlockId, Lpn, PlaneId, Ppn, INVALID};
 use crate::config::{Config, HotSeparation, PlaneAllocation};
-use crate::ftl::twoplane::vfc_chips;
+use crate::domain::VfcLayout;
 use crate::ftl::BlockState;
 use crate::scheme::Requirement;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 pub struct Vfc {
-    /// Chips per VFC, and VFCs.
+    /// Chips per VFC, and VFCs (the layout's).
     pub chips: u32,
     pub vfcs: u32,
-    planes_per_chip: u32,
+    /// The virtual flash chips.
+    layout: VfcLayout,
     bpp: u32,
     ppb: u32,
-    /// Per chip (`channel * ways + way`): its VFC and its index in the
-    /// VFC's stripe order.
-    slot_of_chip: Vec<(u32, u32)>,
-    /// Per VFC: its chips in stripe order.
-    order: Vec<Vec<u32>>,
     /// Per global block: the virtual block it is a member of, or INVALID.
     vb_of_block: Vec<u32>,
     /// Members of each virtual block (by id), one block per chip in stripe
@@ -98,32 +94,18 @@ pub(crate) struct SeqLog {
 }
 
 impl Vfc {
-    pub fn new(cfg: &Config) -> Vfc {
+    pub fn new(cfg: &Config, layout: VfcLayout) -> Vfc {
         let g = &cfg.geometry;
-        let chips_all = g.channels * g.chips_per_channel;
-        let flat = vfc_chips(g.channels, g.chips_per_channel);
-        let vfcs = g.chips_per_channel.div_ceil(2);
-        let chips = chips_all / vfcs;
-        let order: Vec<Vec<u32>> = flat.chunks(chips as usize).map(|c| c.to_vec()).collect();
-        let mut slot_of_chip = vec![(0, 0); chips_all as usize];
-        for (v, c) in order.iter().enumerate() {
-            for (k, &chip) in c.iter().enumerate() {
-                slot_of_chip[chip as usize] = (v as u32, k as u32);
-            }
-        }
-        let planes_per_chip = g.dies_per_chip * g.planes_per_die;
         Vfc {
-            chips,
-            vfcs,
-            planes_per_chip,
+            seq: vec![None; layout.vfcs as usize],
+            chips: layout.chips,
+            vfcs: layout.vfcs,
             bpp: g.blocks_per_plane,
             ppb: g.pages_per_block,
-            slot_of_chip,
-            order,
+            layout,
             vb_of_block: vec![INVALID; (cfg.total_planes() * g.blocks_per_plane) as usize],
             members: FxHashMap::default(),
             seq_enabled: cfg.ftl.sequential_log,
-            seq: vec![None; vfcs as usize],
             seq_pending: FxHashMap::default(),
             seq_done: FxHashSet::default(),
             logs_closed_early: 0,
@@ -145,13 +127,13 @@ impl Vfc {
     /// Chip of global block `gb`.
     #[inline]
     fn chip_of_block(&self, gb: u32) -> u32 {
-        gb / self.bpp / self.planes_per_chip
+        gb / self.bpp / self.layout.planes_per_chip
     }
 
     /// VFC of a plane.
     #[inline]
     pub fn vfc_of_plane(&self, plane: u32) -> u32 {
-        self.slot_of_chip[(plane / self.planes_per_chip) as usize].0
+        self.layout.vfc_of_plane(plane)
     }
 
     /// Logical block and offset of `lpn`.
@@ -170,7 +152,7 @@ impl Vfc {
     /// VFC of a unit (a block id).
     #[inline]
     pub fn vfc_of_unit(&self, unit: u32) -> u32 {
-        self.slot_of_chip[self.chip_of_block(unit) as usize].0
+        self.layout.slot_of_chip(self.chip_of_block(unit)).0
     }
 
     /// Unit of global block `gb`: its virtual block, else itself (a log).
@@ -202,24 +184,26 @@ impl Vfc {
     /// Offset a page of a virtual block stands for.
     #[inline]
     pub fn offset_of_page(&self, ppn: Ppn) -> u32 {
-        let slot = self.slot_of_chip[self.chip_of_block(ppn / self.ppb) as usize].1;
+        let slot = self
+            .layout
+            .slot_of_chip(self.chip_of_block(ppn / self.ppb))
+            .1;
         (ppn % self.ppb) * self.chips + slot
     }
 
     /// Planes of the chip at `slot` of VFC `vfc`.
     pub fn chip_planes(&self, vfc: u32, slot: u32) -> std::ops::Range<u32> {
-        let chip = self.order[vfc as usize][slot as usize];
-        chip * self.planes_per_chip..(chip + 1) * self.planes_per_chip
+        self.layout.chip_planes(vfc, slot)
     }
 
     /// Planes of a VFC.
     pub fn planes(&self, vfc: u32) -> impl Iterator<Item = u32> + '_ {
-        (0..self.chips).flat_map(move |k| self.chip_planes(vfc, k))
+        self.layout.planes(vfc)
     }
 
     /// Planes of a VFC: its chips times their planes.
     pub fn planes_per_vfc(&self) -> u32 {
-        self.chips * self.planes_per_chip
+        self.layout.planes_per_vfc()
     }
 
     /// Record virtual block `blocks` (one per chip, stripe order); its id.
@@ -251,13 +235,11 @@ impl Vfc {
 
 /// Logical blocks a VFC holds at most for `cfg`'s capacity.
 pub fn lbns_per_vfc(cfg: &Config) -> u64 {
-    let g = &cfg.geometry;
-    let vfcs = g.chips_per_channel.div_ceil(2) as u64;
-    let chips = (g.channels * g.chips_per_channel) as u64 / vfcs;
+    let (chips, vfcs) = crate::domain::vfc_shape(cfg);
     let lbns = cfg
         .logical_pages()
-        .div_ceil(chips * g.pages_per_block as u64);
-    lbns.div_ceil(vfcs)
+        .div_ceil(chips as u64 * cfg.geometry.pages_per_block as u64);
+    lbns.div_ceil(vfcs as u64)
 }
 
 /// DVPFTL's map in the FTL: new virtual blocks (the bottom layer's choice
@@ -583,6 +565,15 @@ pub(super) fn vfc_requirements(c: &Config) -> Requirement {
 mod tests {
     use super::*;
 
+    fn layout(c: &Config) -> VfcLayout {
+        let mut c = c.clone();
+        c.ftl.mapping = crate::config::Mapping::Vfc;
+        crate::domain::Domains::new(&c)
+            .vfc()
+            .expect("a VFC layout")
+            .clone()
+    }
+
     fn cfg(channels: u32, ways: u32) -> Config {
         Config::preset("small")
             .unwrap()
@@ -600,7 +591,7 @@ mod tests {
     #[test]
     fn offsets_stripe_channel_first_and_invert() {
         let c = cfg(4, 2);
-        let mut v = Vfc::new(&c);
+        let mut v = Vfc::new(&c, layout(&c));
         assert_eq!((v.chips, v.vfcs), (8, 1));
         let ppc = c.geometry.dies_per_chip * c.geometry.planes_per_die;
         // One block per chip, each on a different plane of its chip.
@@ -630,7 +621,7 @@ mod tests {
     #[test]
     fn logical_blocks_are_dealt_to_the_vfcs() {
         let c = cfg(2, 4);
-        let v = Vfc::new(&c);
+        let v = Vfc::new(&c, layout(&c));
         assert_eq!((v.chips, v.vfcs), (4, 2));
         let ppc = c.geometry.dies_per_chip * c.geometry.planes_per_die;
         for plane in 0..c.total_planes() {
