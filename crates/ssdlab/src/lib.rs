@@ -19,6 +19,7 @@ pub mod metrics;
 pub mod sched;
 pub mod scheme;
 pub mod sim;
+pub mod types;
 pub mod validate;
 
 pub use ssdlab_workload as workload;

@@ -664,7 +664,7 @@ pub fn page_type_checks(requests: u64) -> Result<Vec<Check>> {
 pub fn pas_checks() -> Result<Vec<Check>> {
     use crate::addr::PlaneId;
     use crate::sched::{Class, Queues};
-    use crate::sim::TxnId;
+    use crate::types::TxnId;
     let c = Config::preset("pa-tlc")?;
     let t = crate::flash::FlashTiming::new(&c);
     let mean_completion = |types: &[usize]| {

@@ -11,9 +11,10 @@ use crate::config::PlaneAllocation;
 use crate::config::{BufferCapacity, Config};
 use crate::error::{Error, Result};
 use crate::flash::{CmdKind, Origin};
-use crate::ftl::Writer;
-use crate::host::ReqId;
-use crate::sim::*;
+use crate::sim::Simulator;
+use crate::types::ReqId;
+use crate::types::TxnId;
+use crate::types::Writer;
 
 /// The write buffer as the simulator runs it: the cache (None without a
 /// buffer), its eviction policy, the host writes waiting for a free slot
@@ -29,12 +30,17 @@ pub(crate) struct Buffering {
 }
 
 impl Buffering {
-    /// The buffer `cfg` asks for; `footprint` (pages the workload touches)
-    /// sizes a buffer given as a share of it, which is at least one page per
-    /// plane (the SPD paper's smallest buffer for its die-level writes: one
-    /// page per plane of every die), so that a small workload does not make
-    /// a drive with a buffer too small to keep its planes busy.
-    pub(crate) fn new(cfg: &Config, footprint: u64) -> Result<Buffering> {
+    /// The buffer `cfg` asks for, evicting by `policy`; `footprint` (pages
+    /// the workload touches) sizes a buffer given as a share of it, which is
+    /// at least one page per plane (the SPD paper's smallest buffer for its
+    /// die-level writes: one page per plane of every die), so that a small
+    /// workload does not make a drive with a buffer too small to keep its
+    /// planes busy.
+    pub(crate) fn new(
+        cfg: &Config,
+        footprint: u64,
+        policy: Box<dyn EvictionPolicy>,
+    ) -> Result<Buffering> {
         let (pages, sizing) = match cfg.buffer.capacity {
             BufferCapacity::None => (0, "no buffer".to_string()),
             BufferCapacity::Pages(n) => (n, format!("set: {n} pages")),
@@ -81,7 +87,7 @@ impl Buffering {
                             .max(cfg.buffer.free_watermark),
                     ),
                 )),
-                Some(crate::scheme::compose::eviction(cfg)),
+                Some(policy),
             )
         } else {
             (None, None)
@@ -182,7 +188,7 @@ impl Simulator {
             let free = self.ftl.free_lane_pages().unwrap_or([0; 3]);
             let bits = self.cfg.cell.kind.bits();
             self.txns[t].unit =
-                crate::host::pagetype::complement_type(scheme.complement, free, bits, u) as u32;
+                crate::ftl::pagetype::complement_type(scheme.complement, free, bits, u) as u32;
         }
         self.inflight.insert(lpn, t);
         t

@@ -171,6 +171,46 @@ impl EvictionPolicy for DieWrite {
     }
 }
 
+/// SuperPage: the least recently used page of the next die in turn with a
+/// dirty page, and the dirty pages of its logical super page (LPN / N); the
+/// rest of SuperPage is in `sched/superpage.rs`.
+pub struct SuperPageEviction {
+    next: u32,
+    planes_per_die: u32,
+}
+
+impl SuperPageEviction {
+    pub fn new(planes_per_die: u32) -> Self {
+        SuperPageEviction {
+            next: 0,
+            planes_per_die,
+        }
+    }
+}
+
+impl EvictionPolicy for SuperPageEviction {
+    fn select(&mut self, buf: &WriteBuffer, out: &mut Vec<u32>) {
+        let dies = buf.dies();
+        let n = self.planes_per_die;
+        for i in 0..dies {
+            let die = buf.die_in_turn(self.next + i);
+            let Some(first) = buf.lru_of_die(die).next() else {
+                continue;
+            };
+            let lpn = buf.slot_lpn(first);
+            out.push(first);
+            let base = lpn - lpn % n;
+            for l in base..base.saturating_add(n) {
+                if l != lpn {
+                    out.extend(buf.dirty_slot(l));
+                }
+            }
+            self.next = (self.next + i + 1) % dies;
+            return;
+        }
+    }
+}
+
 /// Up to `pages` least recently used dirty pages of one die (a Die-GC
 /// completing its last Die-Write with buffered pages).
 pub struct FromDie {

@@ -15,6 +15,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 
+/// A policy's verdict on a configuration: the first requirement it finds
+/// violated, as (the key to change, why). Each policy states its own, in
+/// its file; `scheme::check_requirements` runs them all.
+pub(crate) type Requirement = std::result::Result<(), (&'static str, String)>;
+
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Config {

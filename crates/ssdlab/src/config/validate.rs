@@ -1,6 +1,6 @@
 //! Validation of one configuration's values: geometry, timing, thresholds,
 //! buffer, host. Whether its policies compose is each policy's own
-//! statement (`scheme::check_requirements`).
+//! statement, which `Config::validate` (`scheme/mod.rs`) passes in.
 
 use super::*;
 use crate::error::{Error, Result};
@@ -33,8 +33,14 @@ fn too_slow(v: f64, unit: &str) -> String {
 }
 
 impl Config {
-    /// Reject impossible or inconsistent settings with the offending key.
-    pub fn validate(&self, origin: &str) -> Result<()> {
+    /// Reject impossible or inconsistent values with the offending key;
+    /// `compose` checks that the policies compose, at its place in the
+    /// order of the checks (so the first error found is always the same).
+    pub(crate) fn validate_with(
+        &self,
+        origin: &str,
+        compose: impl FnOnce(&Config, &str) -> Result<()>,
+    ) -> Result<()> {
         let err = |f: &str, m: String| Err(Error::config(origin, f, m));
         let g = &self.geometry;
         for (f, v) in [
@@ -297,13 +303,13 @@ impl Config {
             return err("gc.moves_in_flight", "must be at least 1".into());
         }
         let k = self.flash.plane_registers;
-        let most = (crate::sim::MAX_PLANES_PER_DIE as u32 / g.planes_per_die.max(1)).min(8);
+        let most = (crate::types::MAX_PLANES_PER_DIE as u32 / g.planes_per_die.max(1)).min(8);
         if k == 0 || k > most {
             return err(
                 "flash.plane_registers",
                 format!(
                     "{k} is outside 1..={most} (at most 8 per plane, and a command holds at most {} pages: planes per die × registers)",
-                    crate::sim::MAX_PLANES_PER_DIE
+                    crate::types::MAX_PLANES_PER_DIE
                 ),
             );
         }
@@ -332,7 +338,7 @@ impl Config {
         if !(0.0..=1.0).contains(&self.buffer.free_watermark_high) {
             return err("buffer.free_watermark_high", "must be in [0, 1]".into());
         }
-        crate::scheme::check_requirements(self, origin)?;
+        compose(self, origin)?;
         if !(self.metrics.interval_ms.is_finite() && self.metrics.interval_ms >= 0.0) {
             return err(
                 "metrics.interval_ms",

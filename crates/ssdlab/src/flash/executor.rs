@@ -8,9 +8,10 @@ use crate::engine::{EventKind, Time};
 use crate::error::Error;
 use crate::flash::{CmdKind, Origin};
 use crate::flash::{FlashTiming, PlaneRules};
-use crate::ftl::Writer;
-use crate::host::ReqId;
-use crate::sim::*;
+use crate::sim::Simulator;
+use crate::types::ReqId;
+use crate::types::Writer;
+use crate::types::{TxnId, MAX_PLANES_PER_DIE};
 
 /// The executor's state: timing and plane rules of the drive, each die's
 /// command, and when each channel is free next.
@@ -417,7 +418,7 @@ impl Simulator {
 /// What multi-register planes (`flash.plane_registers` > 1) require: they
 /// run a plane's GC copybacks at once, so the GC must move pages by
 /// copyback within their plane (per-plane GC, page or DFTL mapping).
-pub(crate) fn requirements(c: &Config) -> crate::scheme::Requirement {
+pub(crate) fn requirements(c: &Config) -> crate::config::Requirement {
     use crate::config::{BlockGroups, Migration};
     if c.flash.plane_registers <= 1 {
         return Ok(());

@@ -3,8 +3,8 @@
 
 use super::*;
 use crate::addr::{DieId, Lpn, PlaneId, INVALID};
+use crate::config::Requirement;
 use crate::config::{Config, PlaneAllocation};
-use crate::scheme::Requirement;
 
 /// Plane of each residue `lpn % planes` under the configured static order.
 pub(crate) fn static_table(cfg: &Config) -> Vec<u32> {

@@ -6,8 +6,10 @@
 use crate::addr::{DieId, Ppn, INVALID};
 use crate::engine::Time;
 use crate::flash::Origin;
-use crate::ftl::Writer;
-use crate::sim::*;
+use crate::sched::txn::Data;
+use crate::sim::Simulator;
+use crate::types::TxnId;
+use crate::types::Writer;
 
 impl Simulator {
     /// Program member `t` of a command of `n` planes on `die` is dispatched:

@@ -4,8 +4,8 @@
 use super::*;
 use crate::addr::{BlockId, DieId, INVALID};
 use crate::config::Migration;
+use crate::config::Requirement;
 use crate::engine::Time;
-use crate::scheme::Requirement;
 
 impl Ftl {
     /// Group id (`die * blocks_per_plane + index`) of a block.

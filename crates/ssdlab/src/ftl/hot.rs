@@ -2,7 +2,7 @@
 
 use crate::addr::Lpn;
 use crate::config::{Config, HotSeparation};
-use crate::sim::*;
+use crate::sim::Simulator;
 
 /// Hot/cold write streams: the hot-data identifier (`ftl.hot_data`), and
 /// whether it sorts GC moves (host pages are then all hot) rather than host
@@ -13,9 +13,13 @@ pub(crate) struct HotCold {
 }
 
 impl HotCold {
-    pub(crate) fn new(cfg: &Config) -> HotCold {
+    /// Hot/cold streams judged by `hdi` (None: one stream).
+    pub(crate) fn new(
+        cfg: &Config,
+        hdi: Option<Box<dyn ssdlab_hdi::HotDataIdentifier>>,
+    ) -> HotCold {
         HotCold {
-            hdi: cfg.hot_data_identifier(),
+            hdi,
             sort_moves: cfg.ftl.hot_separation == HotSeparation::GcMoves,
         }
     }

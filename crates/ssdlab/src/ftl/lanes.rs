@@ -18,7 +18,7 @@ use crate::config::{BlockGroups, Config, PageLayout, ProgramOrder, WriteUnit};
 
 /// What relaxed program order and the type pools require of the other
 /// policies.
-pub(crate) fn requirements(c: &Config) -> crate::scheme::Requirement {
+pub(crate) fn requirements(c: &Config) -> crate::config::Requirement {
     if c.ftl.type_pools {
         if c.ftl.program_order != ProgramOrder::Relaxed {
             return Err((

@@ -18,6 +18,7 @@ pub mod hot;
 pub(crate) mod lanes;
 pub mod mapping;
 mod pagemap;
+pub(crate) mod pagetype;
 pub mod precondition;
 pub mod twoplane;
 pub mod wear;
@@ -41,24 +42,7 @@ use crate::gc::victim::VictimIndex;
 use alloc::static_table;
 use lanes::{Lanes, TypePools};
 
-/// Who writes a page: decides the active block (write stream) it goes to and
-/// whether it may use the free block kept for GC.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Writer {
-    /// Host data. With hot/cold separation, hot pages go to the hot stream,
-    /// cold ones to the cold stream; without, there is one stream.
-    Host { hot: bool },
-    /// Garbage collection (timed or untimed): the reserve blocks, and the
-    /// cold stream, or the hot one for a move judged hot when hot/cold
-    /// separation sorts GC moves (`ftl.hot_separation = "gc-moves"`).
-    Gc { hot: bool },
-}
-
-impl Writer {
-    /// GC writing to the cold stream (preconditioning, padding, and every
-    /// move unless hot/cold separation sorts GC moves).
-    pub const GC: Writer = Writer::Gc { hot: false };
-}
+pub use crate::types::Writer;
 
 /// Lifecycle of a block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -291,7 +275,7 @@ impl Ftl {
                 latest: vec![0; mapped as usize],
                 page: vec![0; phys],
             }),
-            two_plane: twoplane::TwoPlane::new(cfg, domains),
+            two_plane: None,
         }
     }
 
@@ -810,7 +794,7 @@ fn prefetch<T>(p: &T) {
 
 /// What parity destinations (`gc.parity_destinations`) require: copybacks
 /// under the odd/even rule, into per-plane blocks written page by page.
-pub(crate) fn parity_requirements(c: &Config) -> crate::scheme::Requirement {
+pub(crate) fn parity_requirements(c: &Config) -> crate::config::Requirement {
     use crate::config::Migration;
     if !c.gc.parity_destinations {
         return Ok(());

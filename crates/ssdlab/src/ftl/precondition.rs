@@ -23,43 +23,7 @@ fn check_interrupt(written: u64, step: &str) -> Result<()> {
     Ok(())
 }
 
-/// Result of preconditioning, reported in the run's JSON.
-#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
-pub struct PreconditionReport {
-    pub mode: String,
-    /// Untimed page writes of every preconditioning step.
-    pub pages_written: u64,
-    pub valid_pages: u64,
-    /// Valid pages the fill asked for but the logical capacity could not hold.
-    pub valid_pages_capped: u64,
-    pub trace_read_pages_mapped: u64,
-    /// DFTL: translation pages written for the preconditioned data.
-    pub translation_pages_written: u64,
-    /// age:X: pages written.
-    pub age_pages_written: u64,
-    /// trace-sequence: pages written over all passes.
-    pub sequence_pages_written: u64,
-    /// Untimed GC runs preconditioning needed to make room.
-    pub functional_gc: u64,
-    /// trace-sequence: passes applied, and the last pass's write amplification.
-    pub sequence_passes: u32,
-    pub sequence_write_amplification: f64,
-    /// trace-writes: passes of the workload's writes replayed, and the mean
-    /// valid pages per victim of the last pass's untimed GCs (absent
-    /// without trace-writes).
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub write_passes: u32,
-    #[serde(default, skip_serializing_if = "is_zero_f")]
-    pub write_valid_per_victim: f64,
-}
-
-fn is_zero(n: &u32) -> bool {
-    *n == 0
-}
-
-fn is_zero_f(x: &f64) -> bool {
-    *x == 0.0
-}
+pub use crate::metrics::PreconditionReport;
 
 /// Planes (LPN residues) filled together: their forward-map entries of one
 /// LPN row share a cache line.

@@ -50,12 +50,11 @@
 
 use super::{Ftl, Writer};
 use crate::addr::{DieId, Lpn, PlaneId, Ppn, INVALID};
+use crate::config::Requirement;
 use crate::config::{
     BlockGroups, BufferCapacity, Config, DieOrder, Mapping, PlaneAllocation, WriteUnit,
 };
 use crate::domain::{die_turns, vfc_shape, Domains, VfcLayout};
-use crate::scheme::Requirement;
-use serde::{Deserialize, Serialize};
 
 /// Where a request's pages go, and the dummy pages that pad them.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -110,43 +109,7 @@ impl Plan {
     }
 }
 
-/// What the two-plane allocators did over a run (reported as `two_plane`).
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
-pub struct TwoPlaneReport {
-    /// `apm`, `parp` or `dvp`.
-    pub policy: String,
-    /// Host write requests planned, and their pages (Y_req).
-    pub requests: u64,
-    pub pages: u64,
-    /// APM: requests split over two planes of a die (all of more than one
-    /// page). PaRP: requests that paired with the one before them.
-    pub two_plane_requests: u64,
-    /// Dummy pages queued (Y_dum); each is programmed and counted in
-    /// `flash.wasted_pages`.
-    pub dummy_pages: u64,
-    /// APM: odd pages out programmed alone because a dummy page would have
-    /// broken Eq. (8). PaRP: requests that found no partner.
-    pub single_programs: u64,
-    /// Eq. (7)'s times from the drive's timing, microseconds, and Eq. (8)'s
-    /// bound on Y_dum / Y_req (APM).
-    pub t_nom_us: f64,
-    pub t_2plane_us: f64,
-    pub t_dum_us: f64,
-    pub dummy_ratio_bound: f64,
-    /// Δe (Eq. 6) at the end of the run.
-    pub erase_delta: u64,
-    /// Requests placed by each APM rule (valid pages in the channel, erases
-    /// in the channel, erases anywhere).
-    pub by_rule: [u64; 3],
-    /// DVPFTL (`mapping = "vfc"`): host pages written to sequential logs at
-    /// their data positions, outside the allocator (reported where any).
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub sequential_pages: u64,
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
+pub use crate::metrics::TwoPlaneReport;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Policy {
@@ -655,6 +618,11 @@ impl Ftl {
         }
         self.two_plane = Some(tp);
         Some(plan)
+    }
+
+    /// Place host write requests with `allocator` (APM, PaRP or DVP).
+    pub(crate) fn set_request_allocator(&mut self, allocator: Option<TwoPlane>) {
+        self.two_plane = allocator;
     }
 
     /// Does a request-level allocator place host write requests whole?

@@ -6,8 +6,10 @@ use crate::error::Error;
 use crate::flash::CmdKind;
 use crate::gc::paragc::ParaGc;
 use crate::gc::Reclaimer;
+use crate::sched::txn::Txn;
 use crate::sched::Class;
-use crate::sim::*;
+use crate::sim::Simulator;
+use crate::types::TxnId;
 
 /// FAST: the merges reclaiming one log unit (the GC unit's victim). Logical
 /// blocks with a valid page in it are merged one at a time: their pages

@@ -9,7 +9,8 @@
 use crate::addr::DieId;
 use crate::flash::CmdKind;
 use crate::sched::Class;
-use crate::sim::*;
+use crate::sim::Simulator;
+use crate::types::TxnId;
 
 impl Simulator {
     /// Read the group's valid pages, up to `gc.moves_in_flight` per plane

@@ -29,8 +29,10 @@ use crate::domain::Domains;
 use crate::engine::Time;
 use crate::error::Error;
 use crate::flash::CmdKind;
+use crate::sched::txn::{Owner, Txn};
 use crate::sched::Class;
-use crate::sim::*;
+use crate::sim::Simulator;
+use crate::types::TxnId;
 
 use fast_merge::Merges;
 use paragc::ParaGc;
@@ -112,7 +114,8 @@ pub(crate) struct Gc {
 }
 
 impl Gc {
-    pub(crate) fn new(cfg: &Config, domains: &Domains) -> Gc {
+    /// GC over the drive's GC units (`domains`), run by `reclaimer`.
+    pub(crate) fn new(cfg: &Config, domains: &Domains, reclaimer: Reclaimer) -> Gc {
         let planes = cfg.total_planes();
         Gc {
             jobs: vec![
@@ -144,7 +147,7 @@ impl Gc {
             hold_die: cfg.gc.hold_die,
             draining: vec![0; cfg.total_dies() as usize],
             blocks_per_gc: cfg.gc.blocks_per_gc,
-            reclaimer: crate::scheme::compose::reclaimer(cfg),
+            reclaimer,
             deferred: Vec::new(),
         }
     }

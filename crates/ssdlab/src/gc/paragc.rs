@@ -15,14 +15,15 @@
 //! (`plane.rs`) does the rest.
 
 use crate::config::BlockGroups;
-use crate::scheme::Requirement;
+use crate::config::Requirement;
 use rustc_hash::FxHashSet;
 
 use crate::addr::{DieId, PlaneId, INVALID};
 use crate::config::{Config, GcThreshold};
 use crate::flash::CmdKind;
 use crate::sched::Class;
-use crate::sim::*;
+use crate::sim::Simulator;
+use crate::types::{TxnId, MAX_PLANES_PER_DIE};
 
 /// ParaGC's state.
 pub(crate) struct ParaGc {

@@ -6,7 +6,8 @@
 use crate::addr::PlaneId;
 use crate::flash::CmdKind;
 use crate::sched::Class;
-use crate::sim::*;
+use crate::sim::Simulator;
+use crate::types::TxnId;
 
 impl Simulator {
     /// Queue the next moves of plane `u`'s victim, walking its pages in
@@ -81,7 +82,7 @@ impl Simulator {
 
 /// What IPPBE (`gc.blocks_per_gc = 2`) requires: per-plane GC of single
 /// blocks (not aligned groups, ParaGC's joined GCs or FAST's merges).
-pub(crate) fn requirements(c: &crate::config::Config) -> crate::scheme::Requirement {
+pub(crate) fn requirements(c: &crate::config::Config) -> crate::config::Requirement {
     use crate::config::BlockGroups;
     let n = c.gc.blocks_per_gc;
     if n == 1 {

@@ -11,10 +11,12 @@ use crate::engine::{EventKind, Time};
 use crate::error::Error;
 use crate::flash::{CmdKind, Origin};
 use crate::ftl::mapping::dftl::MapWaiter;
-use crate::ftl::Writer;
 use crate::host::address::AddressMap;
+use crate::sched::txn::{Data, Owner};
 use crate::sched::Class;
-use crate::sim::*;
+use crate::sim::Simulator;
+use crate::types::Writer;
+use crate::types::{ReqId, TxnId};
 use crate::workload::input::MAX_TIME_NS;
 use crate::workload::{IoRecord, Op, RecordStream, Source};
 use rustc_hash::FxHashSet;
@@ -88,15 +90,19 @@ impl Host {
     }
 }
 
-crate::addr::id_type! {
-    /// A host request: its index in the host's slab (`Host::reqs`).
-    ReqId
+/// A host request as it completed (the request log,
+/// [`Simulator::log_requests`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Completion {
+    pub arrival_ns: Time,
+    pub completion_ns: Time,
+    pub op: Op,
+    pub offset: u64,
+    pub size: u64,
 }
 
-impl ReqId {
-    /// No request (a transaction no request waits for).
-    pub const NONE: ReqId = ReqId(u32::MAX);
-}
+/// The sink of [`Simulator::log_requests`].
+pub type RequestLog = Box<dyn FnMut(&Completion) + Send>;
 
 pub(crate) struct Req {
     pub(crate) arrival: Time,

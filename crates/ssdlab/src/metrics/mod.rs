@@ -7,7 +7,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::Time;
 use crate::flash::{CmdCounters, CmdKind, Origin};
-use crate::ftl::PreconditionReport;
 
 mod report;
 mod warnings;
@@ -182,7 +181,7 @@ pub struct GcTotals {
     pub victim_pages: u64,
     /// Copybacks each register of a plane ran (worker i: the i-th copyback
     /// of its plane in a command; one worker with one register per plane).
-    pub pairs_per_worker: [u64; crate::sim::MAX_PLANES_PER_DIE],
+    pub pairs_per_worker: [u64; crate::types::MAX_PLANES_PER_DIE],
     /// Sum over GC invocations of (erase completion − trigger).
     pub duration_ns: u128,
     /// Of that, the migration phase: from the trigger to the last move's

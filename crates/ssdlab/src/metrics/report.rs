@@ -365,7 +365,7 @@ pub struct ReportContext<'a> {
     /// The run was stopped before the end of its workload.
     pub partial: bool,
     /// APM or PaRP: what the two-plane allocator did.
-    pub two_plane: Option<crate::ftl::twoplane::TwoPlaneReport>,
+    pub two_plane: Option<TwoPlaneReport>,
 }
 
 /// One interval of the time series.
@@ -439,7 +439,7 @@ pub struct Report {
     /// Under `ftl.plane_allocation = "apm"`, `"parp"` or `"dvp"`: requests placed,
     /// dummy pages, Eq. (7)'s times and Eq. (8)'s bound; absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub two_plane: Option<crate::ftl::twoplane::TwoPlaneReport>,
+    pub two_plane: Option<TwoPlaneReport>,
     pub gc: GcReport,
     pub write_amplification: f64,
     /// DFTL mapping-cache figures (all zero with a page map in DRAM).
@@ -881,4 +881,76 @@ impl Report {
 /// Serde: counters left out of a report where they are zero.
 fn is_zero(n: &u64) -> bool {
     *n == 0
+}
+
+/// Result of preconditioning, reported in the run's JSON.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct PreconditionReport {
+    pub mode: String,
+    /// Untimed page writes of every preconditioning step.
+    pub pages_written: u64,
+    pub valid_pages: u64,
+    /// Valid pages the fill asked for but the logical capacity could not hold.
+    pub valid_pages_capped: u64,
+    pub trace_read_pages_mapped: u64,
+    /// DFTL: translation pages written for the preconditioned data.
+    pub translation_pages_written: u64,
+    /// age:X: pages written.
+    pub age_pages_written: u64,
+    /// trace-sequence: pages written over all passes.
+    pub sequence_pages_written: u64,
+    /// Untimed GC runs preconditioning needed to make room.
+    pub functional_gc: u64,
+    /// trace-sequence: passes applied, and the last pass's write amplification.
+    pub sequence_passes: u32,
+    pub sequence_write_amplification: f64,
+    /// trace-writes: passes of the workload's writes replayed, and the mean
+    /// valid pages per victim of the last pass's untimed GCs (absent
+    /// without trace-writes).
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub write_passes: u32,
+    #[serde(default, skip_serializing_if = "is_zero_f")]
+    pub write_valid_per_victim: f64,
+}
+
+fn is_zero_u32(n: &u32) -> bool {
+    *n == 0
+}
+
+fn is_zero_f(x: &f64) -> bool {
+    *x == 0.0
+}
+
+/// What the two-plane allocators did over a run (reported as `two_plane`).
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize, PartialEq)]
+pub struct TwoPlaneReport {
+    /// `apm`, `parp` or `dvp`.
+    pub policy: String,
+    /// Host write requests planned, and their pages (Y_req).
+    pub requests: u64,
+    pub pages: u64,
+    /// APM: requests split over two planes of a die (all of more than one
+    /// page). PaRP: requests that paired with the one before them.
+    pub two_plane_requests: u64,
+    /// Dummy pages queued (Y_dum); each is programmed and counted in
+    /// `flash.wasted_pages`.
+    pub dummy_pages: u64,
+    /// APM: odd pages out programmed alone because a dummy page would have
+    /// broken Eq. (8). PaRP: requests that found no partner.
+    pub single_programs: u64,
+    /// Eq. (7)'s times from the drive's timing, microseconds, and Eq. (8)'s
+    /// bound on Y_dum / Y_req (APM).
+    pub t_nom_us: f64,
+    pub t_2plane_us: f64,
+    pub t_dum_us: f64,
+    pub dummy_ratio_bound: f64,
+    /// Δe (Eq. 6) at the end of the run.
+    pub erase_delta: u64,
+    /// Requests placed by each APM rule (valid pages in the channel, erases
+    /// in the channel, erases anywhere).
+    pub by_rule: [u64; 3],
+    /// DVPFTL (`mapping = "vfc"`): host pages written to sequential logs at
+    /// their data positions, outside the allocator (reported where any).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub sequential_pages: u64,
 }

@@ -3,9 +3,10 @@
 
 use crate::addr::{DieId, PlaneId, INVALID};
 use crate::flash::{CmdKind, Origin};
-use crate::ftl::Writer;
 use crate::sched::Class;
-use crate::sim::*;
+use crate::sim::Simulator;
+use crate::types::Writer;
+use crate::types::{TxnId, MAX_PLANES_PER_DIE};
 
 impl Simulator {
     /// Who writes a Die-Write of `class`: a GC's Die-Writes (GC class, even

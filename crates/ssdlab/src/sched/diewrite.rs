@@ -3,11 +3,13 @@
 
 use crate::addr::{DieId, PlaneId, INVALID};
 use crate::config::Config;
+use crate::config::Requirement;
 use crate::config::{Alignment, BlockGroups, BufferCapacity, Eviction, WriteUnit};
 use crate::flash::{CmdKind, Origin};
+use crate::sched::txn::{Data, Owner};
 use crate::sched::Class;
-use crate::scheme::Requirement;
-use crate::sim::*;
+use crate::sim::Simulator;
+use crate::types::TxnId;
 
 /// Die-Writes' state.
 pub(crate) struct DieWrites {

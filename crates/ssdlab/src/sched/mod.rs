@@ -7,13 +7,14 @@ pub mod builder;
 pub mod diewrite;
 pub mod queue;
 pub mod superpage;
+pub(crate) mod txn;
 pub mod unit;
 
 use std::collections::VecDeque;
 
 use crate::addr::{DieId, PlaneId};
 use crate::config::SchedPolicy;
-use crate::sim::TxnId;
+use crate::types::TxnId;
 
 /// Queue class of a transaction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,7 +78,7 @@ impl ClassOrder {
 }
 
 /// What PAS requires: writes that want page types (`host.page_types`).
-pub(crate) fn pas_requirements(c: &crate::config::Config) -> crate::scheme::Requirement {
+pub(crate) fn pas_requirements(c: &crate::config::Config) -> crate::config::Requirement {
     if c.sched.pas && c.host.page_types.trim().eq_ignore_ascii_case("none") {
         return Err((
             "sched.pas",

@@ -5,7 +5,8 @@ use crate::config::Config;
 use crate::flash::{CmdKind, Origin};
 use crate::sched::Class;
 use crate::sched::Queues;
-use crate::sim::*;
+use crate::sim::Simulator;
+use crate::types::TxnId;
 
 /// The scheduler's state: the queues, the dies that got work during the
 /// current event (dispatched together after it), and the sequence number
@@ -54,10 +55,7 @@ impl Simulator {
         if class == Class::Write && self.cfg.sched.pas {
             // PAS orders by the type the write wants (known at enqueue; the
             // page, and so its actual type, is chosen at dispatch).
-            let ty = match self.place(t) {
-                crate::ftl::Place::Lane(l) => l as u8,
-                _ => 0,
-            };
+            let ty = self.wanted_lane(t);
             self.sched.queues.push_write(plane, t, ty);
         } else {
             self.sched.queues.push(plane, class, t);

@@ -3,59 +3,22 @@
 //! A logical super page (LPN / N, N the planes per die) lives on the die its
 //! number gets from the static order; its pages go to the same in-plane
 //! address of every plane of the die, in one Die-Write. Evicting any of its
-//! pages (`SuperPageEviction` takes the die's LRU page and the super page's
-//! other dirty pages) writes the whole super page: its clean pages are read
-//! first (transactions of their own, `Owner::Unit`) and programmed as
-//! copies; never-written ones are padding. GC uses the Die-Write machinery
-//! (`diewrite.rs`) unchanged. Everything of SuperPage is in this file.
+//! pages (`buffer::SuperPageEviction`, the eviction policy, takes the die's
+//! LRU page and the super page's other dirty pages) writes the whole super
+//! page: its clean pages are read first (transactions of their own,
+//! `Owner::Unit`) and programmed as copies; never-written ones are
+//! padding. GC uses the Die-Write machinery (`diewrite.rs`) unchanged.
+//! Everything else of SuperPage is in this file.
 
 use crate::addr::{DieId, PlaneId};
-use crate::buffer::{EvictionPolicy, WriteBuffer};
+use crate::config::Requirement;
 use crate::config::{Config, Eviction, Mapping, WriteUnit};
 use crate::flash::{CmdKind, Origin};
+use crate::sched::txn::{Data, Owner};
 use crate::sched::unit::Unit;
 use crate::sched::Class;
-use crate::scheme::Requirement;
-use crate::sim::*;
-
-/// SuperPage: the least recently used page of the next die in turn with a
-/// dirty page, and the dirty pages of its logical super page (LPN / N).
-pub struct SuperPageEviction {
-    next: u32,
-    planes_per_die: u32,
-}
-
-impl SuperPageEviction {
-    pub fn new(planes_per_die: u32) -> Self {
-        SuperPageEviction {
-            next: 0,
-            planes_per_die,
-        }
-    }
-}
-
-impl EvictionPolicy for SuperPageEviction {
-    fn select(&mut self, buf: &WriteBuffer, out: &mut Vec<u32>) {
-        let dies = buf.dies();
-        let n = self.planes_per_die;
-        for i in 0..dies {
-            let die = buf.die_in_turn(self.next + i);
-            let Some(first) = buf.lru_of_die(die).next() else {
-                continue;
-            };
-            let lpn = buf.slot_lpn(first);
-            out.push(first);
-            let base = lpn - lpn % n;
-            for l in base..base.saturating_add(n) {
-                if l != lpn {
-                    out.extend(buf.dirty_slot(l));
-                }
-            }
-            self.next = (self.next + i + 1) % dies;
-            return;
-        }
-    }
-}
+use crate::sim::Simulator;
+use crate::types::{TxnId, MAX_PLANES_PER_DIE};
 
 /// A super page being assembled for a Die-Write: one program per plane
 /// (member k holds LPN `base + k`), reads of its clean pages under way.

@@ -12,11 +12,12 @@
 //! builder asks `Unit::gangs` whether programs go as whole Die-Writes.
 
 use crate::addr::{DieId, PlaneId};
-use crate::ftl::Writer;
 use crate::sched::diewrite::DieWrites;
 use crate::sched::superpage::SuperPages;
 use crate::sched::Class;
-use crate::sim::*;
+use crate::sim::Simulator;
+use crate::types::TxnId;
+use crate::types::Writer;
 
 /// The write unit of a drive (module documentation); each variant holds the
 /// state only it needs.

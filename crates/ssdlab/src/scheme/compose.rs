@@ -1,15 +1,20 @@
 //! Composition: the one place where a configuration's policy choices
 //! become the policy objects the layers run — the buffer's eviction policy,
-//! the write unit, and the GC reclaimer. Each layer then only runs what it
-//! was given; no layer asks which scheme it is part of.
+//! the write unit, the GC reclaimer, the hot-data identifier, the
+//! page-type specifying scheme and the request-level allocator.
+//! `Simulator::new` builds them here and hands each to its layer; a layer
+//! only runs what it was given, and never asks which scheme it is part of.
 
-use crate::buffer::{DieMultiPlane, DieRoundRobin, DieWrite, EvictionPolicy};
+use crate::buffer::{DieMultiPlane, DieRoundRobin, DieWrite, EvictionPolicy, SuperPageEviction};
 use crate::config::{BlockGroups, Config, Eviction, WriteUnit};
+use crate::domain::Domains;
+use crate::error::{Error, Result};
+use crate::ftl::twoplane::TwoPlane;
 use crate::gc::fast_merge::Merges;
 use crate::gc::paragc::ParaGc;
 use crate::gc::Reclaimer;
+use crate::host::pagetype::TypeScheme;
 use crate::sched::diewrite::DieWrites;
-use crate::sched::superpage::SuperPageEviction;
 use crate::sched::unit::Unit;
 
 /// The buffer's eviction policy (`buffer.eviction`).
@@ -46,6 +51,24 @@ pub(crate) fn reclaimer(cfg: &Config) -> Reclaimer {
     } else {
         Reclaimer::Plane
     }
+}
+
+/// The hot-data identifier of the hot/cold write streams (`ftl.hot_data`),
+/// if any.
+pub(crate) fn hot_data(cfg: &Config) -> Option<Box<dyn ssdlab_hdi::HotDataIdentifier>> {
+    cfg.hot_data_identifier()
+}
+
+/// PA-SSD's page-type specifying scheme (`host.page_types`), if any.
+pub(crate) fn page_types(cfg: &Config) -> Result<Option<TypeScheme>> {
+    TypeScheme::parse(&cfg.host.page_types, cfg.host.queue_threshold)
+        .map_err(|e| Error::config(&cfg.name, "host.page_types", e))
+}
+
+/// The request-level allocator (APM, PaRP, DVP: `ftl.plane_allocation`),
+/// if any, over the drive's `domains`.
+pub(crate) fn request_allocator(cfg: &Config, domains: &Domains) -> Option<TwoPlane> {
+    TwoPlane::new(cfg, domains)
 }
 
 #[cfg(test)]

@@ -6,12 +6,8 @@
 pub(crate) mod compose;
 pub mod conventions;
 
-use crate::config::Config;
+use crate::config::{Config, Requirement};
 use crate::error::{Error, Result};
-
-/// A policy's verdict on a configuration: the first requirement it finds
-/// violated, as (the key to change, why).
-pub(crate) type Requirement = std::result::Result<(), (&'static str, String)>;
 
 /// Every policy's requirements of the others and exclusions, each stated in
 /// the policy's own file, in the order they are checked. A new policy with
@@ -43,6 +39,15 @@ pub(crate) fn check_requirements(cfg: &Config, origin: &str) -> Result<()> {
         }
     }
     Ok(())
+}
+
+impl Config {
+    /// Reject impossible or inconsistent settings with the offending key:
+    /// the values (`config/validate.rs`), and whether the policies they
+    /// choose compose (every policy's requirements, above).
+    pub fn validate(&self, origin: &str) -> Result<()> {
+        self.validate_with(origin, check_requirements)
+    }
 }
 
 /// A named scheme.

@@ -12,10 +12,9 @@
 //! the same queues; the executor (`flash::executor`) times commands on dies
 //! and channels.
 
-pub mod txn;
+mod txn;
 mod watch;
 
-pub(crate) use txn::*;
 pub use watch::{Control, Progress};
 
 use crate::buffer::admit::Buffering;
@@ -31,6 +30,7 @@ use rustc_hash::FxHashMap;
 
 use crate::addr::{DieId, Lpn, PlaneId};
 use crate::config::{AddressMode, BufferCapacity, Config, HostMode};
+use crate::domain::Domains;
 use crate::engine::{Engine, EventKind, Time};
 use crate::error::{Error, Result};
 use crate::ftl::{Ftl, PreconditionReport};
@@ -38,23 +38,14 @@ use crate::gc::Gc;
 use crate::host::address::{scan, AddressMap};
 use crate::host::precondition::Precondition;
 use crate::metrics::{Metrics, Report, ReportContext};
+use crate::sched::txn::Txn;
 use crate::sched::unit::Unit;
 use crate::sched::Class;
+use crate::scheme::compose;
+use crate::types::{TxnId, MAX_PLANES_PER_DIE};
 use crate::workload::Source;
 
-/// A host request as it completed (the request log,
-/// [`Simulator::log_requests`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Completion {
-    pub arrival_ns: Time,
-    pub completion_ns: Time,
-    pub op: crate::workload::Op,
-    pub offset: u64,
-    pub size: u64,
-}
-
-/// The sink of [`Simulator::log_requests`].
-pub type RequestLog = Box<dyn FnMut(&Completion) + Send>;
+pub use crate::host::{Completion, RequestLog};
 
 /// One point of a latency distribution ([`Simulator::latency_cdf`]): of the
 /// requests of `op`, `count` took `latency_us` (a bucket of the histogram,
@@ -112,8 +103,6 @@ pub struct Simulator {
     pub(crate) trace_format: Option<crate::workload::TraceRead>,
     pub(crate) facts: crate::metrics::RunFacts,
 }
-
-pub(crate) const MAX_PLANES_PER_DIE: usize = 16;
 
 /// Before a run, where the workload's span is known (a pre-scan, records in
 /// memory): refuse an arrival time scaled beyond 2^62 ns
@@ -235,8 +224,11 @@ impl Simulator {
             };
         check_span(cfg, source, scan.as_ref())?;
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(cfg.seed);
-        let domains = crate::domain::Domains::new(cfg);
+        // The composition root: the GC units' shape and every policy object
+        // are built here (`scheme::compose`) and handed to their layers.
+        let domains = Domains::new(cfg);
         let mut ftl = Ftl::new(cfg, &domains, cfg.check.enabled);
+        ftl.set_request_allocator(compose::request_allocator(cfg, &domains));
         let writes = if precondition.trace_writes {
             Some(crate::host::address::write_pages(
                 source,
@@ -268,7 +260,11 @@ impl Simulator {
                 ));
             }
         }
-        let buffer = Buffering::new(cfg, scan.as_ref().map_or(0, |s| s.footprint_pages))?;
+        let buffer = Buffering::new(
+            cfg,
+            scan.as_ref().map_or(0, |s| s.footprint_pages),
+            compose::eviction(cfg),
+        )?;
         let planes = cfg.total_planes();
         let threshold = cfg.gc_threshold_pages();
         let facts = crate::metrics::RunFacts {
@@ -294,10 +290,10 @@ impl Simulator {
             host: Host::new(source, stream, address_map, page),
             buffer,
             ftl,
-            hot: HotCold::new(cfg),
+            hot: HotCold::new(cfg, compose::hot_data(cfg)),
             dftl: Dftl::new(cfg),
-            gc: Gc::new(cfg, &domains),
-            unit: crate::scheme::compose::write_unit(cfg),
+            gc: Gc::new(cfg, &domains, compose::reclaimer(cfg)),
+            unit: compose::write_unit(cfg),
             sched: Sched::new(cfg),
             flash: Executor::new(cfg),
             txns: Vec::new(),
@@ -319,11 +315,7 @@ impl Simulator {
             trace_format: source.trace_read(),
             facts,
         };
-        sim.host.page_types = crate::host::pagetype::TypeScheme::parse(
-            &cfg.host.page_types,
-            cfg.host.queue_threshold,
-        )
-        .map_err(|e| Error::config(&cfg.name, "host.page_types", e))?;
+        sim.host.page_types = compose::page_types(cfg)?;
         for p in 0..planes {
             sim.gc_trigger(PlaneId(p));
         }

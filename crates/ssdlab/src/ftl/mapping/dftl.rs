@@ -1,16 +1,17 @@
 //! DFTL's cost on the timed path: mapping reads and write-backs.
 
-use crate::scheme::Requirement;
+use crate::config::Requirement;
 use rustc_hash::FxHashMap;
 
 use crate::addr::{Lpn, PlaneId, INVALID};
 use crate::config::{Config, Mapping};
 use crate::flash::{CmdKind, Origin};
 use crate::ftl::mapping::cache::MappingCache;
-use crate::ftl::Writer;
-use crate::host::ReqId;
 use crate::sched::Class;
-use crate::sim::*;
+use crate::sim::Simulator;
+use crate::types::ReqId;
+use crate::types::TxnId;
+use crate::types::Writer;
 
 /// DFTL's timed side: the cached mapping table (None: the map is all in
 /// DRAM), the translation-page reads under way with what waits for each,

@@ -25,10 +25,10 @@
 //! are virtual blocks (one block per chip), its log units single blocks.
 
 use super::vfc::{vfc_requirements, Vfc};
+use crate::config::Requirement;
 use crate::config::{Mapping, PlaneAllocation};
 use crate::error::{Error, Result};
 use crate::ftl::BlockState;
-use crate::scheme::Requirement;
 use std::collections::VecDeque;
 
 use crate::addr::{BlockId, Lpn, PlaneId, Ppn, INVALID};

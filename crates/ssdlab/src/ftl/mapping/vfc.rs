@@ -48,10 +48,10 @@
 //! first member's (its block on the VFC's first chip).
 
 use crate::addr::{BlockId, Lpn, PlaneId, Ppn, INVALID};
+use crate::config::Requirement;
 use crate::config::{Config, HotSeparation, PlaneAllocation};
 use crate::domain::VfcLayout;
 use crate::ftl::BlockState;
-use crate::scheme::Requirement;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 pub struct Vfc {

@@ -1,0 +1,48 @@
+//! Small types every layer names: the typed ids of host requests and
+//! transactions, who writes a page, and the most planes a die may have.
+//! They sit at the bottom of the layers so that a lower layer never has to
+//! reach up for them.
+
+crate::addr::id_type! {
+    /// A host request: its index in the host's slab (`Host::reqs`).
+    ReqId
+}
+
+impl ReqId {
+    /// No request (a transaction no request waits for).
+    pub const NONE: ReqId = ReqId(u32::MAX);
+}
+
+crate::addr::id_type! {
+    /// A transaction: its index in the simulator's slab (`Simulator::txns`).
+    TxnId
+}
+
+impl TxnId {
+    /// No transaction (an empty place in a command, a gang or a cache).
+    pub const NONE: TxnId = TxnId(u32::MAX);
+}
+
+/// Who writes a page: decides the active block (write stream) it goes to and
+/// whether it may use the free block kept for GC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Writer {
+    /// Host data. With hot/cold separation, hot pages go to the hot stream,
+    /// cold ones to the cold stream; without, there is one stream.
+    Host { hot: bool },
+    /// Garbage collection (timed or untimed): the reserve blocks, and the
+    /// cold stream, or the hot one for a move judged hot when hot/cold
+    /// separation sorts GC moves (`ftl.hot_separation = "gc-moves"`).
+    Gc { hot: bool },
+}
+
+impl Writer {
+    /// GC writing to the cold stream (preconditioning, padding, and every
+    /// move unless hot/cold separation sorts GC moves).
+    pub const GC: Writer = Writer::Gc { hot: false };
+}
+
+/// The most planes a die may have: a command's members and a die's
+/// per-plane state are fixed-size arrays of this length (`Simulator::new`
+/// refuses more).
+pub const MAX_PLANES_PER_DIE: usize = 16;
