@@ -1,5 +1,6 @@
 //! Small types every layer names: the typed ids of host requests and
-//! transactions, who writes a page, and the most planes a die may have.
+//! transactions, who writes a page and where, and the most planes a die
+//! may have.
 //! They sit at the bottom of the layers so that a lower layer never has to
 //! reach up for them.
 
@@ -40,6 +41,32 @@ impl Writer {
     /// GC writing to the cold stream (preconditioning, padding, and every
     /// move unless hot/cold separation sorts GC moves).
     pub const GC: Writer = Writer::Gc { hot: false };
+}
+
+/// Which free page of the active block a write takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// The next page: the lowest free page (under relaxed program order the
+    /// lowest-index candidate, which is the strict order).
+    Next,
+    /// `gc.parity_destinations`: the lowest free page of this parity.
+    Parity(u32),
+    /// Relaxed program order: a candidate page of this lane (page type,
+    /// fast to slow), or of the first alternate that has one (PA-SSD's
+    /// pa-BLAlloc and its exception handling).
+    Lane(usize),
+}
+
+/// Where a program or copyback writes: the FTL's one decision
+/// (`Simulator::dest`, `ftl/dest.rs`), which the command builder's
+/// look-ahead and the commit both take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dest {
+    /// This physical page.
+    Fixed(crate::addr::Ppn),
+    /// The write point of this writer's stream in the transaction's plane,
+    /// at the free page this place picks.
+    Stream(Writer, Place),
 }
 
 /// The most planes a die may have: a command's members and a die's

@@ -13,6 +13,7 @@
 pub mod alloc;
 pub mod check;
 pub mod commit;
+pub(crate) mod dest;
 pub mod groups;
 pub mod hot;
 pub(crate) mod lanes;
@@ -42,7 +43,7 @@ use crate::gc::victim::VictimIndex;
 use alloc::static_table;
 use lanes::{Lanes, TypePools};
 
-pub use crate::types::Writer;
+pub use crate::types::{Place, Writer};
 
 /// Lifecycle of a block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,20 +67,6 @@ pub struct Versions {
     pub latest: Vec<u32>,
     /// Version stored in each physical page.
     pub page: Vec<u32>,
-}
-
-/// Which free page of the active block a write takes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Place {
-    /// The next page: the lowest free page (under relaxed program order the
-    /// lowest-index candidate, which is the strict order).
-    Next,
-    /// `gc.parity_destinations`: the lowest free page of this parity.
-    Parity(u32),
-    /// Relaxed program order: a candidate page of this lane (page type,
-    /// fast to slow), or of the first alternate that has one (PA-SSD's
-    /// pa-BLAlloc and its exception handling).
-    Lane(usize),
 }
 
 pub struct Ftl {
@@ -627,8 +614,10 @@ impl Ftl {
         self.write_replacing(plane, lpn, src, version, w, now, Place::Next)
     }
 
-    /// [`relocate_as`](Self::relocate_as) placed by `place` (relaxed
-    /// program order: a page of a wanted type).
+    /// [`relocate_as`](Self::relocate_as) placed by `place`: a page of a
+    /// wanted type (relaxed program order), or with
+    /// `gc.parity_destinations` a page of the source's parity (None if the
+    /// active block has no free page of that parity).
     pub fn relocate_placed(
         &mut self,
         src: Ppn,
@@ -637,32 +626,24 @@ impl Ftl {
         now: Time,
         place: Place,
     ) -> Option<Ppn> {
+        if let Place::Parity(parity) = place {
+            return self.relocate_parity(src, plane, w, now, parity);
+        }
         let lpn = self.p2l.get(src as usize);
         assert_ne!(lpn, INVALID);
         let version = self.versions.as_ref().map_or(0, |v| v.page[src as usize]);
         self.write_replacing(plane, lpn, src, version, w, now, place)
     }
 
-    /// [`relocate_as`](Self::relocate_as) by a copyback: with
-    /// `gc.parity_destinations` to the lowest free page of the source's
-    /// parity (None if the active block has no free page of that parity).
-    #[inline]
-    pub fn relocate_copyback(
+    #[inline(never)]
+    fn relocate_parity(
         &mut self,
         src: Ppn,
         plane: PlaneId,
         w: Writer,
         now: Time,
+        parity: u32,
     ) -> Option<Ppn> {
-        if self.parity.is_none() {
-            return self.relocate_as(src, plane, w, now);
-        }
-        self.relocate_parity(src, plane, w, now)
-    }
-
-    #[inline(never)]
-    fn relocate_parity(&mut self, src: Ppn, plane: PlaneId, w: Writer, now: Time) -> Option<Ppn> {
-        let parity = self.map.page_of(src) % 2;
         self.peek_write_parity(plane, w, parity)?;
         let lpn = self.p2l.get(src as usize);
         assert_ne!(lpn, INVALID);

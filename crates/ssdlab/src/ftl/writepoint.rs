@@ -253,6 +253,19 @@ impl Ftl {
         a
     }
 
+    /// In-plane (block, page) a write of `w` placed by `place` would take
+    /// in `plane`, if it may take one: the next page, a page of a parity
+    /// ([`peek_write_parity`](Self::peek_write_parity)), or one of a page
+    /// type ([`peek_write_placed`](Self::peek_write_placed)).
+    #[inline]
+    pub fn peek_placed(&self, plane: PlaneId, w: Writer, place: Place) -> Option<(u32, u32)> {
+        match place {
+            Place::Next => self.peek_write(plane, w),
+            Place::Parity(p) => self.peek_write_parity(plane, w, p),
+            Place::Lane(_) => self.peek_write_placed(plane, w, place),
+        }
+    }
+
     /// In-plane (block, page) a write placed by `place` would take, if any
     /// (as [`peek_write`](Self::peek_write)).
     #[inline]

@@ -32,7 +32,7 @@ use crate::flash::CmdKind;
 use crate::sched::txn::{Owner, Txn};
 use crate::sched::Class;
 use crate::sim::Simulator;
-use crate::types::TxnId;
+use crate::types::{Dest, Place, TxnId};
 
 use fast_merge::Merges;
 use paragc::ParaGc;
@@ -525,17 +525,19 @@ impl Simulator {
                 continue;
             }
             if tx.kind == CmdKind::Copyback && self.gc.odd_even {
-                let w = self.writer(t);
                 let parity = self.ftl.map.page_of(tx.src) % 2;
                 // In index order the next page must have the source's
                 // parity; with parity destinations the active block must
                 // still have a free page of that parity.
-                let fall_back = match self.ftl.peek_write(plane, w) {
-                    None => false,
-                    Some(_) if self.ftl.parity_destinations() => {
-                        self.ftl.peek_write_parity(plane, w, parity).is_none()
-                    }
-                    Some((_, dst_page)) => dst_page % 2 != parity,
+                let fall_back = match self.dest(t, None) {
+                    Dest::Stream(w, place) => match self.ftl.peek_write(plane, w) {
+                        None => false,
+                        Some(_) if matches!(place, Place::Parity(_)) => {
+                            self.ftl.peek_placed(plane, w, place).is_none()
+                        }
+                        Some((_, dst_page)) => dst_page % 2 != parity,
+                    },
+                    Dest::Fixed(_) => false,
                 };
                 if fall_back {
                     self.txns[t].kind = CmdKind::Read;

@@ -2,29 +2,12 @@
 //! heads of its other planes join it in one multi-plane command.
 
 use crate::addr::{DieId, PlaneId, INVALID};
-use crate::flash::{CmdKind, Origin};
+use crate::flash::CmdKind;
 use crate::sched::Class;
 use crate::sim::Simulator;
-use crate::types::Writer;
-use crate::types::{TxnId, MAX_PLANES_PER_DIE};
+use crate::types::{Dest, Place, TxnId, MAX_PLANES_PER_DIE};
 
 impl Simulator {
-    /// Who writes a Die-Write of `class`: a GC's Die-Writes (GC class, even
-    /// when they carry host pages) may use the GC reserve and go to the
-    /// stream they were staged for (`stage` marks every member alike); a
-    /// host Die-Write goes where its first host page would.
-    pub(crate) fn gang_writer(&self, class: Class, members: &[TxnId]) -> Writer {
-        if class == Class::Gc {
-            return Writer::Gc {
-                hot: self.txns[members[0]].hot,
-            };
-        }
-        members
-            .iter()
-            .find(|&&t| self.txns[t].origin != Origin::Gc)
-            .map_or(Writer::GC, |&t| self.writer(t))
-    }
-
     /// Die-Writes: the heads of `class` on every plane of `die` if they form
     /// a Die-Write that may run now. Host Die-Writes wait for the die's GC
     /// to finish (under SPD+ too: there host pages get through only by
@@ -45,13 +28,14 @@ impl Simulator {
             }
             members[i as usize] = t;
         }
-        // A FAST merge queues a data unit's page index on all planes at once.
-        if self.txns[members[0]].dst != INVALID {
-            return Some(members);
-        }
-        let w = self.gang_writer(class, &members[..self.ppd as usize]);
+        // Every member goes where the Die-Write's writer's write point is (a
+        // FAST merge queues a data unit's page index, fixed pages, on all
+        // planes at once).
+        let n = self.ppd as usize;
+        let w = self.gang_writer(class, &members[..n]);
         die.planes(self.ppd)
-            .all(|p| self.ftl.peek_write(p, w).is_some())
+            .zip(&members[..n])
+            .all(|(p, &t)| self.peek_dest(p, t, Some(w)).is_some())
             .then_some(members)
     }
 
@@ -82,67 +66,27 @@ impl Simulator {
                 if self.gc_holds_host_writes(plane) {
                     return None;
                 }
-                if tx.dst != INVALID {
-                    // A page of a sequential log (DVPFTL): its own place.
-                    return Some(self.fixed_dst(t));
-                }
-                let p = self.peek_dst(plane, t)?;
+                let p = self.peek_dest(plane, t, None)?;
                 Some(match tx.kind {
                     CmdKind::Program | CmdKind::Copyback => p,
                     CmdKind::Read | CmdKind::Erase => (0, 0),
                 })
             }
             Class::Gc => match tx.kind {
-                CmdKind::Program | CmdKind::Copyback if tx.dst != INVALID => {
-                    Some(self.dst(plane, t))
-                }
-                CmdKind::Program | CmdKind::Copyback => self.peek_dst(plane, t),
+                CmdKind::Program | CmdKind::Copyback => self.peek_dest(plane, t, None),
                 CmdKind::Read | CmdKind::Erase => Some((0, 0)),
             },
         }
     }
 
-    /// Where the write of `t` (a program or copyback without a fixed
-    /// destination) would go in `plane` now, if it may go: a copyback with
-    /// parity destinations takes the lowest free page of its source's
-    /// parity, any other write the page its placement picks.
-    #[inline]
-    fn peek_dst(&self, plane: PlaneId, t: TxnId) -> Option<(u32, u32)> {
-        if self.ftl.parity_destinations() && self.txns[t].kind == CmdKind::Copyback {
-            return self.peek_parity(plane, t);
-        }
-        if self.typed_places() {
-            return self.peek_typed(plane, t);
-        }
-        self.ftl.peek_write(plane, self.writer(t))
-    }
-
-    /// Where the write of `t` would go under a page-type scheme (its
-    /// placement may want a page of a type).
-    #[inline(never)]
-    fn peek_typed(&self, plane: PlaneId, t: TxnId) -> Option<(u32, u32)> {
-        self.ftl
-            .peek_write_placed(plane, self.writer(t), self.place(t))
-    }
-
-    /// The in-plane address of a program's fixed destination (a FAST merge's
-    /// page).
-    #[inline]
-    fn fixed_dst(&self, t: TxnId) -> (u32, u32) {
-        let (m, dst) = (&self.ftl.map, self.txns[t].dst);
-        (m.block_of(dst), m.page_of(dst))
-    }
-
     /// The address [`ready`](Self::ready) gives `t` when nothing was
-    /// looked up for it on the way: its fixed destination, where its write
-    /// would go (`(INVALID, INVALID)` if nowhere), or `(0, 0)` for a read
-    /// or an erase.
+    /// looked up for it on the way: where its write would go
+    /// (`(INVALID, INVALID)` if nowhere), or `(0, 0)` for a read or an
+    /// erase.
     fn dst(&self, plane: PlaneId, t: TxnId) -> (u32, u32) {
-        let tx = &self.txns[t];
-        match tx.kind {
-            CmdKind::Program | CmdKind::Copyback if tx.dst != INVALID => self.fixed_dst(t),
+        match self.txns[t].kind {
             CmdKind::Program | CmdKind::Copyback => {
-                self.peek_dst(plane, t).unwrap_or((INVALID, INVALID))
+                self.peek_dest(plane, t, None).unwrap_or((INVALID, INVALID))
             }
             CmdKind::Read | CmdKind::Erase => (0, 0),
         }
@@ -290,13 +234,6 @@ impl Simulator {
         self.execute(die, kind, &members[..n], None);
     }
 
-    /// Where copyback `t` would go under `gc.parity_destinations`.
-    #[inline(never)]
-    fn peek_parity(&self, plane: PlaneId, t: TxnId) -> Option<(u32, u32)> {
-        let parity = self.ftl.map.page_of(self.txns[t].src) % 2;
-        self.ftl.peek_write_parity(plane, self.writer(t), parity)
-    }
-
     /// Multi-register planes (`flash.plane_registers` = k): every plane of a
     /// copyback command runs up to k copybacks at once, so the next heads of
     /// each member plane's queue join (the planes' first pages were paired
@@ -313,7 +250,6 @@ impl Simulator {
     ) -> usize {
         let k = self.flash.registers_per_plane as usize;
         let ppb = self.ftl.pages_per_block();
-        let parity_dst = self.ftl.parity_destinations();
         let mut total = n;
         for i in 0..n {
             let first = members[i];
@@ -331,15 +267,18 @@ impl Simulator {
                 }
                 let parity = self.ftl.map.page_of(self.txns[t].src) % 2;
                 // The page it would take: the next of its parity after those
-                // taken, or the next page after all taken.
-                let dst_page = if parity_dst {
-                    self.ftl
-                        .peek_write_parity(plane, w, parity)
-                        .map(|(_, p)| p + 2 * taken[parity as usize])
-                } else {
-                    self.ftl
+                // taken, or the next page after all taken (only its parity
+                // and the block's end are judged here; `ready` asks for it).
+                let dst_page = match self.dest(t, None) {
+                    Dest::Stream(_, Place::Parity(p)) => self
+                        .ftl
+                        .peek_write_parity(plane, w, p)
+                        .map(|(_, page)| page + 2 * taken[p as usize]),
+                    Dest::Stream(..) => self
+                        .ftl
                         .peek_write(plane, w)
-                        .map(|(_, p)| p + taken[0] + taken[1])
+                        .map(|(_, page)| page + taken[0] + taken[1]),
+                    Dest::Fixed(_) => None,
                 };
                 let Some(dst_page) = dst_page.filter(|&p| p < ppb) else {
                     break;
