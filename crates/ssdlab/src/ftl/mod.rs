@@ -21,6 +21,7 @@ pub mod mapping;
 mod pagemap;
 pub(crate) mod pagetype;
 pub mod precondition;
+mod request;
 pub mod twoplane;
 pub mod wear;
 mod writepoint;

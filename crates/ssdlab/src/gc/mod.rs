@@ -279,8 +279,15 @@ impl Simulator {
         }
     }
 
+    /// Are VFC merges asked for during the event waiting to start?
+    #[inline]
+    pub(crate) fn gc_deferred(&self) -> bool {
+        !self.gc.deferred.is_empty()
+    }
+
     /// Start the VFC merges asked for during the event (`Gc::deferred`),
-    /// where still due.
+    /// where still due. The event loop runs them at the end of each event,
+    /// before each die's dispatch.
     pub(crate) fn run_deferred_gc(&mut self) {
         while let Some(plane) = self.gc.deferred.pop() {
             if !self.gc.active(self.gc.unit(plane)) && self.ftl.needs_gc(plane) {

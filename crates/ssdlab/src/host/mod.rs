@@ -12,7 +12,6 @@ use crate::error::Error;
 use crate::flash::{CmdKind, Origin};
 use crate::ftl::mapping::dftl::MapWaiter;
 use crate::host::address::AddressMap;
-use crate::sched::txn::{Data, Owner};
 use crate::sched::Class;
 use crate::sim::Simulator;
 use crate::types::Writer;
@@ -346,29 +345,15 @@ impl Simulator {
             Op::Trim => return self.host_trim(id, first, n, rec.size),
         }
         let logical = self.ftl.logical_pages;
-        // A request-level allocator (APM, PaRP, DVP) places it whole, in
-        // one write stream: the one its first page is judged to go to now
-        // (with hot/cold separation the request is the clustered chunk).
-        let plan = if write && self.buffer.cache.is_none() && self.ftl.plans_requests() {
+        // A request-level allocator (APM, PaRP, DVP) places it whole.
+        let plan = if write && self.places_requests() {
             let lpns: Vec<Lpn> = (first..=last)
                 .map(|page| self.host.address_map.lpn(page, logical))
                 .collect();
-            let hot = self.host_hot(lpns[0]);
-            let plan = self.ftl.plan_request(&lpns, hot);
-            // A sequential log opened for the request took free blocks:
-            // their planes may need a merge before they can take a write.
-            for p in self.ftl.take_planes_drawn() {
-                self.gc_trigger(p);
-            }
-            plan
+            self.place_request(&lpns)
         } else {
             None
         };
-        if let Some(plan) = &plan {
-            plan.before
-                .iter()
-                .for_each(|&d| self.dummy_pages(d, plan.hot));
-        }
         for page in first..=last {
             let lpn = self.host.address_map.lpn(page, logical);
             if !write {
@@ -378,20 +363,17 @@ impl Simulator {
             let partial = (page == first && !rec.offset.is_multiple_of(ps))
                 || (page == last && !end.is_multiple_of(ps));
             let in_buf = self.buffer.cache.as_ref().is_some_and(|b| b.contains(lpn));
+            let i = (page - first) as u32;
             if partial
                 && self.cfg.host.partial_write_rmw
                 && !in_buf
                 && self.ftl.lookup(lpn).is_some()
             {
-                if let Some(d) = plan.as_ref().map(|p| p.dst_of((page - first) as u32)) {
-                    if d != INVALID {
-                        // Planned into a sequential log, it goes its own way.
-                        self.ftl.seq_unplanned(d);
-                    }
+                if let Some(plan) = &plan {
+                    self.unplace(plan, i);
                 }
                 self.host_read_page(id, lpn, true);
             } else if let Some(plan) = &plan {
-                let i = (page - first) as u32;
                 let placed = (plan.plane_of(i), plan.hot, plan.dst_of(i));
                 self.host_write_page_at(id, lpn, Some(placed));
             } else {
@@ -399,9 +381,7 @@ impl Simulator {
             }
         }
         if let Some(plan) = &plan {
-            plan.after
-                .iter()
-                .for_each(|&d| self.dummy_pages(d, plan.hot));
+            self.place_request_end(plan);
         }
     }
 
@@ -611,23 +591,6 @@ impl Simulator {
                 v.latest[lpn as usize]
             }
             None => 0,
-        }
-    }
-
-    /// Dummy pages a two-plane allocator planned on `plane`: programmed
-    /// without data in the host's (hot or cold) write stream, so that a
-    /// request's pages go as two-plane programs (counted in
-    /// `flash.wasted_pages`). They count as pages assigned to the plane
-    /// until programmed.
-    fn dummy_pages(&mut self, (plane, count): (PlaneId, u32), hot: bool) {
-        for _ in 0..count {
-            let t = self.new_txn(CmdKind::Program, Origin::Host, plane, INVALID, INVALID);
-            let tx = &mut self.txns[t];
-            tx.owner = Owner::None;
-            tx.data = Data::Pad;
-            tx.hot = hot;
-            self.ftl.assign(plane);
-            self.enqueue(plane, Class::Write, t);
         }
     }
 

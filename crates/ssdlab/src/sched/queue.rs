@@ -71,24 +71,19 @@ impl Simulator {
         }
     }
 
-    /// Dispatch on every die that got new work during the current event, so
-    /// that work queued together can be joined into multi-plane commands.
-    /// VFC merges asked for meanwhile (`Gc::deferred`) start first.
-    pub(crate) fn flush_kicks(&mut self) {
-        loop {
-            if !self.gc.deferred.is_empty() {
-                self.run_deferred_gc();
-            }
-            let Some(d) = self.sched.kicked.pop() else {
-                if self.gc.deferred.is_empty() {
-                    break;
-                }
-                continue;
-            };
-            self.sched.kick_flag[d] = false;
-            if !self.flash.dies[d].busy {
-                self.dispatch(d);
-            }
+    /// Dispatch on the next die that got new work during the current event
+    /// (if it is idle); false if none is left. The event loop calls it at
+    /// the end of each event, so that work queued together can be joined
+    /// into multi-plane commands.
+    #[inline]
+    pub(crate) fn dispatch_kicked(&mut self) -> bool {
+        let Some(d) = self.sched.kicked.pop() else {
+            return false;
+        };
+        self.sched.kick_flag[d] = false;
+        if !self.flash.dies[d].busy {
+            self.dispatch(d);
         }
+        true
     }
 }

@@ -412,7 +412,7 @@ impl Simulator {
                 self.engine.schedule(0, EventKind::Arrival, 0);
             }
         }
-        self.flush_kicks();
+        self.end_event();
         let mut next_progress = 0u64;
         let mut tick = 0u32;
         while let Some(ev) = self.engine.pop() {
@@ -422,7 +422,7 @@ impl Simulator {
                 EventKind::TransferDone => self.on_transfer_done(ev.arg()),
                 EventKind::DieDone => self.on_die_done(DieId(ev.arg())),
             }
-            self.flush_kicks();
+            self.end_event();
             if let Some(e) = self.error.take() {
                 return Err(e);
             }
@@ -469,6 +469,24 @@ impl Simulator {
             self.check().map_err(Error::Consistency)?;
         }
         Ok(())
+    }
+
+    /// The end of an event: dispatch on every die that got work during it
+    /// (`Simulator::dispatch_kicked`), so that work queued together can be
+    /// joined into multi-plane commands; the VFC merges GC deferred during
+    /// the event (`Gc::deferred`) start first, and again whenever a
+    /// dispatch asks for more (a merge takes blocks on every chip of its
+    /// VFC, which must not happen between the members of a command).
+    #[inline]
+    fn end_event(&mut self) {
+        loop {
+            if self.gc_deferred() {
+                self.run_deferred_gc();
+            }
+            if !self.dispatch_kicked() && !self.gc_deferred() {
+                break;
+            }
+        }
     }
 
     /// What the first die with queued work is waiting for (stall reports).
