@@ -108,10 +108,7 @@ impl Simulator {
     /// order), then start evictions if it needs space.
     pub(crate) fn admit_waiting(&mut self) {
         while let Some(&(req, lpn)) = self.buffer.waiting.front() {
-            let version = match &self.ftl.versions {
-                Some(v) => v.latest[lpn as usize] + 1,
-                None => 0,
-            };
+            let version = self.ftl.version_after(lpn);
             let buf = self.buffer.cache.as_ref().expect("buffered mode");
             let dirty = buf.is_dirty(lpn);
             if !dirty && !buf.has_free_slot() {

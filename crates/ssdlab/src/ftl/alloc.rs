@@ -1,6 +1,8 @@
 //! Allocation: which plane (static, round-robin, least-busy, die round-robin)
 //! and, under `ftl.align_block_index`, which block a write opens.
 
+use std::collections::VecDeque;
+
 use super::*;
 use crate::addr::{DieId, Lpn, PlaneId, INVALID};
 use crate::config::Requirement;
@@ -30,11 +32,78 @@ pub(crate) fn static_table(cfg: &Config) -> Vec<u32> {
         .collect()
 }
 
+/// Allocation's state (module documentation).
+pub(crate) struct Allocation {
+    /// Free blocks: per plane (global block ids), or with aligned block
+    /// groups per die (group indices: block `g` of every plane of the die).
+    pub(crate) free: Vec<VecDeque<u32>>,
+    /// Free blocks a plane keeps for GC, one per write stream GC writes to
+    /// (`Config::gc_write_streams`): host writes may not take them.
+    pub(crate) reserve_blocks: usize,
+    /// `gc.threshold` in pages.
+    pub(crate) threshold_pages: u64,
+    /// Static allocation: plane of `lpn % planes`.
+    pub(crate) plane_of_residue: Vec<u32>,
+    pub(crate) allocation: PlaneAllocation,
+    pub(crate) rr_next: u32,
+    /// Die-round-robin allocation: the next plane (within the die) per die
+    /// and write stream.
+    pub(crate) die_rr: Vec<u32>,
+    /// Host pages assigned to a plane but not yet programmed, and the most
+    /// valid pages dynamic allocation lets a plane hold.
+    pub(crate) plane_pending: Vec<u32>,
+    pub(crate) room_limit: u64,
+    /// Per-plane blocks: open blocks at indices sibling planes use
+    /// (`ftl.align_block_index`), within spans of this many planes (the
+    /// planes that may pair: the die, or plane pairs).
+    pub(crate) align_open: bool,
+    pub(crate) align_span: u32,
+    /// APM, PaRP or DVP (`ftl.plane_allocation`): the request-level
+    /// allocator, installed by the composition root.
+    pub(crate) two_plane: Option<super::twoplane::TwoPlane>,
+}
+
+impl Allocation {
+    pub(crate) fn new(cfg: &Config, domains: &Domains) -> Allocation {
+        let g = &cfg.geometry;
+        let planes = cfg.total_planes();
+        let (ppb, bpp, ppd) = (g.pages_per_block, g.blocks_per_plane, g.planes_per_die);
+        let dies = planes / ppd;
+        Allocation {
+            free: if domains.is_die() {
+                (0..dies)
+                    .map(|_| (0..bpp).collect::<VecDeque<u32>>())
+                    .collect()
+            } else {
+                (0..planes)
+                    .map(|p| (p * bpp..(p + 1) * bpp).collect::<VecDeque<u32>>())
+                    .collect()
+            },
+            reserve_blocks: cfg.gc_write_streams() as usize,
+            threshold_pages: cfg.gc_threshold_pages(),
+            plane_of_residue: static_table(cfg),
+            allocation: cfg.ftl.plane_allocation,
+            rr_next: 0,
+            die_rr: vec![0; (dies * cfg.write_streams()) as usize],
+            plane_pending: vec![0; planes as usize],
+            room_limit: (ppb as u64 * bpp as u64)
+                .saturating_sub(cfg.gc_threshold_pages() + 2 * ppb as u64),
+            align_open: cfg.ftl.align_block_index && !cfg.ftl.mapping.hybrid(),
+            align_span: if cfg.flash.plane_pairs_only && ppd > 2 {
+                2
+            } else {
+                ppd
+            },
+            two_plane: None,
+        }
+    }
+}
+
 impl Ftl {
     /// The plane static allocation gives this LPN.
     #[inline]
     pub fn static_plane(&self, lpn: Lpn) -> PlaneId {
-        PlaneId(self.plane_of_residue[(lpn % self.planes) as usize])
+        PlaneId(self.alloc.plane_of_residue[(lpn % self.planes) as usize])
     }
 
     /// The die static allocation gives this LPN.
@@ -47,9 +116,9 @@ impl Ftl {
     /// `w`'s write stream (each stream keeps its planes level).
     #[inline]
     pub fn next_plane_in_die(&mut self, die: DieId, w: Writer) -> PlaneId {
-        let k = self.stream(PlaneId(die.0), w);
-        let i = self.die_rr[k];
-        self.die_rr[k] = (i + 1) % self.ppd;
+        let k = self.points.stream(PlaneId(die.0), w);
+        let i = self.alloc.die_rr[k];
+        self.alloc.die_rr[k] = (i + 1) % self.ppd;
         die.plane(i, self.ppd)
     }
 
@@ -64,14 +133,14 @@ impl Ftl {
         let mut seen = vec![0u64; (self.logical_pages as usize).div_ceil(64)];
         for &lpn in writes {
             let (w, b) = (lpn as usize / 64, lpn % 64);
-            if seen[w] & (1 << b) != 0 || self.l2p.get(lpn as usize) != INVALID {
+            if seen[w] & (1 << b) != 0 || self.maps.l2p.get(lpn as usize) != INVALID {
                 continue;
             }
             seen[w] |= 1 << b;
             new[self.static_plane(lpn).index()] += 1;
         }
         let valid = |p: usize| self.plane_valid(PlaneId(p as u32)) as u64;
-        match self.allocation {
+        match self.alloc.allocation {
             PlaneAllocation::Static => (0..planes).map(|p| valid(p) + new[p]).max().unwrap_or(0),
             PlaneAllocation::DieRoundRobin => {
                 let ppd = self.ppd as usize;
@@ -100,7 +169,7 @@ impl Ftl {
         w: Writer,
         die_load: impl Fn(DieId) -> u32,
     ) -> PlaneId {
-        match self.allocation {
+        match self.alloc.allocation {
             PlaneAllocation::Static => self.static_plane(lpn),
             PlaneAllocation::DieRoundRobin => {
                 let die = self.static_die(lpn);
@@ -115,9 +184,10 @@ impl Ftl {
             | PlaneAllocation::Parp
             | PlaneAllocation::Dvp => {
                 // The next plane in turn that has room for more data.
-                let start = self.rr_next;
-                let nth =
-                    |i: u32| PlaneId(self.plane_of_residue[((start + i) % self.planes) as usize]);
+                let start = self.alloc.rr_next;
+                let nth = |i: u32| {
+                    PlaneId(self.alloc.plane_of_residue[((start + i) % self.planes) as usize])
+                };
                 let home = |p: PlaneId| self.in_home_domain(lpn, p);
                 let first = (0..self.planes)
                     .find(|&i| home(nth(i)))
@@ -125,19 +195,20 @@ impl Ftl {
                 let found = (0..self.planes).find(|&i| home(nth(i)) && self.has_room(nth(i)));
                 let pick = nth(found.unwrap_or(first));
                 if let Some(i) = found {
-                    self.rr_next = (start + i) % self.planes;
+                    self.alloc.rr_next = (start + i) % self.planes;
                 }
-                self.rr_next = (self.rr_next + 1) % self.planes;
+                self.alloc.rr_next = (self.alloc.rr_next + 1) % self.planes;
                 pick
             }
             PlaneAllocation::LeastBusy => {
                 // Scan from the round-robin pointer so ties rotate; planes
                 // without room for more data only if all are so.
-                let start = self.rr_next;
-                let mut best = PlaneId(self.plane_of_residue[start as usize]);
+                let start = self.alloc.rr_next;
+                let mut best = PlaneId(self.alloc.plane_of_residue[start as usize]);
                 let mut best_key = (true, u32::MAX);
                 for i in 0..self.planes {
-                    let p = PlaneId(self.plane_of_residue[((start + i) % self.planes) as usize]);
+                    let p =
+                        PlaneId(self.alloc.plane_of_residue[((start + i) % self.planes) as usize]);
                     let key = (!self.has_room(p), die_load(self.map.die_of_plane(p)));
                     if key < best_key {
                         best = p;
@@ -147,7 +218,7 @@ impl Ftl {
                         }
                     }
                 }
-                self.rr_next = (self.rr_next + 1) % self.planes;
+                self.alloc.rr_next = (self.alloc.rr_next + 1) % self.planes;
                 best
             }
         }
@@ -171,28 +242,28 @@ impl Ftl {
     /// nothing to reclaim.
     #[inline]
     pub(crate) fn has_room(&self, plane: PlaneId) -> bool {
-        ((self.plane_valid[plane.index()] + self.plane_pending[plane.index()]) as u64)
-            < self.room_limit
+        ((self.blocks.plane_valid[plane.index()] + self.alloc.plane_pending[plane.index()]) as u64)
+            < self.alloc.room_limit
     }
 
     /// A host page was assigned to `plane` (its program comes later).
     #[inline]
     pub fn assign(&mut self, plane: PlaneId) {
-        self.plane_pending[plane.index()] += 1;
+        self.alloc.plane_pending[plane.index()] += 1;
     }
 
     /// A page assigned to `plane` will not be written after all (its
     /// buffered data was trimmed).
     #[inline]
     pub fn unassign(&mut self, plane: PlaneId) {
-        self.plane_pending[plane.index()] -= 1;
+        self.alloc.plane_pending[plane.index()] -= 1;
     }
 
     /// The program of a page assigned to `plane` was dispatched.
     #[inline]
     pub fn assigned_written(&mut self, plane: PlaneId) {
-        self.plane_pending[plane.index()] -= 1;
-        if let Some(tp) = &mut self.two_plane {
+        self.alloc.plane_pending[plane.index()] -= 1;
+        if let Some(tp) = &mut self.alloc.two_plane {
             tp.programmed(plane);
         }
     }
@@ -200,7 +271,7 @@ impl Ftl {
     /// Host pages assigned to `plane` and not yet programmed.
     #[inline]
     pub fn plane_pending(&self, plane: PlaneId) -> u32 {
-        self.plane_pending[plane.index()]
+        self.alloc.plane_pending[plane.index()]
     }
 
     /// `ftl.align_block_index`: where in its free list plane `plane` finds
@@ -211,15 +282,16 @@ impl Ftl {
     /// same); else its oldest free block. Every plane of a span that opens
     /// a block in turn so takes one index while one is free in all.
     pub(crate) fn aligned_open_pos(&self, plane: PlaneId, s: usize) -> usize {
-        let free = &self.free[plane.index()];
+        let free = &self.alloc.free[plane.index()];
         let bpp = self.bpp;
-        let is_free = |q: u32, idx: u32| self.state[(q * bpp + idx) as usize] == BlockState::Free;
+        let is_free =
+            |q: u32, idx: u32| self.blocks.state[(q * bpp + idx) as usize] == BlockState::Free;
         let pos_of = |idx: u32| free.iter().position(|&b| b % bpp == idx);
-        let si = s as u32 % self.streams;
-        let lo = plane.0 / self.align_span * self.align_span;
-        let span = lo..lo + self.align_span;
+        let si = s as u32 % self.points.streams;
+        let lo = plane.0 / self.alloc.align_span * self.alloc.align_span;
+        let span = lo..lo + self.alloc.align_span;
         for q in span.clone().filter(|&q| q != plane.0) {
-            let a = self.active[(q * self.streams + si) as usize];
+            let a = self.points.active[(q * self.points.streams + si) as usize];
             if a != INVALID && is_free(plane.0, a % bpp) {
                 if let Some(p) = pos_of(a % bpp) {
                     return p;
@@ -230,7 +302,7 @@ impl Ftl {
         // every plane is, if anywhere, usually near the front (blocks freed
         // in step, or never used).
         const SCAN: usize = 256;
-        for &b in self.free[lo as usize].iter().take(SCAN) {
+        for &b in self.alloc.free[lo as usize].iter().take(SCAN) {
             let idx = b % bpp;
             if span.clone().all(|q| is_free(q, idx)) {
                 if let Some(p) = pos_of(idx) {

@@ -17,19 +17,19 @@ impl Ftl {
             let blocks = plane * bpp..(plane + 1) * bpp;
             let mut counted = 0u32;
             for gb in blocks {
-                let v = self.valid[gb] as u32;
-                if v > self.ppb || v > self.wp[gb] as u32 {
+                let v = self.blocks.valid[gb] as u32;
+                if v > self.ppb || v > self.blocks.wp[gb] as u32 {
                     return Err(format!(
                         "block {gb}: {v} valid pages, {} programmed of {}",
-                        self.wp[gb], self.ppb
+                        self.blocks.wp[gb], self.ppb
                     ));
                 }
                 counted += v;
             }
-            if counted != self.plane_valid[plane] {
+            if counted != self.blocks.plane_valid[plane] {
                 return Err(format!(
                     "plane {plane}: {counted} valid pages in its blocks but {} counted",
-                    self.plane_valid[plane]
+                    self.blocks.plane_valid[plane]
                 ));
             }
         }
@@ -41,17 +41,17 @@ impl Ftl {
     /// program). Returns a description of the first violation.
     pub fn check(&self, in_flight: impl Fn(Lpn) -> Option<u32>) -> std::result::Result<(), String> {
         let ppb = self.ppb as usize;
-        for gb in 0..self.valid.len() {
-            let st = self.state[gb];
-            let wp = self.wp[gb] as usize;
+        for gb in 0..self.blocks.valid.len() {
+            let st = self.blocks.state[gb];
+            let wp = self.blocks.wp[gb] as usize;
             let mut valid = 0;
             for page in 0..ppb {
                 let ppn = gb * ppb + page;
-                let lpn = self.p2l.get(ppn);
+                let lpn = self.maps.p2l.get(ppn);
                 if lpn == INVALID {
                     continue;
                 }
-                let programmed = match (&self.lanes, &self.parity) {
+                let programmed = match (&self.blocks.lanes, &self.blocks.parity) {
                     (Some(l), _) => l.programmed(gb as u32, page as u32),
                     (None, None) => page < wp,
                     (None, Some(n)) => page < n[gb][page % 2] as usize,
@@ -61,15 +61,15 @@ impl Ftl {
                         "block {gb} page {page}: valid data on a page not programmed yet (write pointer {wp})"
                     ));
                 }
-                if self.l2p.get(lpn as usize) != ppn as u32 {
+                if self.maps.l2p.get(lpn as usize) != ppn as u32 {
                     return Err(format!(
                         "ppn {ppn} claims lpn {lpn}, which maps to {}",
-                        self.l2p.get(lpn as usize)
+                        self.maps.l2p.get(lpn as usize)
                     ));
                 }
                 valid += 1;
             }
-            if let Some(l) = &self.lanes {
+            if let Some(l) = &self.blocks.lanes {
                 // Relaxed program order: the gates hold, and the lanes
                 // account for every programmed page.
                 l.check(gb as u32)?;
@@ -80,10 +80,10 @@ impl Ftl {
                     ));
                 }
             }
-            if valid != self.valid[gb] as usize {
+            if valid != self.blocks.valid[gb] as usize {
                 return Err(format!(
                     "block {gb}: valid count {} but {valid} valid pages",
-                    self.valid[gb]
+                    self.blocks.valid[gb]
                 ));
             }
             match st {
@@ -96,7 +96,7 @@ impl Ftl {
                 BlockState::Closed
                     if !self.domains.is_die()
                         && self.fast.is_none()
-                        && !self.victims.contains(gb as u32) =>
+                        && !self.blocks.victims.contains(gb as u32) =>
                 {
                     return Err(format!("closed block {gb} missing from the victim index"))
                 }
@@ -113,17 +113,18 @@ impl Ftl {
             let blocks = plane * self.bpp as usize..(plane + 1) * self.bpp as usize;
             // Group mode keeps free lists per die (check_groups).
             if !self.domains.is_die() {
-                let free = &self.free[plane];
+                let free = &self.alloc.free[plane];
                 for &gb in free {
-                    if gb / self.bpp != plane as u32 || self.state[gb as usize] != BlockState::Free
+                    if gb / self.bpp != plane as u32
+                        || self.blocks.state[gb as usize] != BlockState::Free
                     {
                         return Err(format!(
                             "free list of plane {plane} holds block {gb} in state {:?}",
-                            self.state[gb as usize]
+                            self.blocks.state[gb as usize]
                         ));
                     }
                 }
-                let nfree = self.state[blocks.clone()]
+                let nfree = self.blocks.state[blocks.clone()]
                     .iter()
                     .filter(|&&s| s == BlockState::Free)
                     .count();
@@ -134,34 +135,34 @@ impl Ftl {
                     ));
                 }
             }
-            let counted: u32 = self.valid[blocks].iter().map(|&c| c as u32).sum();
-            if counted != self.plane_valid[plane] {
+            let counted: u32 = self.blocks.valid[blocks].iter().map(|&c| c as u32).sum();
+            if counted != self.blocks.plane_valid[plane] {
                 return Err(format!(
                     "plane {plane}: {counted} valid pages in its blocks but {} counted",
-                    self.plane_valid[plane]
+                    self.blocks.plane_valid[plane]
                 ));
             }
-            let first = plane * self.streams as usize;
-            for &a in &self.active[first..first + self.streams as usize] {
-                if a != INVALID && self.state[a as usize] != BlockState::Active {
+            let first = plane * self.points.streams as usize;
+            for &a in &self.points.active[first..first + self.points.streams as usize] {
+                if a != INVALID && self.blocks.state[a as usize] != BlockState::Active {
                     return Err(format!(
                         "plane {plane}: active block {a} is {:?}",
-                        self.state[a as usize]
+                        self.blocks.state[a as usize]
                     ));
                 }
             }
         }
-        if self.pools.is_some() {
+        if self.points.pools.is_some() {
             self.pools_check()?;
         }
-        for (lpn, ppn) in self.l2p.iter().enumerate() {
-            if ppn != INVALID && self.p2l.get(ppn as usize) != lpn as u32 {
+        for (lpn, ppn) in self.maps.l2p.iter().enumerate() {
+            if ppn != INVALID && self.maps.p2l.get(ppn as usize) != lpn as u32 {
                 return Err(format!(
                     "lpn {lpn} maps to ppn {ppn}, which holds {}",
-                    self.p2l.get(ppn as usize)
+                    self.maps.p2l.get(ppn as usize)
                 ));
             }
-            if let Some(v) = &self.versions {
+            if let Some(v) = &self.maps.versions {
                 let latest = v.latest[lpn];
                 match in_flight(lpn as u32) {
                     Some(fv) if fv != latest => {

@@ -24,7 +24,7 @@ impl Ftl {
     /// Valid pages in a group.
     pub fn group_valid(&self, group: u32) -> u32 {
         self.group_blocks(group)
-            .map(|b| self.valid[b.index()] as u32)
+            .map(|b| self.blocks.valid[b.index()] as u32)
             .sum()
     }
 
@@ -35,7 +35,7 @@ impl Ftl {
         if self.domains.is_die() {
             self.group_valid(unit)
         } else {
-            self.valid[unit as usize] as u32
+            self.blocks.valid[unit as usize] as u32
         }
     }
 
@@ -54,23 +54,23 @@ impl Ftl {
     /// the drive was fresh, counted in whole blocks opened): the planes of a
     /// die are aligned when their positions and active blocks agree.
     pub(crate) fn position(&self, s: usize) -> u64 {
-        let a = self.active[s];
+        let a = self.points.active[s];
         if a == INVALID {
-            self.opened[s] * self.ppb as u64
+            self.points.opened[s] * self.ppb as u64
         } else {
-            (self.opened[s] - 1) * self.ppb as u64 + self.wp[a as usize] as u64
+            (self.points.opened[s] - 1) * self.ppb as u64 + self.blocks.wp[a as usize] as u64
         }
     }
 
     /// Are the write points of every stream aligned on all planes of `die`?
     /// (Group mode only.) Returns a description of the first misalignment.
     pub fn die_alignment(&self, die: DieId) -> std::result::Result<(), String> {
-        for si in 0..self.streams {
-            let s0 = (die.first_plane(self.ppd).0 * self.streams + si) as usize;
-            let (pos0, a0) = (self.position(s0), self.active[s0]);
+        for si in 0..self.points.streams {
+            let s0 = (die.first_plane(self.ppd).0 * self.points.streams + si) as usize;
+            let (pos0, a0) = (self.position(s0), self.points.active[s0]);
             for q in die.planes(self.ppd).skip(1) {
-                let s = (q.0 * self.streams + si) as usize;
-                let a = self.active[s];
+                let s = (q.0 * self.points.streams + si) as usize;
+                let a = self.points.active[s];
                 let same_block = (a == INVALID && a0 == INVALID)
                     || (a != INVALID && a0 != INVALID && a % self.bpp == a0 % self.bpp);
                 if self.position(s) != pos0 || !same_block {
@@ -94,12 +94,12 @@ impl Ftl {
         let planes = die.planes(self.ppd);
         let target = planes
             .clone()
-            .map(|q| self.position(self.stream(q, w)))
+            .map(|q| self.position(self.points.stream(q, w)))
             .max()
             .unwrap_or(0);
         let mut wasted = 0;
         for q in planes {
-            while self.position(self.stream(q, w)) < target {
+            while self.position(self.points.stream(q, w)) < target {
                 self.write_replacing(q, INVALID, INVALID, 0, w, now, Place::Next)
                     .expect("a lagging plane writes into groups its siblings opened");
                 wasted += 1;
@@ -115,12 +115,12 @@ impl Ftl {
         let bpp = self.bpp as usize;
         for die in DieId::all(self.planes / self.ppd) {
             let mut listed = vec![0u32; bpp];
-            for &g in &self.free[die.index()] {
+            for &g in &self.alloc.free[die.index()] {
                 listed[g as usize] += self.ppd;
             }
             for plane in die.planes(self.ppd) {
-                let first = (plane.0 * self.streams) as usize;
-                for r in &self.reserved[first..first + self.streams as usize] {
+                let first = (plane.0 * self.points.streams) as usize;
+                for r in &self.points.reserved[first..first + self.points.streams as usize] {
                     for &g in r {
                         listed[g as usize] += 1;
                     }
@@ -131,8 +131,8 @@ impl Ftl {
                     // victim blocks; it is listed once all are erased.
                     let erasing = self
                         .group_blocks(die.0 * self.bpp + b)
-                        .any(|x| self.state[x.index()] == BlockState::Victim);
-                    if self.state[gb] == BlockState::Free && !erasing {
+                        .any(|x| self.blocks.state[x.index()] == BlockState::Victim);
+                    if self.blocks.state[gb] == BlockState::Free && !erasing {
                         listed[b as usize] = listed[b as usize].wrapping_sub(1);
                     }
                 }
@@ -141,12 +141,12 @@ impl Ftl {
                 let id = die.0 * self.bpp + g as u32;
                 let states: Vec<BlockState> = self
                     .group_blocks(id)
-                    .map(|b| self.state[b.index()])
+                    .map(|b| self.blocks.state[b.index()])
                     .collect();
                 let reserved: Vec<usize> = (die.planes(self.ppd))
                     .map(|p| {
-                        let first = (p.0 * self.streams) as usize;
-                        self.reserved[first..first + self.streams as usize]
+                        let first = (p.0 * self.points.streams) as usize;
+                        self.points.reserved[first..first + self.points.streams as usize]
                             .iter()
                             .map(|r| r.iter().filter(|&&x| x == g as u32).count())
                             .sum()
@@ -154,24 +154,24 @@ impl Ftl {
                     .collect();
                 return Err(format!(
                     "die {die} group {g}: its free blocks and the free list / reservations disagree (blocks {states:?}, on the free list: {}, reserved per plane {reserved:?})",
-                    self.free[die.index()].contains(&(g as u32))
+                    self.alloc.free[die.index()].contains(&(g as u32))
                 ));
             }
             for g in 0..self.bpp {
                 let id = die.0 * self.bpp + g;
                 let closed = self
                     .group_blocks(id)
-                    .filter(|&b| self.state[b.index()] == BlockState::Closed)
+                    .filter(|&b| self.blocks.state[b.index()] == BlockState::Closed)
                     .count() as u32;
-                if closed == self.ppd && self.fast.is_none() && !self.victims.contains(id) {
+                if closed == self.ppd && self.fast.is_none() && !self.blocks.victims.contains(id) {
                     return Err(format!("closed group {id} missing from the victim index"));
                 }
-                if closed != self.group_closed[id as usize] as u32
-                    && self.group_closed[id as usize] != 0
+                if closed != self.blocks.group_closed[id as usize] as u32
+                    && self.blocks.group_closed[id as usize] != 0
                 {
                     return Err(format!(
                         "group {id}: {closed} closed blocks but {} counted",
-                        self.group_closed[id as usize]
+                        self.blocks.group_closed[id as usize]
                     ));
                 }
             }

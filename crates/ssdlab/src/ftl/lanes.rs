@@ -370,9 +370,9 @@ impl TypePools {
 impl Ftl {
     /// Type pools: the active block of `slot` in `plane`.
     fn slot_block(&self, plane: usize, slot: usize) -> u32 {
-        let tp = self.pools.as_ref().expect("type pools");
+        let tp = self.points.pools.as_ref().expect("type pools");
         if slot == 0 {
-            self.active[plane]
+            self.points.active[plane]
         } else {
             tp.act[plane][slot - 1]
         }
@@ -381,15 +381,20 @@ impl Ftl {
     /// Type pools: free pages of a plane (free blocks and the rest of every
     /// block outside the free list).
     pub(crate) fn pools_free_pages(&self, plane: PlaneId) -> u64 {
-        let tp = self.pools.as_ref().expect("type pools");
-        self.free[plane.index()].len() as u64 * self.ppb as u64 + tp.partial_free[plane.index()]
+        let tp = self.points.pools.as_ref().expect("type pools");
+        self.alloc.free[plane.index()].len() as u64 * self.ppb as u64
+            + tp.partial_free[plane.index()]
     }
 
     /// Type pools: the block and page a write placed by `place` would take
     /// in `plane` (GC writes may use the free blocks the host may not).
     fn pools_pick(&self, plane: PlaneId, place: Place, gc: bool) -> Option<(Source, u32, u32)> {
-        let lanes = self.lanes.as_ref().expect("type pools need relaxed order");
-        let tp = self.pools.as_ref().expect("type pools");
+        let lanes = self
+            .blocks
+            .lanes
+            .as_ref()
+            .expect("type pools need relaxed order");
+        let tp = self.points.pools.as_ref().expect("type pools");
         let p = plane.index();
         let want = match place {
             Place::Lane(t) => t,
@@ -400,8 +405,8 @@ impl Ftl {
             let from = if own != INVALID {
                 Some((Source::Active(lane), own))
             } else if lane == 0 {
-                let reserve = if gc { 0 } else { self.reserve_blocks };
-                (self.free[p].len() > reserve).then(|| (Source::Free, self.free[p][0]))
+                let reserve = if gc { 0 } else { self.alloc.reserve_blocks };
+                (self.alloc.free[p].len() > reserve).then(|| (Source::Free, self.alloc.free[p][0]))
             } else if let Some(&b) = tp.pool[p][lane - 1].front() {
                 Some((Source::Pool(lane - 1), b))
             } else {
@@ -441,34 +446,34 @@ impl Ftl {
         let p = plane.index();
         match src {
             Source::Free => {
-                let got = self.free[p].pop_front();
+                let got = self.alloc.free[p].pop_front();
                 debug_assert_eq!(got, Some(b));
-                self.state[b as usize] = BlockState::Active;
-                self.active[p] = b;
-                self.pools.as_mut().expect("type pools").partial_free[p] += self.ppb as u64;
+                self.blocks.state[b as usize] = BlockState::Active;
+                self.points.active[p] = b;
+                self.points.pools.as_mut().expect("type pools").partial_free[p] += self.ppb as u64;
             }
             Source::Pool(k) => {
-                let tp = self.pools.as_mut().expect("type pools");
+                let tp = self.points.pools.as_mut().expect("type pools");
                 let got = tp.pool[p][k].pop_front();
                 debug_assert_eq!(got, Some(b));
                 tp.act[p][k] = b;
             }
             Source::Active(_) => {}
         }
-        let lanes = self.lanes.as_mut().expect("relaxed order");
+        let lanes = self.blocks.lanes.as_mut().expect("relaxed order");
         lanes.take(b, page);
-        self.wp[b as usize] += 1;
-        self.pools.as_mut().expect("type pools").partial_free[p] -= 1;
+        self.blocks.wp[b as usize] += 1;
+        self.points.pools.as_mut().expect("type pools").partial_free[p] -= 1;
         let ppn = b * self.ppb + page;
         if lpn != INVALID {
             if old != INVALID {
                 self.invalidate(old);
             }
-            self.l2p.set(lpn as usize, ppn);
-            self.p2l.set(ppn as usize, lpn);
-            self.valid[b as usize] += 1;
-            self.plane_valid[p] += 1;
-            if let Some(v) = &mut self.versions {
+            self.maps.l2p.set(lpn as usize, ppn);
+            self.maps.p2l.set(ppn as usize, lpn);
+            self.blocks.valid[b as usize] += 1;
+            self.blocks.plane_valid[p] += 1;
+            if let Some(v) = &mut self.maps.versions {
                 v.page[ppn as usize] = version;
             }
         }
@@ -480,7 +485,7 @@ impl Ftl {
     /// active slot whose type it has no free page of left, into the pool
     /// of its slowest type with free pages, or closed when full.
     fn pools_settle_block(&mut self, p: usize, b: u32, now: Time) {
-        let lanes = self.lanes.as_ref().expect("relaxed order");
+        let lanes = self.blocks.lanes.as_ref().expect("relaxed order");
         let w = lanes.wordlines;
         let next = lanes.next[b as usize];
         let bits = lanes.bits;
@@ -489,9 +494,9 @@ impl Ftl {
             if self.slot_block(p, slot) == b && n >= w {
                 left_slot = true;
                 if slot == 0 {
-                    self.active[p] = INVALID;
+                    self.points.active[p] = INVALID;
                 } else {
-                    self.pools.as_mut().expect("type pools").act[p][slot - 1] = INVALID;
+                    self.points.pools.as_mut().expect("type pools").act[p][slot - 1] = INVALID;
                 }
             }
         }
@@ -499,8 +504,8 @@ impl Ftl {
         if !left_slot || still_active {
             return;
         }
-        if self.wp[b as usize] as u32 == self.ppb {
-            self.state[b as usize] = BlockState::Closed;
+        if self.blocks.wp[b as usize] as u32 == self.ppb {
+            self.blocks.state[b as usize] = BlockState::Closed;
             self.close(b, now);
             return;
         }
@@ -508,21 +513,21 @@ impl Ftl {
         let stage = (1..bits)
             .find(|&l| next[l] < w)
             .expect("a block with free pages");
-        self.pools.as_mut().expect("type pools").pool[p][stage - 1].push_back(b);
+        self.points.pools.as_mut().expect("type pools").pool[p][stage - 1].push_back(b);
     }
 
     /// Type pools, after a bulk fill: put each plane's partly written
     /// block where its state says, and count the free pages outside the
     /// free lists.
     pub(crate) fn pools_settle_all(&mut self, now: Time) {
-        if self.pools.is_none() {
+        if self.points.pools.is_none() {
             return;
         }
         for p in 0..self.planes as usize {
-            let a = self.active[p];
+            let a = self.points.active[p];
             if a != INVALID {
-                let left = (self.ppb - self.wp[a as usize] as u32) as u64;
-                self.pools.as_mut().expect("type pools").partial_free[p] = left;
+                let left = (self.ppb - self.blocks.wp[a as usize] as u32) as u64;
+                self.points.pools.as_mut().expect("type pools").partial_free[p] = left;
                 self.pools_settle_block(p, a, now);
             }
         }
@@ -531,12 +536,12 @@ impl Ftl {
     /// Type pools: the active and pooled blocks are exactly the blocks
     /// in state Active, and their free pages are counted.
     pub(crate) fn pools_check(&self) -> std::result::Result<(), String> {
-        let tp = self.pools.as_ref().expect("type pools");
+        let tp = self.points.pools.as_ref().expect("type pools");
         for p in 0..self.planes as usize {
             let mut held: Vec<u32> = (0..3)
                 .map(|s| {
                     if s == 0 {
-                        self.active[p]
+                        self.points.active[p]
                     } else {
                         tp.act[p][s - 1]
                     }
@@ -548,7 +553,7 @@ impl Ftl {
             held.dedup();
             let blocks = p as u32 * self.bpp..(p as u32 + 1) * self.bpp;
             let active: Vec<u32> = blocks
-                .filter(|&b| self.state[b as usize] == BlockState::Active)
+                .filter(|&b| self.blocks.state[b as usize] == BlockState::Active)
                 .collect();
             if held != active {
                 return Err(format!(
@@ -557,7 +562,7 @@ impl Ftl {
             }
             let free: u64 = held
                 .iter()
-                .map(|&b| (self.ppb - self.wp[b as usize] as u32) as u64)
+                .map(|&b| (self.ppb - self.blocks.wp[b as usize] as u32) as u64)
                 .sum();
             if free != tp.partial_free[p] {
                 return Err(format!(

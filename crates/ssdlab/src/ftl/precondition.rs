@@ -157,14 +157,14 @@ impl Ftl {
                 "--precondition fill:{lo}-{hi}:{valid}: USED must be in [0, 1) (a range LO-HI with LO <= HI) and VALID in [0, 1]"
             )));
         }
-        if self.free.iter().any(|f| f.len() != self.bpp as usize) {
+        if self.alloc.free.iter().any(|f| f.len() != self.bpp as usize) {
             return Err(Error::Invalid(
                 "--precondition fill applies to a fresh drive only".into(),
             ));
         }
         let ppb = self.ppb as u64;
         let ppp = self.map.pages_per_plane as u64;
-        let max_used = ppp - self.reserve_blocks as u64 * ppb - 1;
+        let max_used = ppp - self.alloc.reserve_blocks as u64 * ppb - 1;
         let level = |u: f64| ((ppp as f64 * u).round() as u64).min(max_used);
         let planes = self.planes as u64;
         let used: Vec<u64> = if lo == hi {
@@ -192,20 +192,20 @@ impl Ftl {
             } else {
                 0
             };
-            let plane = self.plane_of_residue[r as usize] as usize;
+            let plane = self.alloc.plane_of_residue[r as usize] as usize;
             let n_valid = want[plane].min(pool);
             report.valid_pages_capped += want[plane] - n_valid;
             report.pages_written += used[plane];
             report.valid_pages += n_valid;
         }
         // The fill writes the maps nearly whole: huge pages, before touching.
-        self.l2p.advise_whole();
-        self.p2l.advise_whole();
+        self.maps.l2p.advise_whole();
+        self.maps.p2l.advise_whole();
         let job = FillJob {
-            l2p: SharedMut(self.l2p.as_mut_ptr()),
-            p2l: SharedMut(self.p2l.as_mut_ptr()),
-            valid: SharedMut(self.valid.as_mut_ptr()),
-            plane_of_residue: &self.plane_of_residue,
+            l2p: SharedMut(self.maps.l2p.as_mut_ptr()),
+            p2l: SharedMut(self.maps.p2l.as_mut_ptr()),
+            valid: SharedMut(self.blocks.valid.as_mut_ptr()),
+            plane_of_residue: &self.alloc.plane_of_residue,
             planes,
             logical: self.logical_pages,
             pages_per_plane: self.map.pages_per_plane,
@@ -232,8 +232,9 @@ impl Ftl {
             }
         });
         // The fill wrote block valid counts directly: total them per plane.
-        for (plane, v) in self.plane_valid.iter_mut().enumerate() {
-            let blocks = &self.valid[plane * self.bpp as usize..(plane + 1) * self.bpp as usize];
+        for (plane, v) in self.blocks.plane_valid.iter_mut().enumerate() {
+            let blocks =
+                &self.blocks.valid[plane * self.bpp as usize..(plane + 1) * self.bpp as usize];
             *v = blocks.iter().map(|&c| c as u32).sum();
         }
         // The written blocks of every plane: full ones closed, a partial one active.
@@ -243,18 +244,18 @@ impl Ftl {
                 let n = used[die.first_plane(self.ppd).index()];
                 let (full, rest) = ((n / ppb) as u32, (n % ppb) as u16);
                 for _ in 0..full + (rest > 0) as u32 {
-                    let g = self.free[die.index()].pop_front().expect("fresh die");
+                    let g = self.alloc.free[die.index()].pop_front().expect("fresh die");
                     for plane in die.planes(self.ppd) {
                         let gb = plane.0 * self.bpp + g;
-                        let s = self.stream(plane, Writer::GC);
-                        self.opened[s] += 1;
+                        let s = self.points.stream(plane, Writer::GC);
+                        self.points.opened[s] += 1;
                         if g < full {
                             self.set_written(gb, self.ppb as u16);
-                            self.state[gb as usize] = BlockState::Closed;
+                            self.blocks.state[gb as usize] = BlockState::Closed;
                             self.close(gb, 0);
                         } else {
                             self.set_written(gb, rest);
-                            self.state[gb as usize] = BlockState::Active;
+                            self.blocks.state[gb as usize] = BlockState::Active;
                             self.set_active(s, gb);
                         }
                     }
@@ -266,15 +267,19 @@ impl Ftl {
             let n = used[plane.index()];
             let (full, rest) = ((n / ppb) as u32, (n % ppb) as u16);
             for _ in 0..full + (rest > 0) as u32 {
-                let gb = self.free[plane.index()].pop_front().expect("fresh plane");
+                let gb = self.alloc.free[plane.index()]
+                    .pop_front()
+                    .expect("fresh plane");
                 if (gb % self.bpp) < full {
                     self.set_written(gb, self.ppb as u16);
-                    self.state[gb as usize] = BlockState::Closed;
-                    self.victims.insert(gb, self.valid[gb as usize] as u32, 0);
+                    self.blocks.state[gb as usize] = BlockState::Closed;
+                    self.blocks
+                        .victims
+                        .insert(gb, self.blocks.valid[gb as usize] as u32, 0);
                 } else {
                     self.set_written(gb, rest);
-                    self.state[gb as usize] = BlockState::Active;
-                    let s = self.stream(plane, Writer::GC);
+                    self.blocks.state[gb as usize] = BlockState::Active;
+                    let s = self.points.stream(plane, Writer::GC);
                     self.set_active(s, gb);
                 }
             }
@@ -299,7 +304,7 @@ impl Ftl {
         }
         let mut written = 0;
         for lpn in lpns {
-            if self.l2p.get(lpn as usize) != INVALID {
+            if self.maps.l2p.get(lpn as usize) != INVALID {
                 continue;
             }
             check_interrupt(written, "mapping pages")?;
@@ -325,12 +330,12 @@ impl Ftl {
         report: &mut PreconditionReport,
     ) -> Result<u64> {
         let logical = self.logical_pages;
-        let pages = (self.l2p.len() as u64).saturating_sub(logical);
+        let pages = (self.maps.l2p.len() as u64).saturating_sub(logical);
         let needed: Vec<Lpn> = (0..pages)
             .filter(|&i| {
                 let lo = (i * per_page) as usize;
                 let hi = ((i + 1) * per_page).min(logical) as usize;
-                self.l2p.any_mapped(lo..hi)
+                self.maps.l2p.any_mapped(lo..hi)
             })
             .map(|i| (logical + i) as Lpn)
             .collect();
@@ -379,7 +384,7 @@ impl Ftl {
             // a steady state.
             previous = wrapped.then_some(wa);
         }
-        report.valid_pages = self.l2p.count_mapped() as u64;
+        report.valid_pages = self.maps.l2p.count_mapped() as u64;
         Ok(())
     }
 
@@ -420,7 +425,7 @@ impl Ftl {
             d.len() as u64
         };
         let physical = self.planes as u64 * self.bpp as u64 * self.ppb as u64;
-        let valid = self.l2p.count_mapped() as u64;
+        let valid = self.maps.l2p.count_mapped() as u64;
         let turnover = hot + physical.saturating_sub(valid);
         let per_pass = (order.len() as u64).max(1);
         let min_passes = (MIN_TURNOVERS * turnover).div_ceil(per_pass) as u32;
@@ -464,7 +469,7 @@ impl Ftl {
             }
             previous = Some(per_victim);
         }
-        report.valid_pages = self.l2p.count_mapped() as u64;
+        report.valid_pages = self.maps.l2p.count_mapped() as u64;
         Ok(())
     }
 
@@ -479,7 +484,7 @@ impl Ftl {
         report: &mut PreconditionReport,
     ) -> Result<u64> {
         let (mut fruitless, mut moved) = (0, 0u64);
-        while self.free_pages(plane) <= self.threshold_pages {
+        while self.free_pages(plane) <= self.alloc.threshold_pages {
             match self.functional_gc(plane, rng) {
                 Some(m) => {
                     moved += m as u64;

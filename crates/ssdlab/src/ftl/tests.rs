@@ -42,7 +42,7 @@ fn write_rewrite_and_close() {
             .unwrap();
     }
     assert_eq!(f.block_state(crate::addr::BlockId(0)), BlockState::Closed);
-    f.versions.as_mut().unwrap().latest[7] = 2;
+    f.maps.versions.as_mut().unwrap().latest[7] = 2;
     f.check(|_| None).unwrap();
 }
 

@@ -578,7 +578,7 @@ impl Ftl {
     /// VFC's sequential log go to their places in it, the others are
     /// placed by the allocator).
     pub fn plan_request(&mut self, lpns: &[Lpn], hot: bool) -> Option<Plan> {
-        let mut tp = self.two_plane.take()?;
+        let mut tp = self.alloc.two_plane.take()?;
         let seq = self
             .vfc_seq_plan(lpns)
             .filter(|d| d.iter().any(|&p| p != INVALID));
@@ -616,24 +616,25 @@ impl Ftl {
             tp.report.sequential_pages += d.iter().filter(|&&p| p != INVALID).count() as u64;
             plan.dst = d;
         }
-        self.two_plane = Some(tp);
+        self.alloc.two_plane = Some(tp);
         Some(plan)
     }
 
     /// Place host write requests with `allocator` (APM, PaRP or DVP).
     pub(crate) fn set_request_allocator(&mut self, allocator: Option<TwoPlane>) {
-        self.two_plane = allocator;
+        self.alloc.two_plane = allocator;
     }
 
     /// Does a request-level allocator place host write requests whole?
     #[inline]
     pub fn plans_requests(&self) -> bool {
-        self.two_plane.is_some()
+        self.alloc.two_plane.is_some()
     }
 
     /// What the two-plane allocator did (`None` under other policies).
     pub fn two_plane_report(&self) -> Option<TwoPlaneReport> {
-        self.two_plane
+        self.alloc
+            .two_plane
             .as_ref()
             .map(|tp| tp.report(self.wear().delta()))
     }

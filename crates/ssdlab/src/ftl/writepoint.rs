@@ -7,12 +7,77 @@
 use super::*;
 use crate::addr::{BlockId, DieId, PlaneId, INVALID};
 
+/// The write points of every plane (module documentation).
+pub(crate) struct WritePoints {
+    /// Active block per plane and write stream (global id) or INVALID:
+    /// `active[plane * streams + stream]`.
+    pub(crate) active: Vec<u32>,
+    /// Write streams (active blocks) per plane: 1, or 2 with hot/cold
+    /// separation (stream 0 hot, stream 1 cold and GC).
+    pub(crate) streams: u32,
+    /// Per entry of `active`: the in-plane (block, page) its next write
+    /// takes (`Place::Next`) while the active block has a free page, else
+    /// `(INVALID, INVALID)` (and always that with type pools). The command
+    /// builder asks where each queue head would be written several times
+    /// per dispatch; this is the answer kept, refreshed wherever `active`,
+    /// a write pointer, a lane or a parity pointer of an active block
+    /// changes ([`refresh_cursor`](Ftl::refresh_cursor)).
+    pub(crate) cursor: Vec<(u32, u32)>,
+    /// Group mode, per plane and stream: groups a sibling plane opened
+    /// first, which this plane opens next, in order.
+    pub(crate) reserved: Vec<VecDeque<u32>>,
+    /// Group mode, per plane and stream: blocks opened so far.
+    pub(crate) opened: Vec<u64>,
+    /// `ftl.type_pools`: PA-SSD's pools and three active blocks per plane.
+    pub(crate) pools: Option<TypePools>,
+}
+
+impl WritePoints {
+    /// Index into `active` of a plane's stream for this writer.
+    #[inline]
+    pub(crate) fn stream(&self, plane: PlaneId, w: Writer) -> usize {
+        if self.streams == 1 {
+            return plane.index();
+        }
+        let s = match w {
+            Writer::Host { hot: true } | Writer::Gc { hot: true } => 0,
+            Writer::Host { hot: false } | Writer::Gc { hot: false } => self.streams - 1,
+        };
+        (plane.0 * self.streams + s) as usize
+    }
+
+    pub(crate) fn new(cfg: &Config, domains: &Domains) -> WritePoints {
+        let planes = cfg.total_planes();
+        let streams = cfg.write_streams();
+        let groups = domains.is_die();
+        WritePoints {
+            active: vec![INVALID; (planes * streams) as usize],
+            streams,
+            cursor: vec![(INVALID, INVALID); (planes * streams) as usize],
+            reserved: if groups {
+                (0..planes * streams).map(|_| VecDeque::new()).collect()
+            } else {
+                Vec::new()
+            },
+            opened: vec![
+                0;
+                if groups {
+                    (planes * streams) as usize
+                } else {
+                    0
+                }
+            ],
+            pools: cfg.ftl.type_pools.then(|| TypePools::new(planes as usize)),
+        }
+    }
+}
+
 impl Ftl {
     /// In-plane (block, page) the next write of `w` to `plane` would take,
     /// if it may take one (host writes may not use the GC reserve).
     #[inline]
     pub fn peek_write(&self, plane: PlaneId, w: Writer) -> Option<(u32, u32)> {
-        let c = self.cursor[self.stream(plane, w)];
+        let c = self.points.cursor[self.points.stream(plane, w)];
         if c.0 != INVALID {
             debug_assert_eq!(Some(c), self.peek_write_uncached(plane, w));
             return Some(c);
@@ -34,7 +99,7 @@ impl Ftl {
     /// before may have opened a log of the same VFC).
     #[inline]
     pub(super) fn peek_write_committed(&self, plane: PlaneId, w: Writer) -> Option<(u32, u32)> {
-        let c = self.cursor[self.stream(plane, w)];
+        let c = self.points.cursor[self.points.stream(plane, w)];
         if c.0 != INVALID {
             return Some(c);
         }
@@ -45,18 +110,18 @@ impl Ftl {
     /// a hybrid map's domain holding as many logs as it may opens none.
     fn peek_write_with(&self, plane: PlaneId, w: Writer, log_limit: bool) -> Option<(u32, u32)> {
         let gc = matches!(w, Writer::Gc { .. });
-        if self.pools.is_some() {
+        if self.points.pools.is_some() {
             return self.pools_peek(plane, Place::Next, gc);
         }
-        let a = self.active[self.stream(plane, w)];
-        if a != INVALID && (self.wp[a as usize] as u32) < self.ppb {
+        let a = self.points.active[self.points.stream(plane, w)];
+        if a != INVALID && (self.blocks.wp[a as usize] as u32) < self.ppb {
             return Some((
                 self.map.block_index(BlockId(a)),
-                self.next_page(a, Place::Next),
+                self.blocks.next_page(a, Place::Next, self.ppb),
             ));
         }
         if self.domains.is_die() {
-            if let Some(&g) = self.reserved[self.stream(plane, w)].front() {
+            if let Some(&g) = self.points.reserved[self.points.stream(plane, w)].front() {
                 return Some((g, 0));
             }
         }
@@ -66,11 +131,11 @@ impl Ftl {
                 return None;
             }
         }
-        let free = &self.free[self.free_list(plane)];
-        let reserve = if gc { 0 } else { self.reserve_blocks };
+        let free = &self.alloc.free[self.free_list(plane)];
+        let reserve = if gc { 0 } else { self.alloc.reserve_blocks };
         if free.len() > reserve {
-            let pos = if self.align_open {
-                self.aligned_open_pos(plane, self.stream(plane, w))
+            let pos = if self.alloc.align_open {
+                self.aligned_open_pos(plane, self.points.stream(plane, w))
             } else {
                 0
             };
@@ -80,47 +145,19 @@ impl Ftl {
         }
     }
 
-    /// The page of block `a` (which has a free page) a write placed by
-    /// `place` takes (`ppb` or more if the block has none for it).
-    #[inline]
-    pub(super) fn next_page(&self, a: u32, place: Place) -> u32 {
-        if self.lanes.is_none() && self.parity.is_none() {
-            return self.wp[a as usize] as u32;
-        }
-        self.next_page_out_of_order(a, place)
-    }
-
-    /// [`next_page`](Self::next_page) where blocks may be programmed out of
-    /// index order (relaxed program order, parity destinations).
-    #[inline(never)]
-    pub(super) fn next_page_out_of_order(&self, a: u32, place: Place) -> u32 {
-        if let Some(l) = &self.lanes {
-            let want = match place {
-                Place::Lane(t) => Some(t),
-                Place::Next | Place::Parity(_) => None,
-            };
-            return l.choose(a, want).unwrap_or(self.ppb);
-        }
-        match (&self.parity, place) {
-            (None, _) => self.wp[a as usize] as u32,
-            (Some(n), Place::Parity(p)) => n[a as usize][p as usize] as u32,
-            (Some(n), _) => {
-                let [e, o] = n[a as usize];
-                e.min(o) as u32
-            }
-        }
-    }
-
     /// What `cursor[s]` should hold (see the field).
     #[inline]
     pub(super) fn cursor_of(&self, s: usize) -> (u32, u32) {
-        let a = self.active[s];
-        if self.pools.is_some() || a == INVALID || self.wp[a as usize] as u32 >= self.ppb {
+        let a = self.points.active[s];
+        if self.points.pools.is_some()
+            || a == INVALID
+            || self.blocks.wp[a as usize] as u32 >= self.ppb
+        {
             return (INVALID, INVALID);
         }
         (
             self.map.block_index(BlockId(a)),
-            self.next_page(a, Place::Next),
+            self.blocks.next_page(a, Place::Next, self.ppb),
         )
     }
 
@@ -128,25 +165,25 @@ impl Ftl {
     /// block's write pointer, lanes or parity pointers, changed.
     #[inline]
     pub(super) fn refresh_cursor(&mut self, s: usize) {
-        self.cursor[s] = self.cursor_of(s);
+        self.points.cursor[s] = self.cursor_of(s);
     }
 
     /// Stream `s` (an index into `active`) writes to block `a` (INVALID:
     /// none) from now on. Every change of a stream's active block goes
     /// through here (type pools keep theirs in `lanes.rs`, without cursors).
     pub(super) fn set_active(&mut self, s: usize, a: u32) {
-        self.active[s] = a;
+        self.points.active[s] = a;
         self.refresh_cursor(s);
     }
 
     /// Every stream's cursor is what its active block says (the checker).
     pub(crate) fn check_cursors(&self) -> std::result::Result<(), String> {
-        for s in 0..self.cursor.len() {
-            if self.cursor[s] != self.cursor_of(s) {
+        for s in 0..self.points.cursor.len() {
+            if self.points.cursor[s] != self.cursor_of(s) {
                 return Err(format!(
                     "write stream {s}: cursor {:?} but its active block {} takes {:?} next",
-                    self.cursor[s],
-                    self.active[s],
+                    self.points.cursor[s],
+                    self.points.active[s],
                     self.cursor_of(s)
                 ));
             }
@@ -158,13 +195,13 @@ impl Ftl {
     /// in-block page index; None in strict order.
     #[inline]
     pub fn lane_of(&self, page: u32) -> Option<usize> {
-        self.lanes.as_ref().map(|l| l.lane_of(page))
+        self.blocks.lanes.as_ref().map(|l| l.lane_of(page))
     }
 
     /// Relaxed program order: free pages of each lane in the whole drive
     /// (PA-SSD's sUB draws page types in their proportion).
     pub fn free_lane_pages(&self) -> Option<[u64; 3]> {
-        self.lanes.as_ref().map(|l| l.free())
+        self.blocks.lanes.as_ref().map(|l| l.free())
     }
 
     /// With `gc.parity_destinations`, where a copyback of a page of parity
@@ -173,9 +210,9 @@ impl Ftl {
     /// block still has free pages but none of that parity (the move then
     /// goes through the controller), or no block is free.
     pub fn peek_write_parity(&self, plane: PlaneId, w: Writer, parity: u32) -> Option<(u32, u32)> {
-        let a = self.active[self.stream(plane, w)];
-        if a != INVALID && (self.wp[a as usize] as u32) < self.ppb {
-            let page = self.next_page(a, Place::Parity(parity));
+        let a = self.points.active[self.points.stream(plane, w)];
+        if a != INVALID && (self.blocks.wp[a as usize] as u32) < self.ppb {
+            let page = self.blocks.next_page(a, Place::Parity(parity), self.ppb);
             return (page < self.ppb).then_some((self.map.block_index(BlockId(a)), page));
         }
         self.peek_write(plane, w).map(|(b, _)| (b, parity))
@@ -183,18 +220,18 @@ impl Ftl {
 
     /// Block `gb`'s first `n` pages are programmed (preconditioning).
     pub(crate) fn set_written(&mut self, gb: u32, n: u16) {
-        self.wp[gb as usize] = n;
-        if let Some(l) = &mut self.lanes {
+        self.blocks.wp[gb as usize] = n;
+        if let Some(l) = &mut self.blocks.lanes {
             l.set_written(gb, n);
         }
-        if let Some(p) = &mut self.parity {
+        if let Some(p) = &mut self.blocks.parity {
             p[gb as usize] = [n + n % 2, n + 1 - n % 2];
         }
     }
 
     /// Is `gc.parity_destinations` on?
     pub fn parity_destinations(&self) -> bool {
-        self.parity.is_some()
+        self.blocks.parity.is_some()
     }
 
     /// Index of the free list a plane allocates from.
@@ -212,34 +249,35 @@ impl Ftl {
     /// plane then opens next.
     pub(super) fn open_block(&mut self, plane: PlaneId, s: usize) -> u32 {
         let a = if self.domains.is_die() {
-            let g = match self.reserved[s].pop_front() {
+            let g = match self.points.reserved[s].pop_front() {
                 Some(g) => g,
                 None => {
                     let die = DieId(plane.0 / self.ppd);
-                    let g = self.free[die.index()]
+                    let g = self.alloc.free[die.index()]
                         .pop_front()
                         .expect("peek_write saw a free group");
                     if let Some(f) = &mut self.fast {
                         f.logs[die.index()].push_back(die.0 * self.bpp + g);
                     }
-                    let si = s as u32 % self.streams;
+                    let si = s as u32 % self.points.streams;
                     for q in die.planes(self.ppd) {
                         if q != plane {
-                            self.reserved[(q.0 * self.streams + si) as usize].push_back(g);
+                            self.points.reserved[(q.0 * self.points.streams + si) as usize]
+                                .push_back(g);
                         }
                     }
                     g
                 }
             };
-            self.opened[s] += 1;
+            self.points.opened[s] += 1;
             plane.0 * self.bpp + g
         } else {
-            let pos = if self.align_open {
+            let pos = if self.alloc.align_open {
                 self.aligned_open_pos(plane, s)
             } else {
                 0
             };
-            let b = self.free[plane.index()]
+            let b = self.alloc.free[plane.index()]
                 .remove(pos)
                 .expect("peek_write saw a free block");
             if let Some(f) = &mut self.fast {
@@ -248,7 +286,7 @@ impl Ftl {
             }
             b
         };
-        self.state[a as usize] = BlockState::Active;
+        self.blocks.state[a as usize] = BlockState::Active;
         self.set_active(s, a);
         a
     }
@@ -270,7 +308,7 @@ impl Ftl {
     /// (as [`peek_write`](Self::peek_write)).
     #[inline]
     pub fn peek_write_placed(&self, plane: PlaneId, w: Writer, place: Place) -> Option<(u32, u32)> {
-        if place == Place::Next || self.lanes.is_none() {
+        if place == Place::Next || self.blocks.lanes.is_none() {
             return self.peek_write(plane, w);
         }
         self.peek_write_lane(plane, w, place)
@@ -285,17 +323,17 @@ impl Ftl {
         w: Writer,
         place: Place,
     ) -> Option<(u32, u32)> {
-        if self.pools.is_some() {
+        if self.points.pools.is_some() {
             return self.pools_peek(plane, place, matches!(w, Writer::Gc { .. }));
         }
         let (b, page) = self.peek_write(plane, w)?;
-        let a = self.active[self.stream(plane, w)];
-        let gb = if a != INVALID && (self.wp[a as usize] as u32) < self.ppb {
+        let a = self.points.active[self.points.stream(plane, w)];
+        let gb = if a != INVALID && (self.blocks.wp[a as usize] as u32) < self.ppb {
             a
         } else {
             // A fresh block: its only candidate is the first page.
             return Some((b, page));
         };
-        Some((b, self.next_page(gb, place)))
+        Some((b, self.blocks.next_page(gb, place, self.ppb)))
     }
 }

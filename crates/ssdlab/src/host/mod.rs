@@ -585,13 +585,7 @@ impl Simulator {
     }
 
     pub(crate) fn next_version(&mut self, lpn: Lpn) -> u32 {
-        match &mut self.ftl.versions {
-            Some(v) => {
-                v.latest[lpn as usize] += 1;
-                v.latest[lpn as usize]
-            }
-            None => 0,
-        }
+        self.ftl.next_version(lpn)
     }
 
     pub(crate) fn host_write_page(&mut self, req: ReqId, lpn: Lpn) {

@@ -293,7 +293,7 @@ impl crate::ftl::Ftl {
 
     pub(crate) fn unit_closed(&self, unit: u32) -> bool {
         self.unit_blocks(unit)
-            .all(|b| self.state[b.index()] == BlockState::Closed)
+            .all(|b| self.blocks.state[b.index()] == BlockState::Closed)
     }
 
     /// Preconditioning steps that age a page-mapped drive have no FAST form.
@@ -342,7 +342,7 @@ impl crate::ftl::Ftl {
         let pressed = || {
             f.vfc.as_ref().is_some_and(|v| {
                 v.planes(f.domain_of_plane(plane.0))
-                    .any(|p| self.free[p as usize].len() <= self.reserve_blocks)
+                    .any(|p| self.alloc.free[p as usize].len() <= self.alloc.reserve_blocks)
             })
         };
         // A closed sequential log is reclaimed at once: it is put at the
@@ -377,12 +377,12 @@ impl crate::ftl::Ftl {
         let f = self.fast.as_mut().expect("FAST");
         let unit = f.logs[domain as usize].remove(at)?;
         let vfc = f.vfc.is_some();
-        if vfc && self.state[unit as usize] == BlockState::Active {
+        if vfc && self.blocks.state[unit as usize] == BlockState::Active {
             // A VFC's page-mapped log (a block) closed early (above): its
             // stream opens another block.
             let plane = unit / self.bpp;
-            for s in plane * self.streams..(plane + 1) * self.streams {
-                if self.active[s as usize] == unit {
+            for s in plane * self.points.streams..(plane + 1) * self.points.streams {
+                if self.points.active[s as usize] == unit {
                     self.set_active(s as usize, INVALID);
                 }
             }
@@ -391,10 +391,10 @@ impl crate::ftl::Ftl {
             }
         }
         for b in self.unit_blocks(unit).collect::<Vec<_>>() {
-            self.state[b.index()] = BlockState::Victim;
+            self.blocks.state[b.index()] = BlockState::Victim;
         }
         if self.domains.is_die() {
-            self.group_closed[unit as usize] = 0;
+            self.blocks.group_closed[unit as usize] = 0;
         }
         Some(unit)
     }
@@ -406,7 +406,7 @@ impl crate::ftl::Ftl {
         let mut out = Vec::new();
         for b in self.unit_blocks(unit) {
             for p in b.0 * self.ppb..(b.0 + 1) * self.ppb {
-                let lpn = self.p2l.get(p as usize);
+                let lpn = self.maps.p2l.get(p as usize);
                 if lpn != INVALID && seen.insert(f.lbn_of(lpn).0) {
                     out.push(f.lbn_of(lpn).0);
                 }
@@ -420,7 +420,7 @@ impl crate::ftl::Ftl {
         let f = self.fast.as_ref().expect("FAST");
         (0..f.unit_pages).any(|o| {
             f.lpn_of(lbn, o).is_some_and(|lpn| {
-                let p = self.l2p.get(lpn as usize);
+                let p = self.maps.l2p.get(lpn as usize);
                 p != INVALID && f.unit_of_block(p / self.ppb) == unit
             })
         })
@@ -433,7 +433,7 @@ impl crate::ftl::Ftl {
         let mut mapped = 0u32;
         for o in 0..f.unit_pages {
             let Some(lpn) = f.lpn_of(lbn, o) else { break };
-            let p = self.l2p.get(lpn as usize);
+            let p = self.maps.l2p.get(lpn as usize);
             if p != INVALID {
                 if p != f.page_at(unit, o) {
                     return false;
@@ -443,7 +443,7 @@ impl crate::ftl::Ftl {
         }
         let valid: u32 = self
             .unit_blocks(unit)
-            .map(|b| self.valid[b.index()] as u32)
+            .map(|b| self.blocks.valid[b.index()] as u32)
             .sum();
         mapped > 0 && valid == mapped
     }
@@ -455,14 +455,14 @@ impl crate::ftl::Ftl {
             let old = f.data[lbn as usize];
             return self.vfc_open_data(domain, old);
         }
-        let x = self.free[domain as usize].pop_front()?;
+        let x = self.alloc.free[domain as usize].pop_front()?;
         let unit = if self.domains.is_die() {
             domain * self.bpp + x
         } else {
             x
         };
         for b in self.unit_blocks(unit).collect::<Vec<_>>() {
-            self.state[b.index()] = BlockState::Data;
+            self.blocks.state[b.index()] = BlockState::Data;
         }
         Some(unit)
     }
@@ -482,13 +482,17 @@ impl crate::ftl::Ftl {
     pub fn fast_program(&mut self, src: Ppn, lpn: Lpn, dst: Ppn) -> bool {
         let b = (dst / self.ppb) as usize;
         let page = (dst % self.ppb) as u16;
-        assert_eq!(self.state[b], BlockState::Data);
-        assert!(self.wp[b] <= page, "merge programs in offset order");
-        self.wp[b] = page + 1;
-        if src == INVALID || lpn == INVALID || self.p2l.get(src as usize) != lpn {
+        assert_eq!(self.blocks.state[b], BlockState::Data);
+        assert!(self.blocks.wp[b] <= page, "merge programs in offset order");
+        self.blocks.wp[b] = page + 1;
+        if src == INVALID || lpn == INVALID || self.maps.p2l.get(src as usize) != lpn {
             return false;
         }
-        let version = self.versions.as_ref().map_or(0, |v| v.page[src as usize]);
+        let version = self
+            .maps
+            .versions
+            .as_ref()
+            .map_or(0, |v| v.page[src as usize]);
         self.invalidate(src);
         self.fast_place(lpn, dst, version);
         true
@@ -498,11 +502,11 @@ impl crate::ftl::Ftl {
     /// programmed (its write pointer is past it).
     pub(crate) fn fast_place(&mut self, lpn: Lpn, dst: Ppn, version: u32) {
         let b = (dst / self.ppb) as usize;
-        self.l2p.set(lpn as usize, dst);
-        self.p2l.set(dst as usize, lpn);
-        self.valid[b] += 1;
-        self.plane_valid[b / self.bpp as usize] += 1;
-        if let Some(v) = &mut self.versions {
+        self.maps.l2p.set(lpn as usize, dst);
+        self.maps.p2l.set(dst as usize, lpn);
+        self.blocks.valid[b] += 1;
+        self.blocks.plane_valid[b / self.bpp as usize] += 1;
+        if let Some(v) = &mut self.maps.versions {
             v.page[dst as usize] = version;
         }
     }
@@ -512,7 +516,7 @@ impl crate::ftl::Ftl {
     /// no valid page).
     pub fn fast_seal(&mut self, lbn: u32, unit: u32) -> Option<u32> {
         for b in self.unit_blocks(unit).collect::<Vec<_>>() {
-            self.state[b.index()] = BlockState::Data;
+            self.blocks.state[b.index()] = BlockState::Data;
         }
         let f = self.fast.as_mut().expect("FAST");
         let old = std::mem::replace(&mut f.data[lbn as usize], unit);
@@ -520,8 +524,12 @@ impl crate::ftl::Ftl {
             return None;
         }
         for b in self.unit_blocks(old).collect::<Vec<_>>() {
-            assert_eq!(self.valid[b.index()], 0, "an old data unit keeps data");
-            self.state[b.index()] = BlockState::Victim;
+            assert_eq!(
+                self.blocks.valid[b.index()],
+                0,
+                "an old data unit keeps data"
+            );
+            self.blocks.state[b.index()] = BlockState::Victim;
         }
         Some(old)
     }
@@ -537,7 +545,7 @@ impl crate::ftl::Ftl {
                     "while preconditioning the drive (hybrid map)".into(),
                 ));
             }
-            if self.l2p.get(lpn as usize) == INVALID {
+            if self.maps.l2p.get(lpn as usize) == INVALID {
                 let (lbn, o) = f.lbn_of(lpn);
                 by_lbn.entry(lbn).or_default().push(o);
             }
@@ -549,7 +557,7 @@ impl crate::ftl::Ftl {
             // Offsets already in the old data unit move along.
             offsets.extend((0..f.unit_pages).filter(|&o| {
                 f.lpn_of(lbn, o)
-                    .is_some_and(|l| self.l2p.get(l as usize) != INVALID)
+                    .is_some_and(|l| self.maps.l2p.get(l as usize) != INVALID)
             }));
             offsets.sort_unstable();
             offsets.dedup();
@@ -563,9 +571,9 @@ impl crate::ftl::Ftl {
                 let f = self.fast.as_ref().expect("FAST");
                 let lpn = f.lpn_of(lbn, o).expect("offset within the capacity");
                 let dst = f.page_at(unit, o);
-                let src = self.l2p.get(lpn as usize);
+                let src = self.maps.l2p.get(lpn as usize);
                 if src == INVALID {
-                    self.wp[(dst / self.ppb) as usize] = (dst % self.ppb) as u16 + 1;
+                    self.blocks.wp[(dst / self.ppb) as usize] = (dst % self.ppb) as u16 + 1;
                     self.fast_place(lpn, dst, 0);
                     written += 1;
                 } else {
@@ -609,13 +617,13 @@ impl crate::ftl::Ftl {
             for &u in logs {
                 if let Some(b) = self.unit_blocks(u).find(|&b| {
                     !matches!(
-                        self.state[b.index()],
+                        self.blocks.state[b.index()],
                         BlockState::Active | BlockState::Closed | BlockState::Free
                     )
                 }) {
                     return Err(format!(
                         "log unit {u}: block {b} is {:?}",
-                        self.state[b.index()]
+                        self.blocks.state[b.index()]
                     ));
                 }
             }
@@ -624,22 +632,22 @@ impl crate::ftl::Ftl {
             if unit != INVALID {
                 if let Some(b) = self
                     .unit_blocks(unit)
-                    .find(|&b| self.state[b.index()] != BlockState::Data)
+                    .find(|&b| self.blocks.state[b.index()] != BlockState::Data)
                 {
                     return Err(format!(
                         "data unit {unit} of logical block {lbn}: block {b} is {:?}",
-                        self.state[b.index()]
+                        self.blocks.state[b.index()]
                     ));
                 }
             }
         }
-        for (ppn, lpn) in self.p2l.iter().enumerate() {
+        for (ppn, lpn) in self.maps.p2l.iter().enumerate() {
             if lpn == INVALID {
                 continue;
             }
             let gb = ppn as u32 / self.ppb;
             let unit = f.unit_of_block(gb);
-            match self.state[gb as usize] {
+            match self.blocks.state[gb as usize] {
                 BlockState::Data => {
                     let (lbn, o) = f.lbn_of(lpn);
                     if f.page_at(unit, o) != ppn as u32 {

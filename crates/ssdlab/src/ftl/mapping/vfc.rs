@@ -260,11 +260,11 @@ impl crate::ftl::Ftl {
         for k in 0..v.chips {
             let most = v
                 .chip_planes(vfc, k)
-                .filter(|&p| !self.free[p as usize].is_empty())
-                .max_by_key(|&p| (self.free[p as usize].len(), std::cmp::Reverse(p)))?;
-            let top = self.free[most as usize].len();
+                .filter(|&p| !self.alloc.free[p as usize].is_empty())
+                .max_by_key(|&p| (self.alloc.free[p as usize].len(), std::cmp::Reverse(p)))?;
+            let top = self.alloc.free[most as usize].len();
             let same = old.map(|m| m[k as usize] / self.bpp).filter(|&p| {
-                let n = self.free[p as usize].len();
+                let n = self.alloc.free[p as usize].len();
                 n > 0 && n + VFC_BALANCE >= top
             });
             planes.push(same.unwrap_or(most));
@@ -274,10 +274,14 @@ impl crate::ftl::Ftl {
         // event's commands are committed: `Gc::deferred`).
         let blocks: Vec<u32> = planes
             .into_iter()
-            .map(|p| self.free[p as usize].pop_back().expect("a free block"))
+            .map(|p| {
+                self.alloc.free[p as usize]
+                    .pop_back()
+                    .expect("a free block")
+            })
             .collect();
         for &b in &blocks {
-            self.state[b as usize] = BlockState::Data;
+            self.blocks.state[b as usize] = BlockState::Data;
         }
         let v = self.fast.as_mut()?.vfc.as_mut()?;
         Some(v.join(blocks))
@@ -350,22 +354,26 @@ impl crate::ftl::Ftl {
         if v.seq_done.iter().any(|&u| v.vfc_of_unit(u) == vfc) {
             return None;
         }
-        let keep = self.reserve_blocks + 2;
+        let keep = self.alloc.reserve_blocks + 2;
         let mut planes = Vec::with_capacity(v.chips as usize);
         for k in 0..v.chips {
             let best = v
                 .chip_planes(vfc, k)
-                .filter(|&p| self.free[p as usize].len() >= keep)
-                .max_by_key(|&p| (self.free[p as usize].len(), std::cmp::Reverse(p)));
+                .filter(|&p| self.alloc.free[p as usize].len() >= keep)
+                .max_by_key(|&p| (self.alloc.free[p as usize].len(), std::cmp::Reverse(p)));
             let best = best?;
             planes.push(best);
         }
         let blocks: Vec<u32> = planes
             .iter()
-            .map(|&p| self.free[p as usize].pop_back().expect("a free block"))
+            .map(|&p| {
+                self.alloc.free[p as usize]
+                    .pop_back()
+                    .expect("a free block")
+            })
             .collect();
         for &b in &blocks {
-            self.state[b as usize] = BlockState::Active;
+            self.blocks.state[b as usize] = BlockState::Active;
         }
         if let Some(v) = self.fast.as_mut().and_then(|f| f.vfc.as_mut()) {
             v.took.extend(planes.iter().map(|&p| PlaneId(p)));
@@ -406,8 +414,8 @@ impl crate::ftl::Ftl {
     fn vfc_seq_close(&mut self, unit: u32) {
         let blocks: Vec<BlockId> = self.unit_blocks(unit).collect();
         for b in blocks {
-            self.wp[b.index()] = self.ppb as u16;
-            self.state[b.index()] = BlockState::Closed;
+            self.blocks.wp[b.index()] = self.ppb as u16;
+            self.blocks.state[b.index()] = BlockState::Closed;
         }
         let f = self.fast.as_mut().expect("FAST");
         let d = f.domain_of_unit(unit) as usize;
@@ -426,24 +434,24 @@ impl crate::ftl::Ftl {
         let b = (dst / self.ppb) as usize;
         let page = (dst % self.ppb) as u16;
         assert_eq!(
-            self.state[b],
+            self.blocks.state[b],
             BlockState::Active,
             "a sequential log's block"
         );
         assert!(
-            self.wp[b] <= page,
+            self.blocks.wp[b] <= page,
             "a sequential log programs in offset order"
         );
-        self.wp[b] = page + 1;
+        self.blocks.wp[b] = page + 1;
         if lpn != INVALID {
-            let old = self.l2p.get(lpn as usize);
+            let old = self.maps.l2p.get(lpn as usize);
             if old != INVALID {
                 self.invalidate(old);
             }
             self.fast_place(lpn, dst, version);
         }
-        if self.wp[b] as u32 == self.ppb {
-            self.state[b] = BlockState::Closed;
+        if self.blocks.wp[b] as u32 == self.ppb {
+            self.blocks.state[b] = BlockState::Closed;
         }
         self.seq_page_settled(dst);
         dst
