@@ -490,13 +490,23 @@ pub(crate) struct Job {
 pub(crate) fn reproduce<'a>(
     head: &str,
     sims: impl IntoIterator<Item = &'a Job>,
-    precondition: &Precondition,
+    precondition: &'a Precondition,
+    args: &BatchArgs,
+    out: &Path,
+) -> Result<Option<Vec<Report>>> {
+    reproduce_each(head, sims.into_iter().map(|j| (j, precondition)), args, out)
+}
+
+/// [`reproduce`] with each simulation after a preconditioning of its own.
+pub(crate) fn reproduce_each<'a>(
+    head: &str,
+    sims: impl IntoIterator<Item = (&'a Job, &'a Precondition)>,
     args: &BatchArgs,
     out: &Path,
 ) -> Result<Option<Vec<Report>>> {
     let tasks: Vec<Task> = sims
         .into_iter()
-        .map(|j| Task {
+        .map(|(j, precondition)| Task {
             label: j.label.clone(),
             file: j.file.clone(),
             config: &j.config,

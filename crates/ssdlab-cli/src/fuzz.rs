@@ -218,13 +218,12 @@ fn simulate(cfg: &Config) {
     let records: Vec<IoRecord> = (0..400u64)
         .map(|i| {
             let size = page * (1 + i % 4);
-            IoRecord {
-                time_ns: i * 20_000,
-                op: if i < 200 { Op::Write } else { Op::Read },
-                offset: ((i % 200) * 7919 * page) % span.saturating_sub(size).max(1) / page * page,
+            IoRecord::new(
+                i * 20_000,
+                if i < 200 { Op::Write } else { Op::Read },
+                ((i % 200) * 7919 * page) % span.saturating_sub(size).max(1) / page * page,
                 size,
-                hint: None,
-            }
+            )
         })
         .collect();
     let source = Source::Records {

@@ -113,7 +113,9 @@ fn reproduce_all(a: AllArgs) -> Result<ExitCode> {
         );
         let code = match *name {
             "dvp" => crate::reproduce_dvp::reproduce_dvp(crate::reproduce_dvp::DvpArgs::all(
-                out, a.quick,
+                out,
+                a.quick,
+                batch.clone(),
             ))?,
             "pa" => crate::reproduce_pa::reproduce_pa(crate::reproduce_pa::PaArgs::all(
                 out,

@@ -20,12 +20,12 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
 
 use ssdlab::ftl::twoplane::TwoPlaneReport;
 use ssdlab::workload::Source;
-use ssdlab::{scheme, Config, Precondition, Report, Simulator};
+use ssdlab::{scheme, Config, Precondition, Report};
 
 use crate::input::builtin_profile;
 
@@ -42,15 +42,18 @@ pub struct DvpArgs {
     /// Skip the hot-data identification part (`reproduce hdi`).
     #[arg(long)]
     no_hdi: bool,
+    #[command(flatten)]
+    batch: crate::batch::BatchArgs,
 }
 
 impl DvpArgs {
     /// Every experiment of the paper into `out` (`ssdlab reproduce all`).
-    pub(crate) fn all(out: PathBuf, quick: bool) -> Self {
+    pub(crate) fn all(out: PathBuf, quick: bool, batch: crate::batch::BatchArgs) -> Self {
         DvpArgs {
             out,
             quick,
             no_hdi: false,
+            batch,
         }
     }
 }
@@ -100,16 +103,14 @@ const PAPER_READ: f64 = 150.0;
 const SEQ_REQUESTS: u64 = 1024;
 const SEQ_BYTES: u64 = 1 << 20;
 
-/// Run `src` under DVPFTL on `drive` reshaped to `ways` x `channels`,
-/// one request at a time, after `pre`; `sequential_log`: with FAST's
-/// sequential log over virtual blocks (`ftl.sequential_log`).
-fn closed_loop_run(
+/// DVPFTL on `drive` reshaped to `ways` x `channels`, one request at a
+/// time; `sequential_log`: with FAST's sequential log over virtual blocks
+/// (`ftl.sequential_log`).
+fn closed_loop_config(
     drive: &Config,
     (ways, channels): (u32, u32),
-    src: &Source,
-    pre: &str,
     sequential_log: bool,
-) -> Result<Report> {
+) -> Result<Config> {
     let mut cfg = scheme::by_name("dvpftl")?.apply(drive)?.with_overrides(&[
         format!("geometry.chips_per_channel={ways}"),
         format!("geometry.channels={channels}"),
@@ -121,21 +122,12 @@ fn closed_loop_run(
         "{DRIVE}+dvpftl{}/{ways}x{channels}",
         if sequential_log { "+seq" } else { "" }
     );
-    Simulator::new(&cfg, src, &Precondition::parse(pre)?)?
-        .run(&mut |_| {})
-        .with_context(|| cfg.name.clone())
+    Ok(cfg)
 }
 
-/// The five PCMark05 tests under DVPFTL on `drive` reshaped to `shape`
-/// (ways, channels), one request at a time after `trace-reads` (`quick`:
-/// the first `PCMARK_QUICK` requests of each), with or without the
-/// sequential log: each test's name and report, in `PCMARK`'s order.
-fn pcmark_runs(
-    drive: &Config,
-    shape: (u32, u32),
-    quick: bool,
-    sequential_log: bool,
-) -> Result<Vec<(&'static str, Report)>> {
+/// The five PCMark05 tests' workloads in `PCMARK`'s order (`quick`: the
+/// first `PCMARK_QUICK` requests of each).
+fn pcmark_sources(quick: bool) -> Result<Vec<Source>> {
     PCMARK
         .iter()
         .map(|&(name, _)| {
@@ -145,23 +137,88 @@ fn pcmark_runs(
             } else {
                 profile.requests
             };
-            let src = Source::Synthetic(profile).limited(Some(n));
-            let r = closed_loop_run(drive, shape, &src, "trace-reads", sequential_log)?;
-            Ok((name, r))
+            Ok(Source::Synthetic(profile).limited(Some(n)))
         })
         .collect()
+}
+
+/// A test's name without its collection (`dvp/`), for file names.
+fn short(name: &str) -> &str {
+    name.rsplit('/').next().unwrap_or(name)
+}
+
+/// The preconditionings the runs start from (`Sims::add`'s `pre`).
+const FRESH: usize = 0;
+const WEAR_AGED: usize = 1;
+const READS_MAPPED: usize = 2;
+const NONE: usize = 3;
+
+/// The reproduction's simulations, in the order their reports come back
+/// (the batch runs them on `--jobs` threads, saves each in `runs/`).
+#[derive(Default)]
+struct Sims {
+    jobs: Vec<(crate::batch::Job, usize)>,
+}
+
+impl Sims {
+    /// A run of `config` on `source` after preconditioning `pre`, saved as
+    /// `runs/<file>.json`; its index among the reports.
+    fn add(
+        &mut self,
+        label: String,
+        file: String,
+        config: Config,
+        source: &Source,
+        pre: usize,
+    ) -> usize {
+        self.jobs.push((
+            crate::batch::Job {
+                label,
+                file,
+                config,
+                source: source.clone(),
+            },
+            pre,
+        ));
+        self.jobs.len() - 1
+    }
+
+    /// The five PCMark05 tests under DVPFTL on `shape` (ways, channels)
+    /// after `trace-reads`, with or without the sequential log, named
+    /// `<prefix>_<ways>x<channels>_<test>`: the first one's index.
+    fn pcmark(
+        &mut self,
+        drive: &Config,
+        shape: (u32, u32),
+        sources: &[Source],
+        sequential_log: bool,
+        prefix: &str,
+    ) -> Result<usize> {
+        let first = self.jobs.len();
+        for (&(name, _), src) in PCMARK.iter().zip(sources) {
+            let (ways, channels) = shape;
+            self.add(
+                format!("{prefix} {ways}x{channels} {name}"),
+                format!("{prefix}_{ways}x{channels}_{}", short(name)),
+                closed_loop_config(drive, shape, sequential_log)?,
+                src,
+                READS_MAPPED,
+            );
+        }
+        Ok(first)
+    }
 }
 
 /// Intervals of Fig. 12(b)'s curve.
 const INTERVALS: usize = 10;
 
-struct Run {
+struct Run<'a> {
     scheme: &'static str,
     scale: f64,
-    report: Report,
+    report: &'a Report,
 }
 
-impl Run {
+impl Run<'_> {
     fn two_plane(&self) -> &TwoPlaneReport {
         self.report
             .two_plane
@@ -197,10 +254,6 @@ fn change(new: f64, base: f64) -> f64 {
 }
 
 pub fn reproduce_dvp(a: DvpArgs) -> Result<ExitCode> {
-    let _lock = crate::output::check_out_dir(&a.out, "--out")?;
-    let runs_dir = a.out.join("runs");
-    std::fs::create_dir_all(&runs_dir)
-        .with_context(|| format!("creating {}", runs_dir.display()))?;
     let drive = Config::preset(DRIVE)?;
     let profile = builtin_profile(WORKLOAD)?;
     let requests = if a.quick {
@@ -213,45 +266,142 @@ pub fn reproduce_dvp(a: DvpArgs) -> Result<ExitCode> {
         _ => anyhow::bail!("{WORKLOAD}: expected Poisson arrivals"),
     };
     let source = Source::Synthetic(profile).limited(Some(requests));
-    let mut summary = String::new();
-    let mut say = |s: String| {
-        println!("{s}");
-        summary.push_str(&s);
-        summary.push('\n');
-    };
-    say(format!(
-        "# DVPFTL (Luo, Cheung, Sun, IEEE Access 2018): APM against PaRP\n\n\
-         Fig. 12 on {WORKLOAD} ({requests} requests, built-in look-alike, docs/workloads.md) on `{DRIVE}`:\n\
-         8 channels x 2 ways x 2 dies x 2 planes, SLC, 8 KiB pages, 60 MB/s buses; tR/tPROG/tBERS ASSUMED\n\
-         (35 us / 560 us / 7 ms, the part's datasheet maxima; docs/fidelity.md, \"DVPFTL\"). No write buffer.\n"
-    ));
-    let total = TIME_SCALES.len() * 2;
-    let mut runs = Vec::new();
-    for (i, &scale) in TIME_SCALES.iter().enumerate() {
-        for (j, name) in ["parp", "apm"].into_iter().enumerate() {
-            eprintln!(
-                "[{}/{total}] {name}, arrivals x{}",
-                i * 2 + j + 1,
-                1.0 / scale
-            );
+    // Every simulation, planned first, then run as one batch.
+    let pre = [
+        Precondition::default(),
+        Precondition::parse(WEAR_AGING)?,
+        Precondition::parse("trace-reads")?,
+        Precondition::parse("none")?,
+    ];
+    let mut sims = Sims::default();
+    // Fig. 12: PaRP and APM at each arrival rate.
+    let mut fig12 = Vec::new();
+    for &scale in &TIME_SCALES {
+        for name in ["parp", "apm"] {
             let span_ms = requests as f64 / iops * 1e3 * scale;
             let mut cfg = scheme::by_name(name)?.apply(&drive)?.with_overrides(&[
                 format!("host.time_scale={scale}"),
                 format!("metrics.interval_ms={}", span_ms / INTERVALS as f64),
             ])?;
             cfg.name = format!("{DRIVE}+{name}");
-            let report = Simulator::new(&cfg, &source, &Precondition::default())?
-                .run(&mut |_| {})
-                .with_context(|| format!("{name} at time scale {scale}"))?;
-            let file = runs_dir.join(format!("{name}_x{}.json", 1.0 / scale));
-            crate::write_json(&file, &report)?;
-            runs.push(Run {
-                scheme: name,
-                scale,
-                report,
-            });
+            let k = sims.add(
+                format!("{name}, arrivals x{}", 1.0 / scale),
+                format!("{name}_x{}", 1.0 / scale),
+                cfg,
+                &source,
+                FRESH,
+            );
+            fig12.push((name, scale, k));
         }
     }
+    // Wear: APM's erase-aware rules on an aged drive.
+    let mut wear = Vec::new();
+    for &(name, th) in &WEAR_RUNS {
+        let mut sets = vec![
+            format!("geometry.blocks_per_plane={WEAR_BLOCKS}"),
+            format!("host.time_scale={WEAR_SCALE}"),
+        ];
+        if let Some((dn, up)) = th {
+            sets.push(format!("ftl.apm.th_dn={dn}"));
+            sets.push(format!("ftl.apm.th_up={up}"));
+        }
+        let mut cfg = scheme::by_name(name)?
+            .apply(&drive)?
+            .with_overrides(&sets)?;
+        cfg.name = format!("{DRIVE}+{name}");
+        let (dn, up) = (cfg.ftl.apm.th_dn, cfg.ftl.apm.th_up);
+        let k = sims.add(
+            format!("wear: {name} {th:?}"),
+            format!("wear_{name}_{dn}_{up}"),
+            cfg,
+            &source,
+            WEAR_AGED,
+        );
+        wear.push((name, dn, up, k));
+    }
+    // Fig. 15(a): the PCMark05 tests on every interleaving.
+    let pcmark = pcmark_sources(a.quick)?;
+    let configs: Vec<(u32, u32)> = [1, 2]
+        .iter()
+        .flat_map(|&w| [1, 2, 4, 8].map(|c| (w, c)))
+        .collect();
+    let mut fig15 = Vec::new();
+    for &shape in &configs {
+        fig15.push(sims.pcmark(&drive, shape, &pcmark, false, "fig15a")?);
+    }
+    // The prototype's rates: large sequential transfers on the full drive.
+    let seq = |op: ssdlab::workload::Op| {
+        let recs = (0..SEQ_REQUESTS)
+            .map(|i| ssdlab::workload::IoRecord::new(0, op, i * SEQ_BYTES, SEQ_BYTES))
+            .collect();
+        Source::Records {
+            name: "sequential".into(),
+            records: std::sync::Arc::new(recs),
+        }
+    };
+    let (seq_write, seq_read) = (
+        seq(ssdlab::workload::Op::Write),
+        seq(ssdlab::workload::Op::Read),
+    );
+    let full = (2, 8);
+    let rate_write = sims.add(
+        "rate: sequential writes".into(),
+        "rate_write".into(),
+        closed_loop_config(&drive, full, false)?,
+        &seq_write,
+        NONE,
+    );
+    let rate_read = sims.add(
+        "rate: sequential reads".into(),
+        "rate_read".into(),
+        closed_loop_config(&drive, full, false)?,
+        &seq_read,
+        READS_MAPPED,
+    );
+    // The same ends with FAST's sequential log over virtual blocks.
+    let seqlog = [(1, 1), full]
+        .iter()
+        .map(|&shape| sims.pcmark(&drive, shape, &pcmark, true, "seqlog"))
+        .collect::<Result<Vec<usize>>>()?;
+    let seqlog_write = sims.add(
+        "seqlog rate: sequential writes".into(),
+        "seqlog_rate_write".into(),
+        closed_loop_config(&drive, full, true)?,
+        &seq_write,
+        NONE,
+    );
+
+    let header = format!(
+        "# DVPFTL (Luo, Cheung, Sun, IEEE Access 2018): APM against PaRP\n\n\
+         Fig. 12 on {WORKLOAD} ({requests} requests, built-in look-alike, docs/workloads.md) on `{DRIVE}`:\n\
+         8 channels x 2 ways x 2 dies x 2 planes, SLC, 8 KiB pages, 60 MB/s buses; tR/tPROG/tBERS ASSUMED\n\
+         (35 us / 560 us / 7 ms, the part's datasheet maxima; docs/fidelity.md, \"DVPFTL\"). No write buffer.\n"
+    );
+    // Checked before the runs, and locked while this writes it.
+    let _lock = crate::output::check_out_dir(&a.out, "--out")?;
+    let Some(reports) = crate::batch::reproduce_each(
+        &format!("{header}\n"),
+        sims.jobs.iter().map(|(j, p)| (j, &pre[*p])),
+        &a.batch,
+        &a.out,
+    )?
+    else {
+        return Ok(ExitCode::SUCCESS);
+    };
+    let mut summary = format!("{header}\n");
+    let mut say = |s: String| {
+        println!("{s}");
+        summary.push_str(&s);
+        summary.push('\n');
+    };
+    let runs: Vec<Run> = fig12
+        .iter()
+        .map(|&(scheme, scale, k)| Run {
+            scheme,
+            scale,
+            report: &reports[k],
+        })
+        .collect();
 
     say("## Fig. 12(a, b): two-plane programs, dummy pages, program latency\n".into());
     say(
@@ -370,35 +520,14 @@ pub fn reproduce_dvp(a: DvpArgs) -> Result<ExitCode> {
     let mut wear_csv = String::from(
         "scheme,th_dn,th_up,erase_spread,erase_sd,gc_count,write_amplification,mean_program_latency_us,rule_valid,rule_channel_erases,rule_all_erases\n",
     );
-    let aging = Precondition::parse(WEAR_AGING)?;
-    for (k, &(name, th)) in WEAR_RUNS.iter().enumerate() {
-        eprintln!("[{}/{}] wear: {name} {th:?}", k + 1, WEAR_RUNS.len());
-        let mut sets = vec![
-            format!("geometry.blocks_per_plane={WEAR_BLOCKS}"),
-            format!("host.time_scale={WEAR_SCALE}"),
-        ];
-        if let Some((dn, up)) = th {
-            sets.push(format!("ftl.apm.th_dn={dn}"));
-            sets.push(format!("ftl.apm.th_up={up}"));
-        }
-        let mut cfg = scheme::by_name(name)?
-            .apply(&drive)?
-            .with_overrides(&sets)?;
-        cfg.name = format!("{DRIVE}+{name}");
-        let report = Simulator::new(&cfg, &source, &aging)?
-            .run(&mut |_| {})
-            .with_context(|| format!("wear: {name}"))?;
-        let file = runs_dir.join(format!(
-            "wear_{name}_{}_{}.json",
-            cfg.ftl.apm.th_dn, cfg.ftl.apm.th_up
-        ));
-        crate::write_json(&file, &report)?;
+    for &(name, dn, up, k) in &wear {
+        let report = &reports[k];
         let t = report
             .two_plane
             .clone()
             .expect("APM and PaRP report two_plane");
         let ths = if name == "apm" {
-            format!("{} / {}", cfg.ftl.apm.th_dn, cfg.ftl.apm.th_up)
+            format!("{dn} / {up}")
         } else {
             "-".into()
         };
@@ -417,9 +546,7 @@ pub fn reproduce_dvp(a: DvpArgs) -> Result<ExitCode> {
         ));
         let _ = writeln!(
             wear_csv,
-            "{name},{},{},{},{:.4},{},{:.4},{:.3},{},{},{}",
-            cfg.ftl.apm.th_dn,
-            cfg.ftl.apm.th_up,
+            "{name},{dn},{up},{},{:.4},{},{:.4},{:.3},{},{},{}",
             report.erase_count.plane_delta,
             report.erase_count.stddev,
             report.gc.count,
@@ -447,25 +574,17 @@ pub fn reproduce_dvp(a: DvpArgs) -> Result<ExitCode> {
         },
         PCMARK.map(|(_, label)| label).join(" | ")
     ));
-    let mut fig15 = String::from(
+    let mut fig15_csv = String::from(
         "ways,channels,test,requests,bandwidth_mb_s,wa,full_merges,in_place_copybacks\n",
     );
     let mut averages = Vec::new();
     let mut ranks_ok = 0;
-    let configs: Vec<(u32, u32)> = [1, 2]
-        .iter()
-        .flat_map(|&w| [1, 2, 4, 8].map(|c| (w, c)))
-        .collect();
-    for (k, &(ways, channels)) in configs.iter().enumerate() {
-        eprintln!(
-            "[{}/{}] Fig. 15(a): {ways} way(s) x {channels} channel(s)",
-            k + 1,
-            configs.len()
-        );
+    for (&(ways, channels), &first) in configs.iter().zip(&fig15) {
         let mut speeds = Vec::new();
-        for (name, r) in pcmark_runs(&drive, (ways, channels), a.quick, false)? {
+        for (k, &(name, _)) in PCMARK.iter().enumerate() {
+            let r = &reports[first + k];
             let _ = writeln!(
-                fig15,
+                fig15_csv,
                 "{ways},{channels},{name},{},{:.3},{:.4},{},{}",
                 r.requests,
                 r.bandwidth_mb_s,
@@ -504,36 +623,7 @@ pub fn reproduce_dvp(a: DvpArgs) -> Result<ExitCode> {
 
     // The prototype's program and read rates (§IV-B1): large sequential
     // transfers on the full drive, one at a time.
-    let seq = |op: ssdlab::workload::Op| {
-        let recs = (0..SEQ_REQUESTS)
-            .map(|i| ssdlab::workload::IoRecord {
-                time_ns: 0,
-                op,
-                offset: i * SEQ_BYTES,
-                size: SEQ_BYTES,
-                hint: None,
-            })
-            .collect();
-        Source::Records {
-            name: "sequential".into(),
-            records: std::sync::Arc::new(recs),
-        }
-    };
-    let full = (2, 8);
-    let w = closed_loop_run(
-        &drive,
-        full,
-        &seq(ssdlab::workload::Op::Write),
-        "none",
-        false,
-    )?;
-    let r = closed_loop_run(
-        &drive,
-        full,
-        &seq(ssdlab::workload::Op::Read),
-        "trace-reads",
-        false,
-    )?;
+    let (w, r) = (&reports[rate_write], &reports[rate_read]);
     say(format!(
         "\n## The prototype's rates (§IV-B1)\n\n\
          {SEQ_REQUESTS} sequential {} KiB requests one at a time on 2 ways x 8 channels: program {:.1} MB/s\n\
@@ -553,19 +643,17 @@ pub fn reproduce_dvp(a: DvpArgs) -> Result<ExitCode> {
 
     // The same with FAST's sequential log over virtual blocks: the paper
     // says only "log-based hybrid"; this shows what the choice moves.
-    eprintln!("[seq] the two-layer map with a sequential log");
-    let mut seq_avg = Vec::new();
-    for shape in [(1, 1), full] {
-        let runs = pcmark_runs(&drive, shape, a.quick, true)?;
-        seq_avg.push(runs.iter().map(|(_, r)| r.bandwidth_mb_s).sum::<f64>() / runs.len() as f64);
-    }
-    let ws = closed_loop_run(
-        &drive,
-        full,
-        &seq(ssdlab::workload::Op::Write),
-        "none",
-        true,
-    )?;
+    let seq_avg: Vec<f64> = seqlog
+        .iter()
+        .map(|&first| {
+            reports[first..first + PCMARK.len()]
+                .iter()
+                .map(|r| r.bandwidth_mb_s)
+                .sum::<f64>()
+                / PCMARK.len() as f64
+        })
+        .collect();
+    let ws = &reports[seqlog_write];
     say(format!(
         "\n## Sensitivity: a sequential log (`ftl.sequential_log = true`)\n\n\
          With FAST's sequential log block over virtual blocks (a page at offset 0 of a logical block opens\n\
@@ -584,11 +672,10 @@ pub fn reproduce_dvp(a: DvpArgs) -> Result<ExitCode> {
         ("results.csv", &csv),
         ("fig12b.csv", &fig12b),
         ("wear.csv", &wear_csv),
-        ("fig15a.csv", &fig15),
+        ("fig15a.csv", &fig15_csv),
         ("summary.md", &summary),
     ] {
-        let p = a.out.join(name);
-        crate::output::write_atomic(&p, body.as_bytes())?;
+        crate::output::write_atomic(&a.out.join(name), body.as_bytes())?;
     }
     if !a.no_hdi {
         println!(

@@ -112,6 +112,23 @@ fn reproduce_dvp_quick_compares_apm_with_parp_and_writes_every_output() {
     }
     assert!(out.join("summary.md").is_file());
     assert!(out.join("runs/apm_x1.json").is_file());
+    // Every run is saved (the batch machinery): a second invocation with
+    // --resume reuses them all and writes the same results.
+    let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    let (_, stderr) = ok(&[
+        "reproduce",
+        "dvp",
+        "--quick",
+        "--no-hdi",
+        "--resume",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(stderr.contains("65 of 65 runs reused"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(out.join("summary.md")).unwrap(),
+        summary
+    );
     assert!(out.join("hdi/dvp_Distilled.csv").is_file());
     for needle in [
         "Fig. 12(a, b)",

@@ -120,6 +120,30 @@ pub struct IoRecord {
     pub hint: Option<u8>,
 }
 
+impl IoRecord {
+    /// A request of `size` bytes at byte `offset`, arriving at `time_ns`,
+    /// without a page-type hint. Every record is built through here (or
+    /// [`with_hint`](Self::with_hint)), so that a field added later changes
+    /// one place.
+    #[inline]
+    pub const fn new(time_ns: u64, op: Op, offset: u64, size: u64) -> IoRecord {
+        IoRecord {
+            time_ns,
+            op,
+            offset,
+            size,
+            hint: None,
+        }
+    }
+
+    /// This request with the host's page-type hint (PA-SSD's sHG: 0
+    /// fastest).
+    #[inline]
+    pub const fn with_hint(self, hint: Option<u8>) -> IoRecord {
+        IoRecord { hint, ..self }
+    }
+}
+
 /// A stream of records; `Err` items stop the run (no silent skipping).
 pub type RecordStream = Box<dyn Iterator<Item = Result<IoRecord>> + Send>;
 

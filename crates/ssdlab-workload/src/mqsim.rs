@@ -119,20 +119,8 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                IoRecord {
-                    time_ns: 10,
-                    op: Op::Read,
-                    offset: 4096,
-                    size: 8192,
-                    hint: None,
-                },
-                IoRecord {
-                    time_ns: 20,
-                    op: Op::Write,
-                    offset: 0,
-                    size: 512,
-                    hint: None,
-                },
+                IoRecord::new(10, Op::Read, 4096, 8192),
+                IoRecord::new(20, Op::Write, 0, 512),
             ]
         );
     }

@@ -118,20 +118,8 @@ mod tests {
             assert_eq!(
                 got,
                 vec![
-                    IoRecord {
-                        time_ns: 0,
-                        op: Op::Read,
-                        offset: 4096,
-                        size: 512,
-                        hint: None,
-                    },
-                    IoRecord {
-                        time_ns: 1000,
-                        op: Op::Write,
-                        offset: 0,
-                        size: 4096,
-                        hint: None,
-                    },
+                    IoRecord::new(0, Op::Read, 4096, 512),
+                    IoRecord::new(1000, Op::Write, 0, 4096),
                 ]
             );
         }

@@ -118,13 +118,7 @@ mod tests {
     use crate::Op;
 
     fn rec(i: u64) -> IoRecord {
-        IoRecord {
-            time_ns: i,
-            op: Op::Write,
-            offset: i * 4096,
-            size: 4096,
-            hint: None,
-        }
+        IoRecord::new(i, Op::Write, i * 4096, 4096)
     }
 
     #[test]

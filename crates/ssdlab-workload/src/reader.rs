@@ -586,13 +586,7 @@ impl<F: LineFormat> Iterator for TraceReader<F> {
                     *n -= 1;
                 }
                 let s = &self.cur;
-                Some(Ok(IoRecord {
-                    time_ns: s.time_ns,
-                    op: s.op,
-                    offset: s.offset,
-                    size: s.size,
-                    hint: None,
-                }))
+                Some(Ok(IoRecord::new(s.time_ns, s.op, s.offset, s.size)))
             }
             Ok(false) => {
                 self.done = true;

@@ -501,13 +501,7 @@ mod tests {
     use super::*;
 
     fn rec(time_ns: u64, op: Op, offset: u64, size: u64) -> IoRecord {
-        IoRecord {
-            time_ns,
-            op,
-            offset,
-            size,
-            hint: None,
-        }
+        IoRecord::new(time_ns, op, offset, size)
     }
 
     fn text(records: &[IoRecord], format: Format) -> String {

@@ -59,13 +59,12 @@ fn linnos_replayer_trace() {
             let f: Vec<&str> = l.split(' ').collect();
             let (ms, frac) = f[0].split_once('.').unwrap();
             let ns = ms.parse::<u64>().unwrap() * 1_000_000 + frac.parse::<u64>().unwrap() * 1000;
-            let rec = IoRecord {
-                time_ns: ns,
-                op: if f[4] == "1" { Op::Read } else { Op::Write },
-                offset: f[2].parse().unwrap(),
-                size: f[3].parse().unwrap(),
-                hint: None,
-            };
+            let rec = IoRecord::new(
+                ns,
+                if f[4] == "1" { Op::Read } else { Op::Write },
+                f[2].parse().unwrap(),
+                f[3].parse().unwrap(),
+            );
             (ns, f[1].parse().unwrap(), rec)
         })
         .collect();
@@ -73,13 +72,7 @@ fn linnos_replayer_trace() {
     assert_eq!(recs, want.iter().map(|w| w.2).collect::<Vec<_>>());
     assert_eq!(
         recs[0],
-        IoRecord {
-            time_ns: 131_000,
-            op: Op::Read,
-            offset: 1_295_781_888,
-            size: 65_536,
-            hint: None,
-        },
+        IoRecord::new(131_000, Op::Read, 1_295_781_888, 65_536),
         "relative clock: the first time is kept"
     );
     let c = o.counters.snapshot();
@@ -105,13 +98,7 @@ fn blkreplay_load_file() {
     assert_eq!(recs.len(), 36);
     assert_eq!(
         recs[0],
-        IoRecord {
-            time_ns: 2_100_000,
-            op: Op::Write,
-            offset: 34_789_024 * 512,
-            size: 8 * 512,
-            hint: None,
-        }
+        IoRecord::new(2_100_000, Op::Write, 34_789_024 * 512, 8 * 512)
     );
     let text = std::fs::read_to_string(&path).unwrap();
     let data: Vec<&str> = text
@@ -144,35 +131,14 @@ fn site_csv_with_header_units_trims_and_a_volume_filter() {
         vec![0, 200, 250, 1500, 1800, 2000, 2150, 2200, 2350, 2400, 2500, 2600, 2800, 3000],
         "volume 3 (the spec's `keep`), rebased, in time order"
     );
-    assert_eq!(
-        recs[0],
-        IoRecord {
-            time_ns: 0,
-            op: Op::Write,
-            offset: 1024 * 4096,
-            size: 16 * 1024,
-            hint: None,
-        }
-    );
+    assert_eq!(recs[0], IoRecord::new(0, Op::Write, 1024 * 4096, 16 * 1024));
     assert_eq!(
         recs[1],
-        IoRecord {
-            time_ns: 200 * us,
-            op: Op::Read,
-            offset: 4096 * 4096,
-            size: 64 * 1024,
-            hint: None,
-        },
+        IoRecord::new(200 * us, Op::Read, 4096 * 4096, 64 * 1024),
         "a late record is put in order; `Read` matches `read`"
     );
     // `0x400` pages and `0.5` KiB
-    assert!(recs.contains(&IoRecord {
-        time_ns: 2200 * us,
-        op: Op::Write,
-        offset: 0x400 * 4096,
-        size: 512,
-        hint: None,
-    }));
+    assert!(recs.contains(&IoRecord::new(2200 * us, Op::Write, 0x400 * 4096, 512)));
     let c = o.counters.snapshot();
     assert_eq!(recs.iter().filter(|r| r.op == Op::Read).count(), 7);
     assert_eq!(

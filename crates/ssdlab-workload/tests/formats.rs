@@ -45,13 +45,7 @@ fn zstd(bytes: &[u8]) -> Vec<u8> {
 }
 
 fn rec(time_ns: u64, op: Op, offset: u64, size: u64) -> IoRecord {
-    IoRecord {
-        time_ns,
-        op,
-        offset,
-        size,
-        hint: None,
-    }
+    IoRecord::new(time_ns, op, offset, size)
 }
 
 fn read(path: &Path, format: TraceFormat, options: &TraceOptions) -> Vec<IoRecord> {

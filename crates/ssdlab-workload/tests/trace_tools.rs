@@ -31,13 +31,7 @@ fn scratch(test: &str) -> PathBuf {
 }
 
 fn rec(time_ns: u64, op: Op, offset: u64, size: u64) -> IoRecord {
-    IoRecord {
-        time_ns,
-        op,
-        offset,
-        size,
-        hint: None,
-    }
+    IoRecord::new(time_ns, op, offset, size)
 }
 
 fn read_all(path: &Path, format: TraceFormat) -> Vec<IoRecord> {

@@ -57,13 +57,7 @@ fn aligned(x: u64, a: u64) -> bool {
 }
 
 fn rec(time_ns: u64, op: Op, offset: u64, size: u64) -> IoRecord {
-    IoRecord {
-        time_ns,
-        op,
-        offset,
-        size,
-        hint: None,
-    }
+    IoRecord::new(time_ns, op, offset, size)
 }
 
 /// Strict time order: a timestamp going backwards is an error (the default

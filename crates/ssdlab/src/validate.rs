@@ -113,13 +113,7 @@ fn records(name: &str, recs: Vec<IoRecord>) -> Source {
 }
 
 fn rec(time_ns: u64, op: Op, page: u64) -> IoRecord {
-    IoRecord {
-        time_ns,
-        op,
-        offset: page * 4096,
-        size: 4096,
-        hint: None,
-    }
+    IoRecord::new(time_ns, op, page * 4096, 4096)
 }
 
 fn run(cfg: &Config, src: &Source, pre: &str) -> Result<Report> {
@@ -197,13 +191,7 @@ pub fn timing_checks() -> Result<Vec<Check>> {
 
     // Two-plane program: LPNs 0 and 1 go to planes 0 and 1 (order P first)
     // at aligned write points: two transfers, one tPROG.
-    let two = IoRecord {
-        time_ns: 0,
-        op: Op::Write,
-        offset: 0,
-        size: 8192,
-        hint: None,
-    };
+    let two = IoRecord::new(0, Op::Write, 0, 8192);
     let r = run(&c, &records("two-plane write", vec![two]), "none")?;
     out.push(Check::exact_ns(
         "two-plane program = 2 transfers + one tPROG",
@@ -407,13 +395,7 @@ fn gc_scenario(keep_one: bool) -> Source {
 }
 
 fn two_at(time_ns: u64) -> IoRecord {
-    IoRecord {
-        time_ns,
-        op: Op::Write,
-        offset: 0,
-        size: 8192,
-        hint: None,
-    }
+    IoRecord::new(time_ns, Op::Write, 0, 8192)
 }
 
 /// Mean response of an M/D/1 queue (Pollaczek–Khinchine): S + ρS / (2(1−ρ)).
@@ -625,12 +607,9 @@ pub fn page_type_checks(requests: u64) -> Result<Vec<Check>> {
     for n in [1u64, 2, 4] {
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(n);
         let recs = (0..requests)
-            .map(|i| IoRecord {
-                time_ns: i * 10_000_000,
-                op: Op::Write,
-                offset: rng.gen_range(0..logical - n) * page,
-                size: n * page,
-                hint: None,
+            .map(|i| {
+                let offset = rng.gen_range(0..logical - n) * page;
+                IoRecord::new(i * 10_000_000, Op::Write, offset, n * page)
             })
             .collect();
         let r = run(&c, &records(&format!("pa-blind-{n}"), recs), "none")?;

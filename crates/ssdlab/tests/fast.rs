@@ -41,13 +41,7 @@ fn run(c: &Config, src: &Source, pre: &str) -> Report {
 /// Single-page writes of every logical page in address order, spaced out.
 fn sequential(pages: u64) -> Source {
     let records = (0..pages)
-        .map(|i| IoRecord {
-            time_ns: i * 200_000,
-            op: Op::Write,
-            offset: i * 4096,
-            size: 4096,
-            hint: None,
-        })
+        .map(|i| IoRecord::new(i * 200_000, Op::Write, i * 4096, 4096))
         .collect();
     Source::Records {
         name: "sequential".into(),

@@ -37,13 +37,7 @@ fn with_read_of(n: u64, lpn: u64) -> Source {
     };
     let mut recs = records.as_ref().clone();
     let t = recs.last().unwrap().time_ns + 1_000;
-    recs.push(IoRecord {
-        time_ns: t,
-        op: Op::Read,
-        offset: lpn * 4096,
-        size: 4096,
-        hint: None,
-    });
+    recs.push(IoRecord::new(t, Op::Read, lpn * 4096, 4096));
     Source::Records {
         name: "gc-and-a-read".into(),
         records: Arc::new(recs),

@@ -20,13 +20,7 @@ fn records(recs: Vec<IoRecord>) -> Source {
 }
 
 fn rec(time_ns: u64, op: Op, offset: u64) -> IoRecord {
-    IoRecord {
-        time_ns,
-        op,
-        offset,
-        size: 4096,
-        hint: None,
-    }
+    IoRecord::new(time_ns, op, offset, 4096)
 }
 
 #[test]

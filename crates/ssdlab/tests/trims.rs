@@ -17,13 +17,7 @@ mod common;
 const PAGE: u64 = 4096;
 
 fn rec(time_ns: u64, op: Op, page: u64, pages: u64) -> IoRecord {
-    IoRecord {
-        time_ns,
-        op,
-        offset: page * PAGE,
-        size: pages * PAGE,
-        hint: None,
-    }
+    IoRecord::new(time_ns, op, page * PAGE, pages * PAGE)
 }
 
 fn records(name: &str, r: Vec<IoRecord>) -> Source {
@@ -55,20 +49,13 @@ fn a_trim_unmaps_the_whole_pages_it_covers() {
             .collect();
         // Pages 2 and 3 whole; page 4 only half (it keeps its data); and
         // a trim of less than a page (trims nothing).
-        r.push(IoRecord {
-            time_ns: 100_000_000,
-            op: Op::Trim,
-            offset: 2 * PAGE,
-            size: 2 * PAGE + PAGE / 2,
-            hint: None,
-        });
-        r.push(IoRecord {
-            time_ns: 101_000_000,
-            op: Op::Trim,
-            offset: 6 * PAGE + 1,
-            size: PAGE,
-            hint: None,
-        });
+        r.push(IoRecord::new(
+            100_000_000,
+            Op::Trim,
+            2 * PAGE,
+            2 * PAGE + PAGE / 2,
+        ));
+        r.push(IoRecord::new(101_000_000, Op::Trim, 6 * PAGE + 1, PAGE));
         let (rep, sim) = run(&c, &records("trim", r), "none");
         let mapped: Vec<bool> = (0..8).map(|l| sim.holds(l)).collect();
         assert_eq!(

@@ -16,13 +16,7 @@ mod common;
 const PAGE: u64 = 4096;
 
 fn write(time_ns: u64, page: u64, pages: u64) -> IoRecord {
-    IoRecord {
-        time_ns,
-        op: Op::Write,
-        offset: page * PAGE,
-        size: pages * PAGE,
-        hint: None,
-    }
+    IoRecord::new(time_ns, Op::Write, page * PAGE, pages * PAGE)
 }
 
 fn records(r: Vec<IoRecord>) -> Source {

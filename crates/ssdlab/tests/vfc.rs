@@ -32,13 +32,7 @@ fn writes(name: &str, n: u64, mut at: impl FnMut(u64) -> (u64, u64, u64)) -> Sou
     let records = (0..n)
         .map(|i| {
             let (time_ns, offset, size) = at(i);
-            IoRecord {
-                time_ns,
-                op: Op::Write,
-                offset,
-                size,
-                hint: None,
-            }
+            IoRecord::new(time_ns, Op::Write, offset, size)
         })
         .collect();
     Source::Records {

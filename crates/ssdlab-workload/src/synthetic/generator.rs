@@ -275,13 +275,9 @@ impl Generator {
             _ => None,
         };
         self.emitted += 1;
-        Ok(Some(IoRecord {
-            time_ns,
-            op,
-            offset,
-            size,
-            hint,
-        }))
+        Ok(Some(
+            IoRecord::new(time_ns, op, offset, size).with_hint(hint),
+        ))
     }
 }
 
