@@ -256,16 +256,24 @@ impl Ftl {
     /// buffered data was trimmed).
     #[inline]
     pub fn unassign(&mut self, plane: PlaneId) {
-        self.alloc.plane_pending[plane.index()] -= 1;
+        self.written_assigned(plane);
     }
 
     /// The program of a page assigned to `plane` was dispatched.
     #[inline]
     pub fn assigned_written(&mut self, plane: PlaneId) {
-        self.alloc.plane_pending[plane.index()] -= 1;
+        self.written_assigned(plane);
         if let Some(tp) = &mut self.alloc.two_plane {
             tp.programmed(plane);
         }
+    }
+
+    /// A page assigned to `plane` is no longer pending.
+    #[inline]
+    fn written_assigned(&mut self, plane: PlaneId) {
+        let n = &mut self.alloc.plane_pending[plane.index()];
+        assert!(*n > 0, "plane {plane} has no page assigned to it pending");
+        *n -= 1;
     }
 
     /// Host pages assigned to `plane` and not yet programmed.

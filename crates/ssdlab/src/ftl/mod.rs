@@ -433,9 +433,16 @@ impl Ftl {
     #[inline]
     pub fn invalidate(&mut self, ppn: Ppn) {
         let gb = self.map.gblock_of(ppn).0;
+        let plane = self.map.plane_of_block(BlockId(gb)).index();
+        // Release assertions (as the rest of this kind): a count that went
+        // below zero would wrap and corrupt every figure after it.
+        assert!(
+            self.blocks.valid[gb as usize] > 0 && self.blocks.plane_valid[plane] > 0,
+            "invalidating page {ppn} of block {gb}, which holds no valid page"
+        );
         self.maps.p2l.set(ppn as usize, INVALID);
         self.blocks.valid[gb as usize] -= 1;
-        self.blocks.plane_valid[self.map.plane_of_block(BlockId(gb)).index()] -= 1;
+        self.blocks.plane_valid[plane] -= 1;
         if self.blocks.state[gb as usize] == BlockState::Closed && self.fast.is_none() {
             if self.domains.is_die() {
                 let g = self.group_of(BlockId(gb));
@@ -538,6 +545,7 @@ impl Ftl {
             })?;
             self.blocks.group_closed[g as usize] = 0;
             for b in self.group_blocks(g).collect::<Vec<_>>() {
+                assert_eq!(self.blocks.state[b.index()], BlockState::Closed);
                 self.blocks.state[b.index()] = BlockState::Victim;
             }
             return Some(g);
@@ -547,6 +555,11 @@ impl Ftl {
             .blocks
             .victims
             .pick(plane.0, now, rng, |b| valid[b as usize] as u32)?;
+        assert_eq!(
+            self.blocks.state[gb as usize],
+            BlockState::Closed,
+            "victim block {gb} is not closed"
+        );
         self.blocks.state[gb as usize] = BlockState::Victim;
         Some(gb)
     }
@@ -644,6 +657,7 @@ impl Ftl {
     #[inline]
     pub fn unpin(&mut self, ppn: Ppn) -> u32 {
         let gb = self.map.gblock_of(ppn).index();
+        assert!(self.blocks.pins[gb] > 0, "unpinning block {gb}, not pinned");
         self.blocks.pins[gb] -= 1;
         self.blocks.pins[gb] as u32
     }

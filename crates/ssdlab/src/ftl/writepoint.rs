@@ -286,6 +286,11 @@ impl Ftl {
             }
             b
         };
+        assert_eq!(
+            self.blocks.state[a as usize],
+            BlockState::Free,
+            "opening block {a}, which is not free"
+        );
         self.blocks.state[a as usize] = BlockState::Active;
         self.set_active(s, a);
         a

@@ -279,6 +279,7 @@ impl Simulator {
         let o = self.ftl.fast().expect("FAST").offset_of_page(tx.dst);
         let m = &mut self.merges()[u];
         m.ready[o as usize] = p;
+        assert!(m.reading > 0, "a merge read done with none under way");
         m.reading -= 1;
         self.merge_refill(u);
     }

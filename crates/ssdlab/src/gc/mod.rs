@@ -70,6 +70,22 @@ pub(crate) struct GcJob {
     pub(crate) fruitless: u32,
 }
 
+impl GcJob {
+    /// One of the job's moves is done (programmed, or dropped).
+    #[inline]
+    pub(crate) fn move_done(&mut self) {
+        assert!(self.pending > 0, "a GC move done with none pending");
+        self.pending -= 1;
+    }
+
+    /// One of the job's moves has its page read.
+    #[inline]
+    pub(crate) fn read_done(&mut self) {
+        assert!(self.reading > 0, "a GC read done with none under way");
+        self.reading -= 1;
+    }
+}
+
 /// How GC units are reclaimed (module documentation). Each variant holds
 /// the state only it needs.
 pub(crate) enum Reclaimer {
@@ -198,7 +214,9 @@ impl Gc {
     pub(crate) fn clock_change(&mut self, die: DieId, delta: i32, now: Time) {
         let acc = self.clock(die, now);
         let g = &mut self.clock[die.index()];
-        g.0 = (g.0 as i32 + delta) as u32;
+        let active = g.0 as i64 + delta as i64;
+        assert!(active >= 0, "die {die}: more GCs ended than started");
+        g.0 = active as u32;
         g.1 = now;
         g.2 = acc;
     }
@@ -372,7 +390,7 @@ impl Simulator {
 
     /// A move of unit `u` is done (programmed, or dropped).
     pub(crate) fn gc_progress(&mut self, u: usize) {
-        self.gc.jobs[u].pending -= 1;
+        self.gc.jobs[u].move_done();
         self.gc_refill(u);
     }
 
@@ -526,7 +544,7 @@ impl Simulator {
                 self.metrics.gc.moves_dropped += 1;
                 self.free_txn(t);
                 if tx.kind == CmdKind::Read {
-                    self.gc.jobs[u].reading -= 1;
+                    self.gc.jobs[u].read_done();
                 }
                 self.gc_move_dropped(t);
                 continue;

@@ -75,7 +75,7 @@ impl Simulator {
         let tx = self.txns[t];
         let u = tx.unit as usize;
         let p = self.gc_txn(u, CmdKind::Program, tx.plane, tx.lpn, tx.src);
-        self.gc.jobs[u].reading -= 1;
+        self.gc.jobs[u].read_done();
         p
     }
 }

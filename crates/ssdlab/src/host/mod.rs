@@ -389,6 +389,10 @@ impl Simulator {
     pub(crate) fn sub_done(&mut self, req: ReqId) {
         let now = self.engine.now();
         let r = &mut self.host.reqs[req];
+        assert!(
+            r.pages_left > 0,
+            "request {req}: a page done more than it has"
+        );
         r.pages_left -= 1;
         if r.pages_left > 0 {
             return;
@@ -415,6 +419,10 @@ impl Simulator {
         self.metrics.last_completion = now;
         self.metrics.queue_depth(now, -1);
         self.host.free_reqs.push(req);
+        assert!(
+            self.host.outstanding > 0,
+            "a request done with none outstanding"
+        );
         self.host.outstanding -= 1;
         self.host.completed += 1;
         if self.cfg.host.mode == HostMode::ClosedLoop {
