@@ -1,9 +1,11 @@
 //! ssdlab: a fast, deterministic, trace-driven NAND-flash SSD simulator.
 //!
-//! Layers (see docs/architecture.md): `workload` → `host` → `buffer` →
-//! `ftl` → `gc` → `sched` → `flash`, wired and driven by `sim` over the
-//! discrete-event `engine`, measured by `metrics`, configured by `config`
-//! and composed into named schemes by `scheme`.
+//! The modules form layers (docs/architecture.md, "Layers"; checked by
+//! `tests/layers.rs`), bottom to top: `addr`, `engine`, `mem`, `types`
+//! (and the workload crate), `config`, `domain`, `flash`, `metrics`,
+//! `sched`, `gc`, `ftl`, `buffer`, `host`, `scheme`, and `sim` (with
+//! `validate`), which builds every layer and drives the event loop. A
+//! request meets them top down: host, buffer, FTL, GC, scheduler, flash.
 
 pub mod addr;
 pub mod buffer;

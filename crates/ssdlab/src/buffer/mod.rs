@@ -6,6 +6,22 @@
 //! programmed; still serves reads) or Free. A slot frees when its page's
 //! program completes. A write to a Dirty LPN updates it in place; a write to a
 //! Flushing LPN needs a new slot, which becomes the LPN's newest copy.
+//!
+//! Each dirty page belongs to the die (and, except under die round-robin
+//! allocation, the plane) it will be flushed to, chosen when it enters the
+//! buffer (`admit.rs`); an in-place update keeps its slot. Waiting writes
+//! are admitted strictly in arrival order. `wants_eviction(waiting)` holds
+//! while there are dirty pages and free-plus-flushing slots are fewer than
+//! `max(ceil(capacity × free_watermark), min(waiting, capacity))`: with the
+//! default watermark 0, eviction starts only when writes wait for a slot.
+//!
+//! An [`EvictionPolicy`] reads the buffer through its public accessors and
+//! returns the slots to evict: `DieRoundRobin` (Baseline-D, EPO),
+//! `DieMultiPlane` (Baseline-P: a die's LRU page and, per other plane, its
+//! LRU page bound there), `DieWrite` (SPD: multiples of the planes of a
+//! die), `SuperPageEviction` (a logical super page) and `FromDie` (a
+//! Die-GC completing its last Die-Write). The composition root
+//! (`scheme/compose.rs`) chooses one.
 
 pub mod admit;
 

@@ -1,5 +1,19 @@
 //! The executor: dies and channels as resources, a command's timing, and its
 //! events.
+//!
+//! Events refer to dies, not to transactions: `ReadArrayDone` and `DieDone`
+//! carry a die, `TransferDone` a die and a member's position in its command
+//! (`die × 16 + i`); the die's record lists its command's transactions.
+//!
+//! **Multi-register planes** (`flash.plane_registers` = k, the parallel-GC
+//! paper's chip): each plane's free registers are counted (`registers`); a
+//! command takes one per page on that page's plane and gives them back when
+//! it ends (asserted). The command builder (`fill_registers`) lets up to k
+//! copybacks of each member plane's GC queue join a copyback command (only
+//! the planes' first pages are paired under the multi-plane rule). A plane
+//! reads for as long as its longest read and programs for as long as its
+//! longest program, so a command of k copybacks on one plane takes tR +
+//! tPROG (`validate::parallel_gc_checks` checks it exactly).
 
 use crate::addr::{DieId, PlaneId, Ppn, INVALID};
 use crate::config::Config;

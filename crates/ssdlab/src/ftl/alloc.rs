@@ -1,5 +1,26 @@
-//! Allocation: which plane (static, round-robin, least-busy, die round-robin)
-//! and, under `ftl.align_block_index`, which block a write opens.
+//! Allocation: the free blocks and the GC's reserve, which plane a write
+//! goes to (static, round-robin, least-busy, die round-robin) and, under
+//! `ftl.align_block_index`, which block a write opens.
+//!
+//! **Dynamic allocation keeps room for GC.** Under dynamic allocation a
+//! rewritten LPN's data may move to another plane, so one plane could gather
+//! more valid data than it can hold and leave GC nothing to reclaim. The
+//! FTL counts valid pages per plane and host pages assigned to a plane but
+//! not yet programmed (`assign` when a page is given its plane, at buffer
+//! insertion or when an unbuffered write is queued; `assigned_written` when
+//! its program is dispatched); the dynamic policies pick only planes whose
+//! valid plus pending pages stay below the plane's size minus the GC
+//! threshold and two blocks (`has_room`), and choose as without the rule if
+//! none does. Static allocation fixes each LPN's plane and needs no rule.
+//!
+//! **Aligned block indices** (`ftl.align_block_index`, ParaGC's alignment):
+//! a per-plane opening takes the index a sibling plane (of those that may
+//! pair) is writing in its stream, if that block is free here, else the
+//! first index of the span's first plane's free list that is free in every
+//! plane of the span (`aligned_open_pos`, used by both `peek_write` and
+//! `open_block`, so what the builder judges is what is written). Because one
+//! plane's opening decides the next one's, the builder then joins programs
+//! and copybacks of one write stream only.
 
 use std::collections::VecDeque;
 

@@ -1,5 +1,23 @@
 //! The FTL's consistency checker: every invariant of the maps, blocks and
 //! free lists, verified on demand.
+//!
+//! With `check.enabled` (`--check`) the FTL keeps versions (`maps.rs`): per
+//! LPN the latest the host wrote (taken when a host page enters the buffer or
+//! is queued unbuffered), per physical page the one it holds (set when
+//! programmed, carried by relocation); aged data has version 0. `check`
+//! verifies: valid pages only where programmed; forward and reverse maps
+//! agree both ways; per-block and per-plane valid counts; free blocks have
+//! write pointer 0, closed blocks are full and in the victim index; free
+//! lists hold exactly the free blocks; active blocks are active; every write
+//! stream's cursor is what its active block says; aligned groups, type pools
+//! and FAST's units keep their own rules (`groups.rs`, `lanes.rs`,
+//! `mapping/fast.rs`); and for every LPN the newest copy in flight (buffer,
+//! else a queued program) has the latest version, or else the mapped page
+//! does, and a written LPN is never unmapped. It runs at the end of a run and
+//! every `check.interval_requests` completions, O(physical + logical pages);
+//! `check_totals`, O(blocks), runs after every run. Cheap local invariants
+//! are release assertions where they hold (`Ftl::invalidate`, `erase`,
+//! `open_block`, `unpin`, ...).
 
 use super::*;
 use crate::addr::{Lpn, INVALID};

@@ -1,5 +1,21 @@
 //! Aligned block groups (`ftl.block_groups = "die"`): the planes of a die
 //! open, collect and erase blocks of one index together.
+//!
+//! The free list is per die and holds group indices: group `g` is block `g`
+//! of every plane of the die. When a plane's write stream needs a block it
+//! takes the group a sibling plane opened first (each plane and stream has a
+//! FIFO of such reserved groups), or else pops a free group and reserves it
+//! for every sibling's same stream; so the planes of a die open the same
+//! indices in the same order, whatever order they fill them in. A group
+//! enters the victim index (keyed `die * blocks_per_plane + g`, its valid
+//! count the sum over its blocks) when all its blocks are closed, and is
+//! free again when its last block is erased. The GC unit is the die
+//! (`gc/group.rs`), which reads the victim group page index by page index
+//! across the planes and programs the moves over the die's planes; while a
+//! die collects, its host writes wait. A plane's stream's *position* (blocks
+//! opened × pages per block, plus the active block's write pointer) makes
+//! aligned write points checkable (`die_alignment`, run after every
+//! Die-Write with the checker on).
 
 use super::*;
 use crate::addr::{BlockId, DieId, INVALID};

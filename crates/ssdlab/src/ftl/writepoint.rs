@@ -3,6 +3,15 @@
 //! which asks per queue head), page choice within a block (index order,
 //! relaxed program order's lanes, parity destinations), and opening the
 //! next block (per plane or as an aligned group).
+//!
+//! **Parity destinations** (`gc.parity_destinations`, the parallel-GC
+//! paper's Alg. 3, with `flash.copyback_odd_even`): a block keeps the lowest
+//! free page of each parity; a copyback takes the lowest free page of its
+//! source's parity (`Place::Parity`, decided in `dest.rs`), any other write
+//! the lowest free page, so blocks are programmed out of index order (the
+//! write pointer then counts programmed pages). A copyback whose parity has
+//! no free page left in the active block goes through the controller
+//! (`clean_gc_head`, `gc.copyback_fallbacks`).
 
 use super::*;
 use crate::addr::{BlockId, DieId, PlaneId, INVALID};

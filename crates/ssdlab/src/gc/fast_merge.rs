@@ -1,4 +1,19 @@
 //! FAST merges: reclaiming a log unit by merging its logical blocks.
+//!
+//! Under a hybrid map (`ftl.mapping = "fast"` or `"vfc"`) the forward map
+//! still says where every page is (FAST's block map plus its log page map,
+//! flattened), so reads, the buffer and the checker need nothing new; what
+//! changes is where pages may be and how space comes back. Host writes keep
+//! the ordinary path (the domain's active block is the log), a GC unit is
+//! the map's domain (`Domains`), `Ftl::needs_gc` and `pick_victim` ask FAST
+//! (the oldest closed log), and this reclaimer merges the victim. A merge is
+//! ordinary transactions (`Owner::Gc`, kept even when stale: `Txn::keep`)
+//! with fixed destinations (`Txn::dst`, a `Dest::Fixed`): reads queued like
+//! GC reads, programs released page index by page index so a group's pages
+//! reach their planes' GC queues together (one Die-Write under SPD), erases
+//! waiting on pins as GC erases do. Under DVPFTL's map a page that stays on
+//! its plane moves by copyback to its fixed place, and a VFC's merge keeps
+//! all its dies busy and kicks them.
 
 use crate::addr::{BlockId, PlaneId, INVALID};
 use crate::config::Config;

@@ -1,5 +1,6 @@
-//! Garbage collection: one job per GC unit (a plane, or with aligned block
-//! groups a die), the GC-active clock, and the reclaimer that runs the jobs.
+//! Garbage collection: one job per GC unit (a plane, a die with aligned
+//! block groups, or a virtual flash chip: `domain::Domains`), the GC-active
+//! clock, and the reclaimer that runs the jobs.
 //!
 //! A reclaimer decides when a unit collects (trigger), which pages move and
 //! where their moves go (migration plan), and when the victim is erased. The
@@ -14,8 +15,53 @@
 //! | FAST merge | `fast_merge.rs` | a hybrid map's domain (plane, die, or virtual flash chip) | merges of the oldest log unit into data units (DVPFTL's: in-place copybacks where a page stays on its plane; started once an event's commands are committed) |
 //!
 //! The entry points below (`gc_trigger`, `gc_refill`, `gc_txn_done`,
-//! `gc_unpinned`, `gc_holds_host_writes`, `clean_gc_head`) are all the
+//! `read_unpin`, `gc_holds_host_writes`, `clean_gc_head`) are all the
 //! rest of the simulator calls; each dispatches on the reclaimer.
+//!
+//! ## A GC, step by step (the per-plane reclaimer; the others differ as the
+//! table says)
+//!
+//! - **Trigger.** `gc_trigger(plane)` starts a job when the unit has none and
+//!   `Ftl::needs_gc` holds (free pages below `gc.threshold`, given as a
+//!   percentage of the plane or as blocks, converted to pages). It runs for
+//!   every plane after aging, after every program or copyback that wrote to
+//!   the plane, and after each GC erase, so GC repeats until the plane is
+//!   above the threshold. Under DVPFTL's map it is deferred to the end of the
+//!   event (`Gc::deferred`, started by the event loop).
+//! - **Victim.** `begin_gc` takes the unit's victim from the FTL's victim
+//!   index (`victim.rs`: no policy scans the blocks of a plane) and resets
+//!   the job; IPPBE (`gc.blocks_per_gc = 2`) takes a second victim of the
+//!   plane, walked after the first and erased with it.
+//! - **Moves, a window at a time.** The job walks its victim's pages with a
+//!   cursor and keeps at most `gc.moves_in_flight` moves queued or executing
+//!   (`gc_refill`): each valid page becomes one `Class::Gc` transaction, a
+//!   copyback (`gc.migration = "copyback"`) or a read whose completion queues
+//!   a GC program (`"controller"`). Moves are scheduled, joined into
+//!   multi-plane commands and timed like host traffic; where a move writes is
+//!   `Simulator::dest`'s (`ftl/dest.rs`), in the plane's GC write stream.
+//! - **Dropped moves.** `clean_gc_head` drops a move at the head of a GC queue
+//!   whose source no longer holds its page (the host rewrote it), counting it
+//!   in `gc.moves_dropped`, and turns a copyback the odd/even rule forbids at
+//!   its destination into a move through the controller
+//!   (`gc.copyback_fallbacks`).
+//! - **Erase.** `try_erase` queues the erase (GC class) once the cursor has
+//!   passed the last page, no move is pending, and no host read pins a block
+//!   of the victim (the last unpin, `read_unpin`, tries again). Its completion
+//!   frees the block, ends the job and calls `gc_trigger` again.
+//! - **Host writes wait.** A plane's host writes are not eligible while its GC
+//!   queue holds work (`gc_holds_host_writes`); with aligned block groups not
+//!   while the die collects; a joined ParaGC holds its plane. With
+//!   `gc.hold_die` every host command of the die waits for its GCs
+//!   (`Gc::holds_die`), except while they only wait for host reads to drain.
+//!   Host writes may never take the last free blocks GC keeps (one per stream
+//!   GC writes to, `Ftl::peek_write`).
+//! - **Time blocked by GC.** Each die keeps a clock of the time at least one
+//!   of its units collects (`Gc::clock`); a host program stores it when queued
+//!   and replaces it, at dispatch, by the GC time it waited through
+//!   (`gc.blocked_share`).
+//! - **Livelock guard.** A victim whose pages are all valid frees nothing;
+//!   after more than `blocks_per_plane` such victims in a row in one unit the
+//!   run stops with an error saying GC cannot free space.
 
 pub mod fast_merge;
 pub mod group;

@@ -1,5 +1,17 @@
 //! How the host turns byte addresses into logical pages, and the workload
 //! pre-scan (footprint, pages read and written).
+//!
+//! The pre-scan (`scan`) reads the whole workload once before the run when
+//! something needs it — a buffer sized by footprint, compact addressing, or
+//! aging from the trace (`trace-reads`, `trace-sequence`) — and fills three
+//! bitmaps over LPNs (touched, read, written). A source yields the same
+//! records at every open, so the scan sees exactly what is replayed.
+//!
+//! Address modes (`host.address_mode`, [`AddressMap`]): `fold` maps a byte
+//! page to `page % logical_pages`, as other simulators do; `compact` numbers
+//! the distinct pages the pre-scan met densely, in order of first touch
+//! (modulo the logical capacity), so a trace spread over a large device runs
+//! on a small drive without unrelated pages colliding.
 
 use rustc_hash::FxHashMap;
 

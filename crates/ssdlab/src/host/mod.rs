@@ -1,5 +1,32 @@
 //! The host: arrival of requests (open and closed loop, replays), their
 //! splitting into page sub-requests, and request completion.
+//!
+//! - **Arrival.** Open loop: a record's arrival is its timestamp, rebased to
+//!   the first record and scaled by `host.time_scale`; records arriving at one
+//!   instant are submitted in one event. Closed loop: timestamps are ignored;
+//!   `host.queue_depth` requests are owed at time 0 and one more per
+//!   completion, all those owed at an instant submitted in one event.
+//! - **Replays** (`host.replays`, PA-SSD's multi-run mode). `pull` records
+//!   the first pass's first and last times and its record count; when the
+//!   stream ends and another pass is due it reopens the source and adds the
+//!   first pass's span plus one mean gap to every later time. Nothing else
+//!   tells passes apart: metrics, warm-up and the checker see one workload.
+//!   A `--limit` applies to each pass.
+//! - **Pages.** `submit` covers pages `offset / page_size` to
+//!   `(offset + size − 1) / page_size`; a partial page with
+//!   `host.partial_write_rmw` whose LPN is mapped and not in the buffer is
+//!   read first (a read-modify-write). A request-level allocator places a
+//!   write request whole (`ftl/request.rs`).
+//! - **Trims** (`Op::Trim`, replayed with `--replay-trims`) take effect at
+//!   arrival, on the whole pages they cover: writes still waiting for buffer
+//!   space complete unstored, a buffered copy leaves the buffer (its plane's
+//!   assigned page is given back), the in-flight map forgets the page (its
+//!   program writes a stale page), and the FTL invalidates and unmaps it
+//!   (under DFTL the entry changes like a write's). The checker's version
+//!   goes back to 0. A trim completes at arrival and is counted in the
+//!   report's `trim` section. A read-modify-write whose read is under way
+//!   when a trim of its page arrives still writes its page afterwards (the
+//!   one order the model does not keep).
 
 pub mod address;
 pub(crate) mod pagetype;

@@ -1,4 +1,30 @@
 //! The `--precondition` language: how the drive is aged before a run.
+//!
+//! `none`, or parts joined by `+`, applied by `Simulator::new` in this fixed
+//! order whatever the order written, without simulated time and with the
+//! model's random generator, before `gc_trigger` on every plane:
+//!
+//! 1. `fill:USED:VALID` — `Ftl::precondition_fill`: every plane to `USED` of
+//!    its pages (or a level drawn per plane, per die with aligned groups,
+//!    from a range `LO-HI`), `VALID` of them valid; multi-threaded, one seed
+//!    per group of planes, so the result does not depend on the threads.
+//! 2. `age:X` — `Ftl::precondition_map` over LPNs `0 .. round(X ×
+//!    logical_pages)`: each LPN without data written once, in LPN order, to
+//!    the plane `choose_plane` gives, with untimed GC (`make_room`) at the
+//!    threshold.
+//! 3. `trace-sequence` — `Ftl::precondition_sequence` writes
+//!    `fill_sequence` again and again, with untimed GC, until a pass in
+//!    which GC ran has a write amplification within 1 % of the previous such
+//!    pass, or 20 passes.
+//! 4. `trace-writes` — `Ftl::precondition_steady` replays the workload's
+//!    page writes (in request order, then shuffled) with untimed GC until the
+//!    mean valid pages per victim of a pass is within 2 % (or 0.1 page) of the
+//!    previous one's, after at least three passes with GC (or 20 passes).
+//! 5. `trace-reads` — `Ftl::precondition_map` over the pre-scan's read
+//!    bitmap.
+//!
+//! What happened is reported in `PreconditionReport` (the result's
+//! `precondition` object).
 
 use rand_xoshiro::Xoshiro256PlusPlus;
 

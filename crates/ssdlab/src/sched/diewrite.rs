@@ -1,5 +1,25 @@
 //! Die-Writes (SPD): every program is one page on each plane of the die;
 //! host gangs from the buffer, GC gangs from staging, SPD+ combining.
+//!
+//! Programs are queued as *gangs*: one transaction per plane, in the same
+//! queue class, at once. Because gangs enter and leave whole, the k-th
+//! program of every plane's queue belongs to the same gang, and the command
+//! builder (`gang`) only checks that every plane's head of the class is a
+//! program that may run, then pops them together; every member goes to the
+//! gang's one write stream (`gang_writer`). Host gangs come from the buffer
+//! (`DieWrite` eviction: a multiple of N pages of one die on planes 0..N−1 in
+//! turn; padded when the buffer has no full gang and nothing is flushing).
+//! GC gangs come from *staging*: pages a Die-GC read wait per die and stream
+//! (`[cold, hot]`) until N are ready (`flush_staging`); when the victim has
+//! been read, the last short gang is completed with the die's least recently
+//! used dirty buffer pages, then padding (`complete_staging`). A GC gang's
+//! pages may use the GC reserve, and a move whose page the host rewrote after
+//! it was read is still programmed (stale) so the gang stays whole.
+//!
+//! SPD+ (`gc.combine_host_writes`): pages the buffer evicts to a die whose
+//! Die-GC is still reading are staged with its moves, provided the GC keeps
+//! room for the victim's valid pages plus every combined page not yet
+//! programmed (`gc_has_room_for`); otherwise they wait as SPD's do.
 
 use crate::addr::{DieId, PlaneId, INVALID};
 use crate::config::Config;

@@ -11,6 +11,18 @@
 //! write points are aligned. Garbage collection (`gc`) feeds its moves into
 //! the same queues; the executor (`flash::executor`) times commands on dies
 //! and channels.
+//!
+//! `Simulator::new` is the composition root: it builds the GC units' shape
+//! and every policy object (`scheme::compose`) and hands each to its layer.
+//!
+//! **The in-flight map** (`Simulator::inflight`) maps an LPN to its newest
+//! queued or executing host program. Programs of one LPN can race (two
+//! evictions of it, two unbuffered writes in different planes' queues); at
+//! dispatch a program maps its LPN only if it is still the newest, and an
+//! older one that runs later is programmed stale (it costs flash time and
+//! counts as a host program). The entry goes when the newest program
+//! completes. This keeps the newest data mapped whatever the execution order,
+//! and is the checker's view of data not yet on flash.
 
 mod txn;
 mod watch;

@@ -1,4 +1,16 @@
 //! DFTL's cost on the timed path: mapping reads and write-backs.
+//!
+//! The forward map is extended by the translation pages (LPNs after the
+//! host's), so it stays the ground truth: a translation page is allocated,
+//! moved by GC, aged and checked like host data, and DFTL's directory is
+//! its forward-map entry. What DFTL adds is cost, all of it here: a host
+//! read asks the cached mapping table (`cache.rs`); a miss joins or issues a
+//! mapping read (`Origin::Mapping`, queued with host reads) and parks a
+//! `MapWaiter` until the page arrives (`map_loaded`). Entries an insert
+//! pushes out dirty, and translation pages a finished GC changed
+//! (`map_moved`, `flush_gc_translation`), are written back by `map_program`
+//! like a host page. The map's content is not modelled (the forward map is
+//! always exact): only when a translation page is read or written matters.
 
 use crate::config::Requirement;
 use rustc_hash::FxHashMap;
