@@ -56,13 +56,13 @@ impl Config {
                 return err(f, "must be at least 1".into());
             }
         }
-        if g.planes_per_die as usize > crate::sim::MAX_PLANES_PER_DIE {
+        if g.planes_per_die as usize > crate::types::MAX_PLANES_PER_DIE {
             return err(
                 "geometry.planes_per_die",
                 format!(
                     "{} is more than the {} planes per die supported",
                     g.planes_per_die,
-                    crate::sim::MAX_PLANES_PER_DIE
+                    crate::types::MAX_PLANES_PER_DIE
                 ),
             );
         }
