@@ -197,7 +197,11 @@ INTERRUPT = textwrap.dedent(
     out = {}
     try:
         if mode == "run":
-            r = ssdlab.run(preset="small", workload="spd/hm_0", set={"host.replays": 1000})
+            r = ssdlab.run(preset="small", workload="spd/hm_0", precondition="none",
+                           set={"host.replays": 1000})
+        elif mode == "precondition":
+            # ageing a 512 GiB drive takes seconds
+            r = ssdlab.run(preset="spd-512g", workload="spd/hm_0", precondition="fill:0.95:0.8")
         else:
             fifo = sys.argv[3]
             writer = os.open(fifo, os.O_RDWR)  # holds the pipe open
@@ -205,8 +209,8 @@ INTERRUPT = textwrap.dedent(
                 # two records, then nothing more
                 os.write(writer, b"128166372003061629,hm,0,Write,4096,4096,100\\n"
                                  b"128166372003071629,hm,0,Read,4096,4096,100\\n")
-            pre = "trace-reads" if mode == "trace-reads" else "none"
-            r = ssdlab.run(trace=fifo, trace_format="msr", precondition=pre)
+            # a pipe is read once: no preconditioning that reads it first
+            r = ssdlab.run(trace=fifo, trace_format="msr", precondition="none")
         out = {"partial": r.partial, "requests": r.to_dict()["requests"]}
     except KeyboardInterrupt as e:
         out = {"keyboard_interrupt": str(e)}
@@ -243,9 +247,9 @@ def test_ctrl_c_while_a_trace_pipe_sends_nothing(tmp_path):
 
 
 def test_ctrl_c_before_the_run_raises_keyboard_interrupt(tmp_path):
-    # Waiting for the trace's first bytes, or reading it before the run
-    # (trace-reads): there is no run to return.
-    for mode in ["empty", "trace-reads"]:
+    # Waiting for the trace's first bytes, or ageing the drive before the
+    # run: there is no run to return.
+    for mode in ["empty", "precondition"]:
         d = tmp_path / mode
         d.mkdir()
         out = _interrupted(d, mode, 0.5)

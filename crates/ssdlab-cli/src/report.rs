@@ -216,6 +216,8 @@ struct RunView {
     timeseries: Value,
     #[serde(default)]
     run: Value,
+    #[serde(default)]
+    warnings: Value,
 }
 
 /// Points of a GC timeline kept per run: more than a chart draws
@@ -262,6 +264,7 @@ fn runs(dir: &Path) -> Result<Vec<(String, Value)>> {
                 "latency_cdf": r.latency_cdf,
                 "timeseries": r.timeseries,
                 "run": r.run,
+                "warnings": r.warnings,
             });
             let stem = p
                 .file_stem()

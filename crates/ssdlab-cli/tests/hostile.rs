@@ -162,22 +162,98 @@ fn negative_nan_infinite_and_overflowing_timestamps() {
         "replayed.trace",
         b"0 0 1024 8 0\n3000000000000000000 0 8 8 1\n",
     );
+    // Known before the run from the pre-scan (the default preconditioning
+    // reads the trace first) ...
     refused(
         &mut run_trace(d, &t, "mqsim", &["--set", "host.replays=3"]),
+        &["host.replays", "ends at 1.5e19 ns, beyond 2^62 ns"],
+    );
+    // ... or, without one, when the second pass would start.
+    refused(
+        &mut run_trace(
+            d,
+            &t,
+            "mqsim",
+            &["--set", "host.replays=3", "--precondition", "none"],
+        ),
         &["pass 2 of 3 (host.replays)", "2^62"],
     );
     assert!(!d.join("out.json").exists());
 }
 
+/// A pipe can be read once: a run that would read its trace before the run
+/// (the default preconditioning) or again (replays) says so instead of
+/// finding the pipe empty.
+#[test]
+fn a_trace_from_a_pipe_is_not_read_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = std::fs::read(common::real_trace("hm_0-sample.msr.csv")).unwrap();
+    for extra in [
+        &[][..],
+        &["--precondition", "none", "--set", "host.replays=2"],
+    ] {
+        let mut child = run_trace(dir.path(), Path::new("/dev/stdin"), "msr", extra)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let bytes = trace.clone();
+        let writer = std::thread::spawn(move || {
+            let _ = stdin.write_all(&bytes);
+        });
+        let out = child.wait_with_output().unwrap();
+        writer.join().unwrap();
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{extra:?}: {err}");
+        assert!(
+            err.contains("/dev/stdin is not a regular file")
+                && err.contains("can be read only once"),
+            "{extra:?}: {err}"
+        );
+        let what = if extra.is_empty() {
+            "--precondition trace-reads"
+        } else {
+            "host.replays above 1"
+        };
+        assert!(err.contains(what), "{extra:?}: {err}");
+    }
+    // Without either, it replays.
+    let mut child = run_trace(
+        dir.path(),
+        Path::new("/dev/stdin"),
+        "msr",
+        &["--precondition", "none", "-q"],
+    )
+    .stdin(Stdio::piped())
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&trace);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
 #[test]
 fn a_ten_gigabyte_line_is_refused_in_bounded_memory() {
     let dir = tempfile::tempdir().unwrap();
-    let mut child = run_trace(dir.path(), Path::new("/dev/stdin"), "msr", &[])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = run_trace(
+        dir.path(),
+        Path::new("/dev/stdin"),
+        "msr",
+        &["--precondition", "none"],
+    )
+    .stdin(Stdio::piped())
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let writer = std::thread::spawn(move || {
         let chunk = vec![b'7'; 1 << 20];
@@ -525,10 +601,24 @@ fn rerun_refuses_a_trace_that_is_not_a_regular_file_at_once() {
         .as_str()
         .unwrap()
         .to_string();
-    let zero = std::fs::read_to_string(&json).unwrap().replace(
-        &format!("\"path\": {}", serde_json::to_string(&path).unwrap()),
-        "\"path\": \"/dev/zero\"",
-    );
+    let absolute = v["run"]["workload"]["trace"]["absolute_path"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // The rerun opens the absolute path the run recorded.
+    let zero = std::fs::read_to_string(&json)
+        .unwrap()
+        .replace(
+            &format!("\"path\": {}", serde_json::to_string(&path).unwrap()),
+            "\"path\": \"/dev/zero\"",
+        )
+        .replace(
+            &format!(
+                "\"absolute_path\": {}",
+                serde_json::to_string(&absolute).unwrap()
+            ),
+            "\"absolute_path\": \"/dev/zero\"",
+        );
     assert!(zero.contains("/dev/zero"));
     let rec = dir.path().join("zero.json");
     std::fs::write(&rec, zero).unwrap();

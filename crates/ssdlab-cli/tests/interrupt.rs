@@ -230,7 +230,8 @@ fn a_run_waiting_on_a_trace_pipe_stops_at_the_first_interrupt() {
             bin()
                 .args(["run", "--trace-format", "msr", "-q", "--trace"])
                 .arg(&fifo)
-                .arg("--json")
+                // A pipe is read once: no pre-scan.
+                .args(["--precondition", "none", "--json"])
                 .arg(&json),
         );
         std::thread::sleep(Duration::from_millis(500));

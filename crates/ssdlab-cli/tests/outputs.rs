@@ -90,7 +90,7 @@ fn commands(dir: &Path) -> Vec<(String, Vec<String>)> {
         ),
         (
             "trace generate".into(),
-            d("trace generate --workload spd/hm_0 --scale 0.001 --to mqsim --out OUT"),
+            d("trace generate --workload spd/hm_0 --scale 0.005 --to mqsim --out OUT"),
         ),
         (
             "report --out".into(),

@@ -729,6 +729,20 @@ impl Source {
         }
     }
 
+    /// The path of a trace that can be read only once (a pipe, a character
+    /// device: not a regular file), which a run that reads its workload
+    /// twice (a pre-scan, replays) cannot take; `None` for anything else.
+    pub fn read_once(&self) -> Option<&Path> {
+        match self {
+            Source::Trace { path, .. } => std::fs::metadata(path)
+                .ok()
+                .filter(|m| !m.is_file())
+                .map(|_| path.as_path()),
+            Source::Limited { inner, .. } => inner.read_once(),
+            Source::Synthetic(_) | Source::Records { .. } => None,
+        }
+    }
+
     /// Short human-readable description for summaries.
     pub fn describe(&self) -> String {
         match self {

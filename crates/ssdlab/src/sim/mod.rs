@@ -226,6 +226,35 @@ impl Simulator {
         let logical = cfg.logical_pages();
         let need_footprint = matches!(cfg.buffer.capacity, BufferCapacity::FootprintPercent(_));
         let compact = cfg.host.address_mode == AddressMode::Compact;
+        if let Some(path) = source.read_once() {
+            let twice: Vec<&str> = [
+                (
+                    precondition.trace_reads,
+                    "--precondition trace-reads (the default for traces)",
+                ),
+                (precondition.trace_sequence, "--precondition trace-sequence"),
+                (precondition.trace_writes, "--precondition trace-writes"),
+                (
+                    need_footprint,
+                    "a buffer sized by the footprint (buffer.capacity)",
+                ),
+                (compact, "host.address_mode = \"compact\""),
+                (cfg.host.replays > 1, "host.replays above 1"),
+            ]
+            .into_iter()
+            .filter_map(|(on, what)| on.then_some(what))
+            .collect();
+            if !twice.is_empty() {
+                return Err(Error::Invalid(format!(
+                    "{} is not a regular file (a pipe or a device), so it can be read only once, \
+                     but {} read{} the trace before or after the run; save the trace to a file, \
+                     or do without (for instance --precondition none, --set buffer.capacity.pages=N)",
+                    path.display(),
+                    twice.join(" and "),
+                    if twice.len() == 1 { "s" } else { "" }
+                )));
+            }
+        }
         let (scan, address_map) =
             if need_footprint || compact || precondition.trace_reads || precondition.trace_sequence
             {
