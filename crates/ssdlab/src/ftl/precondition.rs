@@ -7,6 +7,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use super::*;
 use crate::addr::{BlockId, DieId, Lpn, PlaneId, Ppn, INVALID};
 use crate::error::{Error, Result};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// Pages written between two looks for an interrupt while preconditioning.
 const POLL_PAGES: u64 = 1 << 14;
@@ -58,7 +59,7 @@ impl FillJob<'_> {
     /// # Safety
     /// No other thread may touch the forward-map entries of these residues or
     /// the pages and blocks of their planes while this runs.
-    unsafe fn fill_group(&self, g: u64, seed: u64) {
+    unsafe fn fill_group(&self, g: u64, seed: u64, stop: &AtomicBool) {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let residues = g * FILL_GROUP as u64..((g + 1) * FILL_GROUP as u64).min(self.planes);
         let n = residues.clone().count();
@@ -84,6 +85,9 @@ impl FillJob<'_> {
         }
         let rows = pool[..n].iter().copied().max().unwrap_or(0);
         for j in 0..rows {
+            if j % 4096 == 0 && stop.load(Ordering::Relaxed) {
+                return;
+            }
             for (i, r) in residues.clone().enumerate() {
                 let left = pool[i].saturating_sub(j);
                 if need[i] == 0
@@ -217,20 +221,39 @@ impl Ftl {
             .map_or(1, |n| n.get())
             .min(groups as usize)
             .max(1);
+        // The workers stop between rows when asked; the calling thread
+        // watches for an interrupt (a poll hook may have to run on it).
+        let (stop, finished) = (AtomicBool::new(false), AtomicUsize::new(0));
         std::thread::scope(|scope| {
             for t in 0..threads {
-                let (job, seeds) = (&job, &seeds);
+                let (job, seeds, stop, finished) = (&job, &seeds, &stop, &finished);
                 scope.spawn(move || {
                     for g in (t as u64..groups).step_by(threads) {
+                        if stop.load(Ordering::Relaxed) {
+                            break;
+                        }
                         // SAFETY: groups partition the residues, so each
                         // writes forward-map entries of its own residues,
                         // reverse-map pages and block counters of its own
                         // planes only: no two threads touch the same element.
-                        unsafe { job.fill_group(g, seeds[g as usize]) };
+                        unsafe { job.fill_group(g, seeds[g as usize], stop) };
                     }
+                    finished.fetch_add(1, Ordering::Release);
                 });
             }
+            while finished.load(Ordering::Acquire) < threads {
+                if crate::workload::interrupt::poll() {
+                    stop.store(true, Ordering::Relaxed);
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
         });
+        if stop.load(Ordering::Relaxed) {
+            return Err(Error::Interrupted(
+                "while preconditioning the drive (fill)".into(),
+            ));
+        }
         // The fill wrote block valid counts directly: total them per plane.
         for (plane, v) in self.blocks.plane_valid.iter_mut().enumerate() {
             let blocks =
