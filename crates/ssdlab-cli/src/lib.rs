@@ -34,6 +34,7 @@ mod reproduce_pgc;
 mod reproduce_spd;
 mod results;
 pub mod scoreboard;
+mod scoreboard_cmd;
 mod svg;
 mod sweep;
 mod trace_cmd;
@@ -105,6 +106,10 @@ enum Cmd {
     /// Run a matrix of drives × workloads × schemes (× parameter values) from a
     /// TOML spec in parallel: per-run JSON, a combined CSV, normalised tables, SVG charts.
     Sweep(sweep::SweepCmd),
+    /// The scoreboards reproductions wrote, as one table: per paper, figures
+    /// within tolerance and conclusions held; a quick run against a full
+    /// one; the table written into a document.
+    Scoreboard(scoreboard_cmd::ScoreboardArgs),
 }
 
 #[derive(Subcommand)]
@@ -195,6 +200,7 @@ pub fn main() -> ExitCode {
         Cmd::Reproduce { what } => reproduce::cmd_reproduce(what),
         Cmd::Sweep(a) => sweep::cmd_sweep(a),
         Cmd::Report(a) => report::cmd_report(a),
+        Cmd::Scoreboard(a) => scoreboard_cmd::cmd_scoreboard(a),
         Cmd::Rerun { file, json } => cmd_rerun(&file, json.as_deref()),
     };
     match result {
