@@ -51,6 +51,21 @@ RUN = dict(
 )
 
 
+def test_the_readme_example_runs_gc():
+    """The README's example exists to show a GC victim policy: GC must run."""
+    r = ssdlab.run(
+        preset="small",
+        workload="spd/hm_0",
+        limit=20000,
+        precondition="fill:0.95:0.8",
+        set={"gc.victim": "fifo", "metrics.interval_ms": 100.0},
+        seed=7,
+    )
+    s = r.summary()
+    assert s["gc_count"][0] > 0
+    assert r.to_dict()["gc"]["count"] == s["gc_count"][0]
+
+
 def test_run_gives_the_report_and_frames():
     r = ssdlab.run(**RUN)
     d = r.to_dict()

@@ -1372,3 +1372,102 @@ fn conventions_mqsim_sets_its_keys_and_default_preconditioning() {
     let (toml, _) = ok(&["presets", "show", "small", "--conventions", "mqsim"]);
     assert!(toml.contains("free_watermark = 1.0"), "{toml}");
 }
+
+/// `ssdlab scoreboard`: one table from the scoreboards under a directory,
+/// quick against full, written between a document's markers; an empty
+/// directory or a document without markers is a clear error.
+#[test]
+fn scoreboard_tables_and_writes_between_markers() {
+    use ssdlab_cli::scoreboard::{Figure, Paper, Scale, Scoreboard};
+    let dir = tempfile::tempdir().unwrap();
+    let (quick, full) = (dir.path().join("quick"), dir.path().join("full"));
+    for (d, q, ours) in [(&quick, true, -40.0), (&full, false, -44.0)] {
+        let sub = d.join("spd");
+        std::fs::create_dir_all(&sub).unwrap();
+        let mut b = Scoreboard::new("SPD", "ssdlab reproduce spd", q);
+        b.figure(Figure::new(
+            "Fig. 9",
+            "write latency",
+            "%",
+            Scale::Percent,
+            Paper::Value(-43.9),
+            ours,
+        ));
+        b.conclusion("SPD is fastest", true, "ours");
+        b.write(&sub).unwrap();
+    }
+    let out = run(&["scoreboard", s(&quick), "--against", s(&full)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let table = text(&out.stdout);
+    assert!(table.contains("| SPD | 1 / 1 |"), "{table}");
+    assert!(table.contains("| SPD | 1 | 1 | 100 % |"), "{table}");
+
+    let doc = dir.path().join("doc.md");
+    std::fs::write(
+        &doc,
+        "# Doc\n<!-- scoreboard:begin -->\nold\n<!-- scoreboard:end -->\nrest\n",
+    )
+    .unwrap();
+    let out = run(&["scoreboard", s(&quick), "--into", s(&doc)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let new = std::fs::read_to_string(&doc).unwrap();
+    assert!(new.contains("| SPD | 1 / 1 |") && !new.contains("old"), "{new}");
+    assert!(new.ends_with("<!-- scoreboard:end -->\nrest\n"), "{new}");
+
+    let err = fails(&["scoreboard", s(dir.path().join("nothing").as_path())]);
+    assert!(err.contains("not a directory"), "{err}");
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let err = fails(&["scoreboard", s(&empty)]);
+    assert!(err.contains("no scoreboard.json"), "{err}");
+    std::fs::write(&doc, "no markers\n").unwrap();
+    let err = fails(&["scoreboard", s(&quick), "--into", s(&doc)]);
+    assert!(err.contains("expected one line"), "{err}");
+    // --against takes a full run.
+    let err = fails(&["scoreboard", s(&full), "--against", s(&quick)]);
+    assert!(err.contains("takes a full run"), "{err}");
+}
+
+/// docs/tutorial.md's sweep runs as the page shows it: its spec, on the
+/// trace excerpt it names, gives six runs in which GC runs and SPD writes
+/// faster than Baseline-D on average (what the page's table says).
+#[test]
+fn the_tutorial_sweep_runs_as_documented() {
+    let page = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/tutorial.md"),
+    )
+    .unwrap();
+    let start = page.find("```toml\n").expect("the tutorial's spec") + 8;
+    let spec = &page[start..start + page[start..].find("```").unwrap()];
+    let dir = tempfile::tempdir().unwrap();
+    let trace = "financial1-first10k.ssdsim.trace";
+    assert!(spec.contains(trace), "{spec}");
+    std::fs::copy(real_trace(trace), dir.path().join(trace)).unwrap();
+    std::fs::write(dir.path().join("compare.toml"), spec).unwrap();
+    let out_dir = dir.path().join("results");
+    let out = run(&[
+        "sweep",
+        s(&dir.path().join("compare.toml")),
+        "--out",
+        s(&out_dir),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let csv = std::fs::read_to_string(out_dir.join("results.csv")).unwrap();
+    let mut lines = csv.lines();
+    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| head.iter().position(|h| *h == name).unwrap();
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 6, "{csv}");
+    let mean = |scheme: &str| {
+        let v: Vec<f64> = rows
+            .iter()
+            .filter(|r| r[col("scheme")] == scheme)
+            .map(|r| r[col("write_latency_us_mean")].parse().unwrap())
+            .collect();
+        v.iter().sum::<f64>() / v.len() as f64
+    };
+    assert!(mean("spd") < mean("baseline-d"), "{csv}");
+    for r in &rows {
+        assert!(r[col("gc_count")].parse::<u64>().unwrap() > 0, "{csv}");
+    }
+}
