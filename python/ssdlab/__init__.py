@@ -3,8 +3,8 @@ simulator, with results as pandas DataFrames.
 
 >>> import ssdlab
 >>> r = ssdlab.run(preset="small", workload="spd/hm_0", limit=20000,
-...                precondition="fill:0.95:0.8", set={"gc.victim": "fifo"})
->>> r.summary()                 # one row: the headline figures (about 1,450 GCs)
+...                precondition="fill:0.95:0.8+trace-reads", set={"gc.victim": "fifo"})
+>>> r.summary()                 # one row: the headline figures (GC ran 1,360 times)
 >>> r.latency_histogram()       # the latency CDF, per op
 >>> df = ssdlab.sweep("spec.toml")                 # on this machine
 >>> df = ssdlab.sweep("spec.toml", executor=client)  # on a Dask cluster

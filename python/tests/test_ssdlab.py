@@ -57,13 +57,15 @@ def test_the_readme_example_runs_gc():
         preset="small",
         workload="spd/hm_0",
         limit=20000,
-        precondition="fill:0.95:0.8",
+        precondition="fill:0.95:0.8+trace-reads",
         set={"gc.victim": "fifo", "metrics.interval_ms": 100.0},
         seed=7,
     )
     s = r.summary()
     assert s["gc_count"][0] > 0
-    assert r.to_dict()["gc"]["count"] == s["gc_count"][0]
+    d = r.to_dict()
+    assert d["gc"]["count"] == s["gc_count"][0]
+    assert d["warnings"] == []
 
 
 def test_run_gives_the_report_and_frames():
