@@ -4,7 +4,7 @@ simulator, with results as pandas DataFrames.
 >>> import ssdlab
 >>> r = ssdlab.run(preset="small", workload="spd/hm_0", limit=20000,
 ...                precondition="fill:0.95:0.8+trace-reads", set={"gc.victim": "fifo"})
->>> r.summary()                 # one row: the headline figures (GC ran 1,360 times)
+>>> r.summary()                 # one row: the headline figures (GC ran over 1,000 times)
 >>> r.latency_histogram()       # the latency CDF, per op
 >>> df = ssdlab.sweep("spec.toml")                 # on this machine
 >>> df = ssdlab.sweep("spec.toml", executor=client)  # on a Dask cluster
