@@ -249,7 +249,9 @@ fn shape(path: &Path, sample: &[(u64, String)]) -> Result<(Vec<TraceFormat>, Str
 fn unknown(path: &Path, line: u64, text: &str) -> Error {
     Error::Invalid(format!(
         "cannot detect the trace format of {}: line {line} {} matches no known format; \
-         known formats: {}",
+         known formats: {}; a trace in any other layout with one request per line replays \
+         once its columns are described in a format spec (a small TOML file, or its keys \
+         inline): --trace-format SPEC (README.md, \"Describing a trace format\")",
         path.display(),
         quote(text.trim(), QUOTE_CHARS),
         known()

@@ -1195,6 +1195,11 @@ fn detection_refuses_ambiguous_and_unknown_input() {
         e.contains("line 1 `Time,Where` matches no known format"),
         "{e}"
     );
+    // It says how to read any other layout.
+    assert!(
+        e.contains("--trace-format SPEC") && e.contains("Describing a trace format"),
+        "{e}"
+    );
     for f in TraceFormat::ALL {
         assert!(e.contains(f.name()), "{}: {e}", f.name());
     }
