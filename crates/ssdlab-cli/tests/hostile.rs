@@ -727,6 +727,10 @@ fn wrong_types_in_overrides_name_the_key() {
         hm0("10").args(["--set", "gc.victim=fifo", "--set", "geometry.channels=1.5"]),
         &["--set geometry.channels=1.5: geometry.channels: invalid type: floating point"],
     );
+    refused(
+        hm0("10").args(["--set", "gc.victim=3"]),
+        &["--set gc.victim=3: gc.victim: `gc.victim` takes a name (it is \"greedy\" now), not 3"],
+    );
 }
 
 #[test]

@@ -65,12 +65,26 @@ impl Config {
                     ),
                 ));
             }
-            parent.insert(last.to_string(), value);
+            let was_name = current.as_str().map(str::to_string);
+            let named = value.is_str() || value.is_table();
+            parent.insert(last.to_string(), value.clone());
             // Each override is read at once, so that a value of the wrong
             // type is reported with its own key. Straight from the value
             // tree (no round trip through TOML text, whose writer overflowed
             // on a string of hundreds of quotes in a fuzzed override).
             if let Err(e) = Config::deserialize(root.clone()) {
+                if let (Some(now), false) = (was_name, named) {
+                    // A name given a number or a boolean: serde's message
+                    // speaks of enum variants.
+                    return Err(Error::config(
+                        &origin,
+                        key,
+                        format!(
+                            "`{key}` takes a name (it is \"{now}\" now), not {value}; \
+                             `ssdlab presets show` prints every key with its choices"
+                        ),
+                    ));
+                }
                 return Err(Error::config(&origin, key, value_error(key, &e)));
             }
         }
