@@ -317,7 +317,10 @@ mod tests {
     fn the_block_between_the_markers_is_replaced() {
         let doc = format!("# T\n\nbefore\n{BEGIN}\nold\ntable\n{END}\nafter\n");
         let new = replace_block(&doc, "| new |\n", "doc.md").unwrap();
-        assert_eq!(new, format!("# T\n\nbefore\n{BEGIN}\n| new |\n{END}\nafter\n"));
+        assert_eq!(
+            new,
+            format!("# T\n\nbefore\n{BEGIN}\n| new |\n{END}\nafter\n")
+        );
         // Again: the same.
         assert_eq!(replace_block(&new, "| new |", "doc.md").unwrap(), new);
     }

@@ -1411,7 +1411,10 @@ fn scoreboard_tables_and_writes_between_markers() {
     let out = run(&["scoreboard", s(&quick), "--into", s(&doc)]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let new = std::fs::read_to_string(&doc).unwrap();
-    assert!(new.contains("| SPD | 1 / 1 |") && !new.contains("old"), "{new}");
+    assert!(
+        new.contains("| SPD | 1 / 1 |") && !new.contains("old"),
+        "{new}"
+    );
     assert!(new.ends_with("<!-- scoreboard:end -->\nrest\n"), "{new}");
 
     let err = fails(&["scoreboard", s(dir.path().join("nothing").as_path())]);
