@@ -270,7 +270,7 @@ mod tests {
         let mut b = Scoreboard::new(paper, "cmd", quick);
         for (name, scale, ours) in figs {
             b.figure(Figure::new(
-                name,
+                *name,
                 "q",
                 "%",
                 *scale,
