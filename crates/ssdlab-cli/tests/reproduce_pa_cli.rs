@@ -60,6 +60,43 @@ fn reproduce_pa_runs_every_scheme_and_writes_every_output() {
         assert!(stdout.contains(needle), "missing `{needle}`:\n{stdout}");
     }
     assert!(stderr.contains("[28/28]"), "{stderr}");
+
+    // The scoreboard holds every figure these two workloads compare, and
+    // the conclusions they can decide.
+    let board: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("scoreboard.json")).unwrap())
+            .unwrap();
+    assert_eq!(board["paper"], "PA-SSD");
+    let figures = board["figures"].as_array().unwrap();
+    let count = |fig: &str| figures.iter().filter(|f| f["figure"] == fig).count();
+    // Fig. 13: five schemes' writes and reads; §6.1: sQD+sUB against
+    // sQD+sU (light, heavy) and tMSFS; Fig. 14: sU's fast and slow writes;
+    // Fig. 15: five schemes; Table 3: five schemes on two workloads;
+    // §6.2: PAS's spread; Fig. 17: three schemes.
+    for (fig, n) in [
+        ("Fig. 13a", 5),
+        ("Fig. 13b", 5),
+        ("§6.1, Fig. 13a", 3),
+        ("Fig. 14", 2),
+        ("Fig. 15", 5),
+        ("Table 3", 10),
+        ("§6.2", 1),
+        ("Fig. 17", 3),
+    ] {
+        assert_eq!(count(fig), n, "{fig}\n{board:#}");
+    }
+    assert_eq!(figures.len(), 34, "{board:#}");
+    for f in figures {
+        if f["verdict"] == "miss" || f["verdict"] == "flagged" {
+            assert!(f["cause"].is_string(), "a miss without its cause: {f:#}");
+        }
+    }
+    assert_eq!(
+        board["conclusions"].as_array().unwrap().len(),
+        9,
+        "{board:#}"
+    );
+    assert!(stdout.contains("## Scoreboard: PA-SSD"), "{stdout}");
 }
 
 #[test]

@@ -89,6 +89,94 @@ fn reproduce_pgc_runs_the_four_schemes_and_writes_every_output() {
         assert!(stdout.contains(needle), "missing `{needle}`:\n{stdout}");
     }
     assert!(stderr.contains("[4/4]"), "progress lines: {stderr}");
+    // Table 3's 10 % column is the calibration target, and says so.
+    assert!(
+        stdout.contains("calibrated: the pgc/ profiles' footprints were fitted"),
+        "{stdout}"
+    );
+
+    // The scoreboard holds every figure this selection compares, and the
+    // conclusions one experiment can decide.
+    let board: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("scoreboard.json")).unwrap())
+            .unwrap();
+    assert_eq!(board["paper"], "Parallel GC");
+    assert!(board["command"]
+        .as_str()
+        .unwrap()
+        .starts_with("ssdlab reproduce pgc --quick --experiments slc-10"));
+    let figures = board["figures"].as_array().unwrap();
+    let has = |fig: &str, quantity: &str| {
+        figures
+            .iter()
+            .find(|f| f["figure"] == fig && f["quantity"].as_str().unwrap().starts_with(quantity))
+    };
+    let at = "SLC, GC threshold 10 %";
+    for (fig, quantity) in [
+        (
+            "Fig. 5b",
+            format!("total GC time, IPPBE against serial GC, mean over the workloads, {at}"),
+        ),
+        (
+            "Fig. 5b",
+            format!("total GC time, 2 workers against serial GC, mean over the workloads, {at}"),
+        ),
+        (
+            "Fig. 5b",
+            format!("total GC time, 4 workers against serial GC, mean over the workloads, {at}"),
+        ),
+        (
+            "Fig. 5b",
+            format!("4 workers' total GC time below IPPBE's, {at}"),
+        ),
+        (
+            "§V-D",
+            format!("GC speed-up of 2 workers (serial GC's time / theirs), {at}"),
+        ),
+        (
+            "§V-D",
+            format!("GC speed-up of 4 workers (serial GC's time / theirs), {at}"),
+        ),
+        (
+            "Fig. 5e",
+            "average I/O latency, 2 workers against serial GC, largest reduction".to_string(),
+        ),
+        (
+            "Fig. 5e",
+            "average I/O latency, 4 workers against serial GC, largest reduction".to_string(),
+        ),
+        (
+            "Table 3",
+            format!("valid pages per victim, serial GC, IOzone, {at}"),
+        ),
+        (
+            "Table 4",
+            format!("IPPBE's page migrations, share of serial GC's, IOzone, {at}"),
+        ),
+    ] {
+        assert!(
+            has(fig, &quantity).is_some(),
+            "no {fig}: {quantity}\n{board:#}"
+        );
+    }
+    assert_eq!(figures.len(), 10, "{board:#}");
+    assert_eq!(
+        has("Table 3", "valid pages per victim")
+            .map(|f| f["verdict"].clone())
+            .unwrap(),
+        "calibrated"
+    );
+    for f in figures {
+        if f["verdict"] == "miss" || f["verdict"] == "flagged" {
+            assert!(f["cause"].is_string(), "a miss without its cause: {f:#}");
+        }
+    }
+    assert_eq!(
+        board["conclusions"].as_array().unwrap().len(),
+        4,
+        "{board:#}"
+    );
+    assert!(stdout.contains("## Scoreboard: Parallel GC"), "{stdout}");
 }
 
 /// The real start of Financial1 runs beside the look-alikes as its own row,
