@@ -197,9 +197,10 @@ fn explained(f: Figure, cause: &str) -> Figure {
 }
 
 /// Where the evidence for each kind of difference is.
-const CAUSE_LOAD: &str = "sQD and PAS act only where requests queue; with the look-alikes' \
-assumed arrival rates (Table 2 gives none) the device queue seldom passes 10: sweep of \
-host.time_scale in docs/fidelity.md, PA-SSD, \"Load: sQD and PAS\"";
+const CAUSE_LOAD: &str = "sQD and PAS act only where requests queue; Table 2 gives no arrival \
+rates and the paper's SSDSim runs one page program per chip at a time: a sweep of both \
+(host.time_scale; one page per chip) moves these figures towards the paper's: \
+docs/fidelity.md, PA-SSD, \"Load: sQD and PAS\"";
 const CAUSE_READS: &str = "reads wait for the programs ahead of them; the look-alikes' \
 read/write mix and timing are assumptions: docs/fidelity.md, PA-SSD, \"Reads\"";
 const CAUSE_LSB: &str = "the look-alikes write a few GiB to the 288 GiB drive, so LSB pages \
@@ -207,7 +208,8 @@ never run out: docs/fidelity.md, PA-SSD, \"LSB pages never run out\"";
 const CAUSE_FEW: &str = "within tolerance in the full and the quick run; a run of a few \
 requests (--limit) has too few writes for it: docs/fidelity.md, PA-SSD, \"Our figures beside \
 the paper's\"";
-const CAUSE_ALLOC: &str = "docs/fidelity.md, PA-SSD, \"Allocation success (Fig. 15)\"";
+const CAUSE_ALLOC: &str = "the quick drive's allocation success is lower than the full run's \
+(above 99 %): docs/fidelity.md, PA-SSD, \"Allocation success (Fig. 15)\"";
 
 /// PAS's reduction of the mean write response time (percent) of scheme
 /// `with` against `without` on workload `k`.
