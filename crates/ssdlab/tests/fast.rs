@@ -179,3 +179,40 @@ fn fast_refuses_what_it_cannot_compose_with() {
     .to_string();
     assert!(e.contains("fill") && e.contains("fast"), "{e}");
 }
+
+/// A die held for its GC (`gc.hold_die`) still lets host commands through
+/// while a merge waits only for host reads of the units it would erase (the
+/// reads pin them): otherwise the reads wait for the merge and the merge
+/// for the reads, and the run stalls. Under FAST and under DVPFTL's map
+/// (whose merges hold every die of a virtual flash chip), with reads.
+#[test]
+fn a_held_die_lets_the_reads_a_merge_waits_for_through() {
+    for name in ["baseline-d", "spd", "dvpftl"] {
+        let mut c = if name == "dvpftl" {
+            let mut c = Config::preset("small").unwrap();
+            c.geometry.channels = 2;
+            c.geometry.chips_per_channel = 2;
+            c.geometry.dies_per_chip = 1;
+            c.geometry.planes_per_die = 2;
+            c.geometry.blocks_per_plane = 64;
+            c.geometry.pages_per_block = 32;
+            c.ftl.overprovisioning = 0.25;
+            c.check.enabled = true;
+            c.check.interval_requests = 400;
+            scheme::by_name(name).unwrap().apply(&c).unwrap()
+        } else {
+            drive(name)
+        };
+        c.gc.hold_die = true;
+        c.validate("test").unwrap();
+        let src = random(
+            c.logical_pages() * 3 / 4,
+            6000,
+            0.5,
+            Address::Zipf { theta: 0.8 },
+        );
+        let r = run(&c, &src, "trace-reads");
+        assert_eq!(r.requests, 6000, "{name}");
+        assert!(r.gc.full_merges > 0, "{name}: {:?}", r.gc);
+    }
+}

@@ -230,6 +230,8 @@ impl Simulator {
             m.release = 0;
             m.ready.clear();
             m.ready.resize(pages, TxnId::NONE);
+            // A merge under way holds its dies again.
+            self.gc.set_draining(u, false);
             return self.merge_refill(u);
         }
     }
@@ -376,6 +378,18 @@ impl Simulator {
                 let t = self.gc_txn(u, CmdKind::Erase, plane, INVALID, b.first_page(ppb));
                 self.enqueue(plane, Class::Gc, t);
             }
+        }
+        let m = &self.merges_ref().jobs[u];
+        // Nothing under way but erases of units host reads still hold: a
+        // held die (`gc.hold_die`) lets its host commands through, or the
+        // reads and the merge would wait for each other.
+        let only_pins = !m.erase_wait.is_empty()
+            && m.erasing == 0
+            && m.reading == 0
+            && m.programs == 0
+            && m.lbn == INVALID;
+        if self.gc.active(u) {
+            self.gc.set_draining(u, only_pins);
         }
         let m = &self.merges_ref().jobs[u];
         if !m.victim_done

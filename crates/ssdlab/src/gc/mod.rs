@@ -236,14 +236,18 @@ impl Gc {
 
     /// Unit `u`'s GC starts (`true`) or stops (`false`) waiting for host
     /// reads of its victim before erasing.
-    fn set_draining(&mut self, u: usize, draining: bool) {
+    /// Every die the unit keeps busy counts it (a virtual flash chip's
+    /// merge holds all the chip's dies).
+    pub(crate) fn set_draining(&mut self, u: usize, draining: bool) {
         if self.jobs[u].draining != draining {
             self.jobs[u].draining = draining;
-            let d = self.domains.die_of(u).index();
-            if draining {
-                self.draining[d] += 1;
-            } else {
-                self.draining[d] -= 1;
+            for d in self.domains.dies(u) {
+                let d = d.index();
+                if draining {
+                    self.draining[d] += 1;
+                } else {
+                    self.draining[d] -= 1;
+                }
             }
         }
     }
