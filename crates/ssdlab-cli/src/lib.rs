@@ -262,14 +262,19 @@ fn load_config(
         (Some(name), None) => Config::preset(name)?,
         (None, None) => Config::preset("small")?,
     };
-    let base = with_scheme(base, scheme)?;
-    let base = match conventions {
+    // The conventions' overrides, then the user's: applied after the
+    // scheme's, and the whole validated once, so an override may make a
+    // scheme fit a drive and nothing an override breaks goes unchecked.
+    let mut all: Vec<String> = match conventions {
         Some(name) => ssdlab::scheme::conventions::by_name(name)?
-            .apply(&base)
-            .with_context(|| format!("applying conventions `{name}`"))?,
-        None => base,
+            .overrides
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+        None => Vec::new(),
     };
-    let mut cfg = base.with_overrides(sets)?;
+    all.extend_from_slice(sets);
+    let mut cfg = with_scheme(base, scheme, &all)?;
     if let Some(s) = seed {
         cfg.seed = s;
     }
@@ -289,13 +294,14 @@ fn run_precondition(given: Option<&str>, conventions: Option<&str>) -> Result<Pr
     )?)
 }
 
-/// `cfg` with the policies of the scheme named `scheme`, if any.
-fn with_scheme(cfg: Config, scheme: Option<&str>) -> Result<Config> {
+/// `cfg` with the policies of the scheme named `scheme`, if any, then the
+/// overrides `sets`, validated as a whole.
+fn with_scheme(cfg: Config, scheme: Option<&str>, sets: &[String]) -> Result<Config> {
     match scheme {
-        None => Ok(cfg),
+        None => Ok(cfg.with_overrides(sets)?),
         Some(name) => {
             let s = ssdlab::scheme::by_name(name)?;
-            s.apply(&cfg)
+            s.apply_with(&cfg, sets)
                 .with_context(|| format!("applying scheme `{name}` to drive `{}`", cfg.name))
         }
     }

@@ -155,13 +155,13 @@ impl SchemeRun {
 
     /// `drive` with this scheme's policies and overrides.
     fn config(&self, drive: &Config, extra: &[String]) -> ssdlab::Result<Config> {
-        let base = match self.registered {
-            Some(s) => s.apply(drive)?,
-            None => drive.clone(),
-        };
         let mut sets = self.set.clone();
         sets.extend_from_slice(extra);
-        base.with_overrides(&sets)
+        // The scheme's policies, then the overrides, validated as a whole.
+        match self.registered {
+            Some(s) => s.apply_with(drive, &sets),
+            None => drive.with_overrides(&sets),
+        }
     }
 }
 

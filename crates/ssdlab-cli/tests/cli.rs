@@ -243,6 +243,80 @@ fn set_with_an_unknown_key_names_it() {
     );
 }
 
+/// A scheme is validated with the overrides given after it, as a whole: an
+/// override may make the scheme fit the drive (the page-type schemes need a
+/// multi-bit cell), one the scheme cannot take is refused naming its key.
+#[test]
+fn a_scheme_is_validated_after_its_overrides() {
+    let dir = tempfile::tempdir().unwrap();
+    let profile = write(dir.path(), "tiny.toml", TINY);
+    fails_naming(
+        &[
+            "run",
+            "--preset",
+            "small",
+            "--scheme",
+            "pa-su",
+            "--synthetic",
+            s(&profile),
+        ],
+        &["cell.type", "pa-su"],
+    );
+    let out = run(&[
+        "run",
+        "--preset",
+        "small",
+        "--scheme",
+        "pa-su",
+        "--set",
+        "cell.type=tlc",
+        "--set",
+        "geometry.pages_per_block=129",
+        "--synthetic",
+        s(&profile),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    fails_naming(
+        &[
+            "run",
+            "--preset",
+            "small",
+            "--scheme",
+            "parp",
+            "--set",
+            "buffer.capacity={pages=64}",
+            "--synthetic",
+            s(&profile),
+        ],
+        &["buffer.capacity", "parp"],
+    );
+}
+
+/// A hybrid map with the die held for GC runs to the end (it stalled when a
+/// merge waited for host reads the held die kept back).
+#[test]
+fn a_hybrid_map_with_a_held_die_runs_to_the_end() {
+    let out = run(&[
+        "run",
+        "--preset",
+        "small",
+        "--scheme",
+        "baseline-d",
+        "--set",
+        "ftl.mapping=fast",
+        "--set",
+        "gc.hold_die=true",
+        "--workload",
+        "spd/rsrch_0",
+        "--limit",
+        "20000",
+        "--precondition",
+        "trace-reads",
+        "--check",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
 #[test]
 fn impossible_geometry_names_the_key() {
     let dir = tempfile::tempdir().unwrap();

@@ -305,3 +305,46 @@ fn die_level_schemes_are_refused_in_impossible_combinations() {
         assert!(e.contains(key), "{base} {set}: {e}");
     }
 }
+
+/// A scheme and the overrides given with it are validated once, as a
+/// whole: an override can make a scheme fit a drive it alone does not, an
+/// override that breaks the scheme is refused naming its key, and the
+/// scheme's own overrides follow the drive the overrides leave.
+#[test]
+fn a_scheme_is_validated_with_its_overrides() {
+    let odd = common::tiny()
+        .with_overrides(&["geometry.chips_per_channel=3".into()])
+        .unwrap();
+    let dvp = scheme::by_name("dvpftl").unwrap();
+    let e = dvp.apply(&odd).unwrap_err().to_string();
+    assert!(e.contains("geometry.chips_per_channel"), "{e}");
+    let c = dvp
+        .apply_with(&odd, &["geometry.chips_per_channel=2".into()])
+        .unwrap();
+    assert_eq!(c.geometry.chips_per_channel, 2);
+    assert!(c.name.ends_with("+dvpftl"), "{}", c.name);
+    // The page-type schemes need a multi-bit cell: an override may give one.
+    let pa = scheme::by_name("pa-su").unwrap();
+    let e = pa.apply(&drive(2)).unwrap_err().to_string();
+    assert!(e.contains("cell.type"), "{e}");
+    let c = pa
+        .apply_with(
+            &drive(2),
+            &["cell.type=tlc".into(), "geometry.pages_per_block=33".into()],
+        )
+        .unwrap();
+    assert_eq!(c.cell.kind, ssdlab::config::CellType::Tlc);
+    // An override the scheme cannot take is refused, naming the key.
+    let e = scheme::by_name("parp")
+        .unwrap()
+        .apply_with(&drive(2), &["buffer.capacity={pages=64}".into()])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("buffer.capacity") && e.contains("parp"), "{e}");
+    // SPD evicts one page per plane of the die the overrides give.
+    let c = scheme::by_name("spd")
+        .unwrap()
+        .apply_with(&drive(2), &["geometry.planes_per_die=4".into()])
+        .unwrap();
+    assert_eq!(c.buffer.evict_pages, 4);
+}

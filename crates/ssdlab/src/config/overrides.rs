@@ -5,8 +5,27 @@ use crate::error::{did_you_mean, Error, Result};
 
 impl Config {
     /// Apply `key=value` overrides (dotted keys; values in TOML syntax, bare
-    /// words taken as strings). Unknown keys are errors.
+    /// words taken as strings), then validate the result. Unknown keys are
+    /// errors.
     pub fn with_overrides(&self, sets: &[String]) -> Result<Config> {
+        if sets.is_empty() {
+            return Ok(self.clone());
+        }
+        let cfg = self.with_overrides_unvalidated(sets)?;
+        let origin = format!(
+            "--set {}",
+            crate::workload::input::escape_controls(&sets.join(" --set "))
+        );
+        cfg.validate(&origin)?;
+        Ok(cfg)
+    }
+
+    /// [`with_overrides`](Self::with_overrides) without the validation of
+    /// the result: each value is read and type-checked, but whether the
+    /// whole is valid is left to the caller, who applies more overrides
+    /// first (a scheme's, then the user's) and validates the final
+    /// configuration once.
+    pub fn with_overrides_unvalidated(&self, sets: &[String]) -> Result<Config> {
         if sets.is_empty() {
             return Ok(self.clone());
         }
@@ -92,11 +111,8 @@ impl Config {
             "--set {}",
             crate::workload::input::escape_controls(&sets.join(" --set "))
         );
-        let cfg: Config = root.try_into().map_err(|e: toml::de::Error| {
-            Error::config(&origin, "value", e.message().to_string())
-        })?;
-        cfg.validate(&origin)?;
-        Ok(cfg)
+        root.try_into()
+            .map_err(|e: toml::de::Error| Error::config(&origin, "value", e.message().to_string()))
     }
 }
 

@@ -66,11 +66,34 @@ impl Scheme {
     pub fn overrides(&self, cfg: &Config) -> Vec<String> {
         (self.overrides)(cfg)
     }
-    /// `cfg` with this scheme's policies.
+    /// `cfg` with this scheme's policies, validated.
     pub fn apply(&self, cfg: &Config) -> Result<Config> {
-        if self.multi_bit && cfg.cell.kind == crate::config::CellType::Slc {
+        self.apply_with(cfg, &[])
+    }
+
+    /// `cfg` with this scheme's policies, then the overrides `sets` (`--set`
+    /// values, which win), validated once as a whole: an override may make
+    /// a scheme valid on a drive it alone does not suit, and whatever it
+    /// makes invalid is refused. The scheme's own overrides are computed on
+    /// the drive as `sets` leave it (its geometry, say).
+    pub fn apply_with(&self, cfg: &Config, sets: &[String]) -> Result<Config> {
+        let drive = cfg.with_overrides_unvalidated(sets)?;
+        let mut c = cfg
+            .with_overrides_unvalidated(&self.overrides(&drive))?
+            .with_overrides_unvalidated(sets)?;
+        c.name = format!("{}+{}", cfg.name, self.name);
+        let origin = if sets.is_empty() {
+            format!("scheme `{}`", self.name)
+        } else {
+            format!(
+                "scheme `{}` with --set {}",
+                self.name,
+                crate::workload::input::escape_controls(&sets.join(" --set "))
+            )
+        };
+        if self.multi_bit && c.cell.kind == crate::config::CellType::Slc {
             return Err(Error::config(
-                &cfg.name,
+                &origin,
                 "cell.type",
                 format!(
                     "scheme `{}` chooses page types: it needs an MLC or TLC drive (pa-tlc)",
@@ -78,8 +101,7 @@ impl Scheme {
                 ),
             ));
         }
-        let mut c = cfg.with_overrides(&self.overrides(cfg))?;
-        c.name = format!("{}+{}", cfg.name, self.name);
+        c.validate(&origin)?;
         Ok(c)
     }
 }
