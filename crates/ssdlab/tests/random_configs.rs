@@ -37,6 +37,12 @@ struct Case {
     scheme: Option<&'static str>,
     /// Page mapping, DFTL or FAST (where the rest of the case allows it).
     mapping: Mapping,
+    /// Register sets per plane (`flash.plane_registers`), where GC moves
+    /// pages by copyback within their plane (DVPFTL's map included).
+    registers: u32,
+    /// The die held for the whole of a merge (`gc.hold_die`) under a
+    /// hybrid map.
+    hold_die: bool,
 }
 
 fn case() -> impl Strategy<Value = Case> {
@@ -65,12 +71,14 @@ fn case() -> impl Strategy<Value = Case> {
             0u64..1000,
             0usize..=scheme::SCHEMES.len() * 2,
         ),
+        (0usize..3, any::<bool>()),
     )
         .prop_map(
             |(
                 (planes, dies, page_only, pairs, alloc, mapping),
                 (buffer, victim, controller, odd_even, transfer),
                 (fcfs, closed, hot, rmw, read_share, seed, sch),
+                (registers, hold_die),
             )| Case {
                 planes,
                 dies,
@@ -132,6 +140,8 @@ fn case() -> impl Strategy<Value = Case> {
                     .filter(|s| !s.multi_bit)
                     .map(|s| s.name),
                 mapping: [Mapping::Page, Mapping::Dftl, Mapping::Fast][mapping],
+                registers: [1, 2, 4][registers],
+                hold_die,
             },
         )
 }
@@ -232,6 +242,19 @@ fn config(k: &Case) -> Config {
             c.ftl.sequential_log = k.seed % 2 == 1;
         }
         Mapping::Page => {}
+    }
+    // Multi-register planes run per-plane GC copybacks at once: page, DFTL
+    // or DVPFTL's map (its merges' in-place copybacks), not FAST's merges.
+    if k.registers > 1
+        && c.gc.migration == Migration::Copyback
+        && c.ftl.block_groups == BlockGroups::Plane
+        && c.ftl.mapping != Mapping::Fast
+    {
+        c.flash.plane_registers = k.registers;
+        c.gc.moves_in_flight = c.gc.moves_in_flight.max(k.registers);
+    }
+    if c.ftl.mapping.hybrid() {
+        c.gc.hold_die |= k.hold_die;
     }
     c
 }

@@ -274,3 +274,54 @@ fn partial_pages_read_and_merged_stay_in_their_vfc() {
         assert!(r.gc.full_merges > 0, "sequential_log {sequential_log}");
     }
 }
+
+/// DVPFTL's map on multi-register planes (`flash.plane_registers` = k):
+/// a merge's in-place copybacks to later pages of the same data block run
+/// through a plane's k registers at once, in program order (the checker
+/// verifies the maps and write points throughout), so the same merges take
+/// fewer copyback commands; FAST, whose merges program through the
+/// controller, is still refused.
+#[test]
+fn merges_run_in_place_copybacks_through_a_plane_s_registers() {
+    let src = random_writes(8_000, drive(4).logical_pages());
+    let (one, _) = run(&drive(4), &src, "none");
+    let mut c = drive(4);
+    c.flash.plane_registers = 4;
+    c.gc.moves_in_flight = 4;
+    c.validate("t").unwrap();
+    let (four, _) = run(&c, &src, "none");
+    assert_eq!(four.requests, 8_000);
+    assert!(four.gc.in_place_copybacks > 0, "{:?}", four.gc);
+    assert_eq!(four.gc.pairs_per_worker.len(), 4);
+    // Copybacks ran through a plane's second register and beyond.
+    assert!(
+        four.gc.pairs_per_worker[1] > 0,
+        "{:?}",
+        four.gc.pairs_per_worker
+    );
+    assert_eq!(one.gc.pairs_per_worker.len(), 1);
+    let commands = |r: &Report| -> u64 {
+        r.flash
+            .commands
+            .iter()
+            .filter(|c| c.kind.to_lowercase().contains("copyback"))
+            .map(|c| c.commands)
+            .sum()
+    };
+    assert!(
+        commands(&four) < commands(&one),
+        "{} vs {}",
+        commands(&four),
+        commands(&one)
+    );
+    let mut fast = common::tiny();
+    fast.ftl.mapping = Mapping::Fast;
+    fast.ftl.plane_allocation = ssdlab::config::PlaneAllocation::Static;
+    fast.ftl.hot_data = "none".into();
+    fast.ftl.fast_log_units = 2;
+    fast.gc.migration = ssdlab::config::Migration::Copyback;
+    fast.validate("t").unwrap();
+    fast.flash.plane_registers = 4;
+    let e = fast.validate("t").unwrap_err().to_string();
+    assert!(e.contains("flash.plane_registers"), "{e}");
+}

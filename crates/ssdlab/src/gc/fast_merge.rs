@@ -214,7 +214,7 @@ impl Simulator {
                     // The unit an erase under way frees.
                     m.next -= 1;
                     m.wait_unit = true;
-                    return;
+                    return self.merge_drain(u);
                 }
                 self.error.get_or_insert(Error::Invalid(format!(
                     "FAST: GC unit {u} has no free unit to merge logical block {lbn} into (the data, log and free units do not fit)"
@@ -358,6 +358,47 @@ impl Simulator {
         self.merge_next(u);
     }
 
+    /// Unit `u`'s merge, for stall reports.
+    pub(crate) fn merge_detail(&self, u: usize) -> String {
+        let Reclaimer::Merge(m) = &self.gc.reclaimer else {
+            return String::new();
+        };
+        let m = &m.jobs[u];
+        format!(
+            "; its merge: logical block {} ({} of {} done), reads {}, programs {}, page index {}, units to erase {} ({} erasing){}",
+            m.lbn as i64,
+            m.next,
+            m.lbns.len(),
+            m.reading,
+            m.programs,
+            m.release,
+            m.erase_wait.len(),
+            m.erasing,
+            if m.wait_unit { ", waiting for a free unit" } else { "" }
+        )
+    }
+
+    /// Nothing of unit `u`'s merge under way but erases of units host reads
+    /// still hold: a held die (`gc.hold_die`) lets its host commands
+    /// through, or the reads and the merge would wait for each other.
+    fn merge_drain(&mut self, u: usize) {
+        let m = &self.merges_ref().jobs[u];
+        let only_pins = !m.erase_wait.is_empty()
+            && m.erasing == 0
+            && m.reading == 0
+            && m.programs == 0
+            && m.lbn == INVALID;
+        if self.gc.active(u) && self.gc.jobs[u].draining != only_pins {
+            self.gc.set_draining(u, only_pins);
+            if only_pins {
+                // Their host reads may go now, on every die of the domain.
+                for d in self.gc.domains.dies(u) {
+                    self.kick(d);
+                }
+            }
+        }
+    }
+
     /// Erase emptied units no read holds; when the victim is dealt with and
     /// every erase is done, the GC is over.
     pub(crate) fn merge_erase(&mut self, u: usize) {
@@ -379,18 +420,7 @@ impl Simulator {
                 self.enqueue(plane, Class::Gc, t);
             }
         }
-        let m = &self.merges_ref().jobs[u];
-        // Nothing under way but erases of units host reads still hold: a
-        // held die (`gc.hold_die`) lets its host commands through, or the
-        // reads and the merge would wait for each other.
-        let only_pins = !m.erase_wait.is_empty()
-            && m.erasing == 0
-            && m.reading == 0
-            && m.programs == 0
-            && m.lbn == INVALID;
-        if self.gc.active(u) {
-            self.gc.set_draining(u, only_pins);
-        }
+        self.merge_drain(u);
         let m = &self.merges_ref().jobs[u];
         if !m.victim_done
             || m.lbn != INVALID

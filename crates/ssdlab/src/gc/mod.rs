@@ -580,25 +580,13 @@ impl Simulator {
     /// host has rewritten meanwhile; convert copybacks the odd/even rule
     /// forbids into migrations through the controller.
     pub(crate) fn clean_gc_head(&mut self, plane: PlaneId) {
-        while let Some(t) = self.sched.queues.head(plane, Class::Gc) {
+        self.drop_stale_gc_heads(plane);
+        if let Some(t) = self.sched.queues.head(plane, Class::Gc) {
             let tx = self.txns[t];
-            // Erases and padding stay, and so do transactions that must be
-            // programmed even if stale (members of a Die-Write, a FAST
-            // merge's pages).
             if tx.kind == CmdKind::Erase || tx.src == INVALID || tx.keep {
                 return;
             }
             let u = tx.unit as usize;
-            if self.ftl.owner(tx.src) != Some(tx.lpn) {
-                self.sched.queues.pop(plane, Class::Gc);
-                self.metrics.gc.moves_dropped += 1;
-                self.free_txn(t);
-                if tx.kind == CmdKind::Read {
-                    self.gc.jobs[u].read_done();
-                }
-                self.gc_move_dropped(t);
-                continue;
-            }
             if tx.kind == CmdKind::Copyback && self.gc.odd_even {
                 let parity = self.ftl.map.page_of(tx.src) % 2;
                 // In index order the next page must have the source's
@@ -620,7 +608,31 @@ impl Simulator {
                     self.metrics.gc.copyback_fallbacks += 1;
                 }
             }
-            return;
+        }
+    }
+
+    /// Drop GC migrations at the head of a plane's GC queue whose page the
+    /// host has rewritten meanwhile (also as a command takes further heads
+    /// of a plane: multi-register planes' copybacks).
+    pub(crate) fn drop_stale_gc_heads(&mut self, plane: PlaneId) {
+        while let Some(t) = self.sched.queues.head(plane, Class::Gc) {
+            let tx = self.txns[t];
+            // Erases and padding stay, and so do transactions that must be
+            // programmed even if stale (members of a Die-Write, a FAST
+            // merge's pages).
+            if tx.kind == CmdKind::Erase || tx.src == INVALID || tx.keep {
+                return;
+            }
+            if self.ftl.owner(tx.src) == Some(tx.lpn) {
+                return;
+            }
+            self.sched.queues.pop(plane, Class::Gc);
+            self.metrics.gc.moves_dropped += 1;
+            self.free_txn(t);
+            if tx.kind == CmdKind::Read {
+                self.gc.jobs[tx.unit as usize].read_done();
+            }
+            self.gc_move_dropped(t);
         }
     }
 

@@ -240,8 +240,9 @@ impl Simulator {
     /// above; the others go through the planes' other registers and need no
     /// alignment), as long as they are copybacks of the same write stream
     /// that fit in the plane's active block (and, with the odd/even rule,
-    /// whose source parity matches the page each would take). Returns the
-    /// new member count.
+    /// whose source parity matches the page each would take); a merge's
+    /// in-place copybacks (fixed pages) join when they go to later pages of
+    /// the first one's block. Returns the new member count.
     fn fill_registers(
         &mut self,
         class: Class,
@@ -258,7 +259,18 @@ impl Simulator {
             // of each parity.
             let mut taken = [0u32; 2];
             taken[(self.ftl.map.page_of(self.txns[first].src) % 2) as usize] += 1;
+            // A merge's in-place copybacks (DVPFTL's map) go to fixed pages:
+            // the last one this command takes in the plane.
+            let mut fixed = match self.dest(first, None) {
+                Dest::Fixed(p) => Some(p),
+                Dest::Stream(..) => None,
+            };
             while ((taken[0] + taken[1]) as usize) < k && total < MAX_PLANES_PER_DIE {
+                // A move whose page the host rewrote since it was queued
+                // is dropped here too, not copied.
+                if class == Class::Gc {
+                    self.drop_stale_gc_heads(plane);
+                }
                 let Some(t) = self.sched.queues.head(plane, class) else {
                     break;
                 };
@@ -269,16 +281,28 @@ impl Simulator {
                 // The page it would take: the next of its parity after those
                 // taken, or the next page after all taken (only its parity
                 // and the block's end are judged here; `ready` asks for it).
-                let dst_page = match self.dest(t, None) {
-                    Dest::Stream(_, Place::Parity(p)) => self
+                let mut next_fixed = None;
+                let dst_page = match (self.dest(t, None), fixed) {
+                    (Dest::Stream(_, Place::Parity(p)), None) => self
                         .ftl
                         .peek_write_parity(plane, w, p)
                         .map(|(_, page)| page + 2 * taken[p as usize]),
-                    Dest::Stream(..) => self
+                    (Dest::Stream(..), None) => self
                         .ftl
                         .peek_write(plane, w)
                         .map(|(_, page)| page + taken[0] + taken[1]),
-                    Dest::Fixed(_) => None,
+                    // A later page of the same block, in program order.
+                    (Dest::Fixed(p), Some(prev)) => {
+                        let m = &self.ftl.map;
+                        (m.plane_of(p) == plane
+                            && m.block_of(p) == m.block_of(prev)
+                            && m.page_of(p) > m.page_of(prev))
+                        .then(|| {
+                            next_fixed = Some(p);
+                            m.page_of(p)
+                        })
+                    }
+                    (Dest::Fixed(_), None) | (Dest::Stream(..), Some(_)) => None,
                 };
                 let Some(dst_page) = dst_page.filter(|&p| p < ppb) else {
                     break;
@@ -291,6 +315,9 @@ impl Simulator {
                 members[total] = self.sched.queues.pop(plane, class).expect("head exists");
                 total += 1;
                 taken[parity as usize] += 1;
+                if next_fixed.is_some() {
+                    fixed = next_fixed;
+                }
             }
         }
         total

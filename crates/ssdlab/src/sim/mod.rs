@@ -550,9 +550,10 @@ impl Simulator {
                 }
             }
             if !heads.is_empty() {
-                let g = &self.gc.jobs[self.gc.unit(first)];
+                let u = self.gc.unit(first);
+                let g = &self.gc.jobs[u];
                 return format!(
-                    "; die {die} queue heads: {}; its GC victim {} (cursor {}, pending {}, reading {}, staged {}){}",
+                    "; die {die} queue heads: {}; its GC victim {} (cursor {}, pending {}, reading {}, staged {}){}{}{}",
                     heads.join(", "),
                     g.victim as i64,
                     g.cursor,
@@ -565,7 +566,13 @@ impl Simulator {
                             s[0].len() + s[1].len()
                         }
                     },
-                    self.ftl.fast_logs_detail(first)
+                    self.ftl.fast_logs_detail(first),
+                    self.merge_detail(u),
+                    if self.gc.holds_die(die) {
+                        "; the die is held for its GC (gc.hold_die)"
+                    } else {
+                        ""
+                    }
                 );
             }
         }
