@@ -250,3 +250,55 @@ fn schemes_and_orders_refuse_what_cannot_mean_anything() {
         "{e}"
     );
 }
+
+/// A run on a drive aged with valid data in its blocks (90 % written, a
+/// third of it invalid), so that GC moves pages.
+fn run_aged(c: &Config) -> Report {
+    Simulator::new(
+        c,
+        &workload(c),
+        &Precondition::parse("fill:0.9:0.3").unwrap(),
+    )
+    .unwrap()
+    .run(&mut |_| {})
+    .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Page types and parity destinations compose: under the odd/even
+/// copyback rule a GC copyback's page is chosen by type, then parity (the
+/// wanted type's page if it has the source's parity, else the nearest
+/// type's), so fewer copybacks fall back to the controller than with the
+/// type alone, and none breaks the rule (the checker judges every
+/// copyback), with a single active block and with the type pools.
+#[test]
+fn copyback_destinations_by_page_type_then_parity() {
+    for pools in [false, true] {
+        let mut c = drive("relaxed", "ssb+sub");
+        c.ftl.type_pools = pools;
+        c.gc.migration = ssdlab::config::Migration::Copyback;
+        c.flash.copyback_odd_even = true;
+        c.validate("t").unwrap();
+        let by_type = run_aged(&c);
+        c.gc.parity_destinations = true;
+        c.validate("t").unwrap();
+        let both = run_aged(&c);
+        assert!(
+            both.gc.count > 0 && both.flash.copybacks > 0,
+            "{:?}",
+            both.gc
+        );
+        assert!(
+            both.gc.copyback_fallbacks < by_type.gc.copyback_fallbacks,
+            "pools {pools}: {} fallbacks by type then parity, {} by type alone",
+            both.gc.copyback_fallbacks,
+            by_type.gc.copyback_fallbacks
+        );
+        eprintln!(
+            "pools {pools}: copybacks {} / fallbacks {} by type then parity; {} / {} by type alone",
+            both.flash.copybacks,
+            both.gc.copyback_fallbacks,
+            by_type.flash.copybacks,
+            by_type.gc.copyback_fallbacks
+        );
+    }
+}

@@ -5,8 +5,9 @@
 use proptest::prelude::*;
 
 use ssdlab::config::{
-    Alignment, BlockGroups, BufferCapacity, Eviction, GcThreshold, HostMode, HotSeparation,
-    Mapping, Migration, PlaneAllocation, SchedPolicy, VictimPolicy, WriteCompletion, WriteUnit,
+    Alignment, BlockGroups, BufferCapacity, CellType, Eviction, GcThreshold, HostMode,
+    HotSeparation, Mapping, Migration, PageLayout, PlaneAllocation, ProgramOrder, SchedPolicy,
+    VictimPolicy, WriteCompletion, WriteUnit,
 };
 use ssdlab::scheme;
 use ssdlab::workload::synthetic::{Address, Arrival, Profile, SizeDist};
@@ -43,6 +44,11 @@ struct Case {
     /// The die held for the whole of a merge (`gc.hold_die`) under a
     /// hybrid map.
     hold_die: bool,
+    /// A TLC drive under relaxed program order with a page-type scheme
+    /// (0: SLC; 1: sU; 2: sSB+sUB from type pools), where the rest of the
+    /// case allows it; with the odd/even rule and copyback, destinations
+    /// by page type then parity.
+    tlc: usize,
 }
 
 fn case() -> impl Strategy<Value = Case> {
@@ -71,14 +77,14 @@ fn case() -> impl Strategy<Value = Case> {
             0u64..1000,
             0usize..=scheme::SCHEMES.len() * 2,
         ),
-        (0usize..3, any::<bool>()),
+        (0usize..3, any::<bool>(), 0usize..3),
     )
         .prop_map(
             |(
                 (planes, dies, page_only, pairs, alloc, mapping),
                 (buffer, victim, controller, odd_even, transfer),
                 (fcfs, closed, hot, rmw, read_share, seed, sch),
-                (registers, hold_die),
+                (registers, hold_die, tlc),
             )| Case {
                 planes,
                 dies,
@@ -142,6 +148,7 @@ fn case() -> impl Strategy<Value = Case> {
                 mapping: [Mapping::Page, Mapping::Dftl, Mapping::Fast][mapping],
                 registers: [1, 2, 4][registers],
                 hold_die,
+                tlc,
             },
         )
 }
@@ -255,6 +262,28 @@ fn config(k: &Case) -> Config {
     }
     if c.ftl.mapping.hybrid() {
         c.gc.hold_die |= k.hold_die;
+    }
+    // Page types: per-plane blocks written page by page, page or DFTL map
+    // (the page-type schemes themselves are in pa_ssd.rs and the golden
+    // matrix).
+    if k.tlc > 0
+        && k.scheme.is_none()
+        && !c.ftl.mapping.hybrid()
+        && c.ftl.block_groups == BlockGroups::Plane
+        && c.ftl.write_unit == WriteUnit::Page
+    {
+        c.cell.kind = CellType::Tlc;
+        c.cell.page_layout = PageLayout::Wordlines;
+        c.geometry.pages_per_block = 15;
+        c.ftl.program_order = ProgramOrder::Relaxed;
+        c.host.page_types = ["su", "ssb+sub"][k.tlc - 1].into();
+        if k.tlc == 2 {
+            c.ftl.type_pools = true;
+            c.ftl.hot_data = "none".into();
+            c.ftl.hot_separation = HotSeparation::HostWrites;
+        }
+        c.gc.parity_destinations =
+            c.flash.copyback_odd_even && c.gc.migration == Migration::Copyback;
     }
     c
 }

@@ -13,7 +13,9 @@
 //!   page of the source's parity for a copyback under
 //!   `gc.parity_destinations`; a page of a wanted type under a page-type
 //!   scheme (PA-SSD: the request's type, the buffer's draw, a GC move's
-//!   sUB draw).
+//!   sUB draw); under both, a copyback's page by type then parity (the
+//!   wanted type's page if it has the source's parity, else the nearest
+//!   type's that has).
 //!
 //! A new way of choosing a write's page is a case here (and its page
 //! choice in `writepoint.rs`), not a branch in the builder and the commit.
@@ -37,9 +39,42 @@ impl Simulator {
         }
         let w = gang.unwrap_or_else(|| self.writer(t));
         if tx.kind == CmdKind::Copyback && self.ftl.parity_destinations() {
-            return Dest::Stream(w, Place::Parity(self.ftl.map.page_of(tx.src) % 2));
+            let parity = self.ftl.map.page_of(tx.src) % 2;
+            if self.cfg.ftl.program_order == crate::config::ProgramOrder::Relaxed {
+                return Dest::Stream(w, self.typed_parity_place(t, w, parity));
+            }
+            return Dest::Stream(w, Place::Parity(parity));
         }
         Dest::Stream(w, self.place(t))
+    }
+
+    /// A copyback's page under relaxed program order and parity
+    /// destinations: by page type, then parity. Each page type offers one
+    /// page (its lane's next), so the wanted type's page is taken if it has
+    /// the source's parity, else the page of the nearest type that has it
+    /// (the faster first at equal distance); if none has, the wanted type's
+    /// (the odd/even rule then sends the move through the controller,
+    /// `clean_gc_head`).
+    #[inline(never)]
+    fn typed_parity_place(&self, t: TxnId, w: Writer, parity: u32) -> Place {
+        let want = match self.place(t) {
+            Place::Lane(l) => l,
+            Place::Next | Place::Parity(_) => 0,
+        };
+        let lanes = self.cfg.cell.kind.bits() as usize;
+        let plane = self.txns[t].plane;
+        let ppb = self.ftl.pages_per_block();
+        let mut order: Vec<usize> = (0..lanes).collect();
+        order.sort_by_key(|&l| (l.abs_diff(want), l));
+        order
+            .into_iter()
+            .map(Place::Lane)
+            .find(|&place| {
+                self.ftl
+                    .peek_placed(plane, w, place)
+                    .is_some_and(|(_, page)| page < ppb && page % 2 == parity)
+            })
+            .unwrap_or(Place::Lane(want))
     }
 
     /// The look-ahead: the in-plane (block, page) `t` would be written to

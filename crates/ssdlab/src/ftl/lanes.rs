@@ -51,8 +51,6 @@ pub(crate) fn requirements(c: &Config) -> crate::config::Requirement {
         "per-plane blocks written page by page (block groups align write points by page index)"
     } else if c.ftl.mapping.hybrid() {
         "page or DFTL mapping (a hybrid map programs its blocks at their offsets)"
-    } else if c.gc.parity_destinations {
-        "gc.parity_destinations off (a page cannot be chosen by parity and by type at once)"
     } else {
         return Ok(());
     };

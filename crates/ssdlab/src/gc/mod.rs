@@ -598,7 +598,12 @@ impl Simulator {
                         Some(_) if matches!(place, Place::Parity(_)) => {
                             self.ftl.peek_placed(plane, w, place).is_none()
                         }
-                        Some((_, dst_page)) => dst_page % 2 != parity,
+                        // The page its place picks (a page type's, under
+                        // relaxed program order).
+                        Some(_) => self
+                            .ftl
+                            .peek_placed(plane, w, place)
+                            .is_some_and(|(_, dst_page)| dst_page % 2 != parity),
                     },
                     Dest::Fixed(_) => false,
                 };

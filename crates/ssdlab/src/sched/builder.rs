@@ -287,6 +287,13 @@ impl Simulator {
                         .ftl
                         .peek_write_parity(plane, w, p)
                         .map(|(_, page)| page + 2 * taken[p as usize]),
+                    // A page type's page is not the next after those
+                    // taken, so its parity is not known here: under the
+                    // odd/even rule such a copyback waits for the next
+                    // command (where `clean_gc_head` judges it).
+                    (Dest::Stream(_, Place::Lane(_)), None) if self.cfg.flash.copyback_odd_even => {
+                        None
+                    }
                     (Dest::Stream(..), None) => self
                         .ftl
                         .peek_write(plane, w)
