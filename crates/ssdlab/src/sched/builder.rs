@@ -265,6 +265,16 @@ impl Simulator {
                 Dest::Fixed(p) => Some(p),
                 Dest::Stream(..) => None,
             };
+            // Blocks this command's copybacks by page type take in the
+            // plane (at most 8 registers per plane).
+            let mut typed = [INVALID; 8];
+            let mut n_typed = 0;
+            if let Dest::Stream(w0, place @ Place::Lane(_)) = self.dest(first, None) {
+                if let Some((b, _)) = self.ftl.peek_placed(plane, w0, place) {
+                    typed[0] = b;
+                    n_typed = 1;
+                }
+            }
             while ((taken[0] + taken[1]) as usize) < k && total < MAX_PLANES_PER_DIE {
                 // A move whose page the host rewrote since it was queued
                 // is dropped here too, not copied.
@@ -282,17 +292,35 @@ impl Simulator {
                 // taken, or the next page after all taken (only its parity
                 // and the block's end are judged here; `ready` asks for it).
                 let mut next_fixed = None;
+                let mut next_typed = INVALID;
                 let dst_page = match (self.dest(t, None), fixed) {
                     (Dest::Stream(_, Place::Parity(p)), None) => self
                         .ftl
                         .peek_write_parity(plane, w, p)
                         .map(|(_, page)| page + 2 * taken[p as usize]),
                     // A page type's page is not the next after those
-                    // taken, so its parity is not known here: under the
-                    // odd/even rule such a copyback waits for the next
-                    // command (where `clean_gc_head` judges it).
-                    (Dest::Stream(_, Place::Lane(_)), None) if self.cfg.flash.copyback_odd_even => {
-                        None
+                    // taken. With type pools each type has its own active
+                    // block: a copyback whose page is in a block no earlier
+                    // member of this command takes goes to the page peeked
+                    // now (the others' programs do not move it), whose
+                    // parity is judged below; otherwise, under the odd/even
+                    // rule, it waits for the next command (where
+                    // `clean_gc_head` judges it).
+                    (Dest::Stream(_, place @ Place::Lane(_)), None)
+                        if self.cfg.flash.copyback_odd_even =>
+                    {
+                        match self.ftl.peek_placed(plane, w, place) {
+                            Some((b, page))
+                                if self.cfg.ftl.type_pools
+                                    && n_typed > 0
+                                    && n_typed < typed.len()
+                                    && !typed[..n_typed].contains(&b) =>
+                            {
+                                next_typed = b;
+                                Some(page)
+                            }
+                            _ => None,
+                        }
                     }
                     (Dest::Stream(..), None) => self
                         .ftl
@@ -324,6 +352,10 @@ impl Simulator {
                 taken[parity as usize] += 1;
                 if next_fixed.is_some() {
                     fixed = next_fixed;
+                }
+                if next_typed != INVALID {
+                    typed[n_typed] = next_typed;
+                    n_typed += 1;
                 }
             }
         }
