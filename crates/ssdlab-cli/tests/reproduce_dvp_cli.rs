@@ -112,6 +112,20 @@ fn reproduce_dvp_quick_compares_apm_with_parp_and_writes_every_output() {
     }
     assert!(out.join("summary.md").is_file());
     assert!(out.join("runs/apm_x1.json").is_file());
+    // The scoreboard: every figure the reproduction compares and the
+    // paper's conclusions, each miss with its cause (not the values).
+    let board: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("scoreboard.json")).unwrap())
+            .unwrap();
+    assert_eq!(board["paper"], "DVPFTL (FTL)");
+    let figures = board["figures"].as_array().unwrap();
+    assert_eq!(figures.len(), 6, "{figures:?}");
+    for f in figures {
+        if f["verdict"] == "miss" || f["verdict"] == "flagged" {
+            assert!(f["cause"].as_str().is_some_and(|c| !c.is_empty()), "{f}");
+        }
+    }
+    assert_eq!(board["conclusions"].as_array().unwrap().len(), 6);
     // Every run is saved (the batch machinery): a second invocation with
     // --resume reuses them all and writes the same results.
     let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
