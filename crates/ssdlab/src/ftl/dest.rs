@@ -61,7 +61,7 @@ impl Simulator {
             Place::Lane(l) => l,
             Place::Next | Place::Parity(_) => 0,
         };
-        let lanes = self.cfg.cell.kind.bits() as usize;
+        let lanes = self.cfg.cell.kind.bits();
         let plane = self.txns[t].plane;
         let ppb = self.ftl.pages_per_block();
         let mut order: Vec<usize> = (0..lanes).collect();
