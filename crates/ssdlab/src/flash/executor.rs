@@ -419,7 +419,7 @@ impl Simulator {
         if members.iter().any(|&t| self.txns[t].slot != INVALID) {
             self.metrics.sample_at_eviction();
         }
-        assert!(d.busy, "die {die} finished a command it was not running");
+        assert!(d.busy, "a die finished a command it was not running");
         self.metrics.planes_busy(now, -(d.n as i32));
         self.flash.dies[die.index()].busy = false;
         self.flash.release_registers(die);

@@ -293,7 +293,7 @@ impl Ftl {
     #[inline]
     fn written_assigned(&mut self, plane: PlaneId) {
         let n = &mut self.alloc.plane_pending[plane.index()];
-        assert!(*n > 0, "plane {plane} has no page assigned to it pending");
+        assert!(*n > 0, "a plane's pending pages below zero");
         *n -= 1;
     }
 

@@ -31,7 +31,7 @@ impl Simulator {
     /// Where program or copyback `t` writes; `gang`: the writer of the
     /// Die-Write it is a member of (every page of a Die-Write goes to one
     /// stream, so that the die's write points stay aligned).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn dest(&self, t: TxnId, gang: Option<Writer>) -> Dest {
         let tx = &self.txns[t];
         if tx.dst != INVALID {
@@ -80,7 +80,7 @@ impl Simulator {
     /// The look-ahead: the in-plane (block, page) `t` would be written to
     /// in `plane` now, if it may be written (a host write may not take the
     /// GC reserve; a hybrid map's domain may hold no more logs).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn peek_dest(
         &self,
         plane: crate::addr::PlaneId,

@@ -433,16 +433,22 @@ impl Ftl {
     #[inline]
     pub fn invalidate(&mut self, ppn: Ppn) {
         let gb = self.map.gblock_of(ppn).0;
-        let plane = self.map.plane_of_block(BlockId(gb)).index();
+        self.maps.p2l.set(ppn as usize, INVALID);
         // Release assertions (as the rest of this kind): a count that went
         // below zero would wrap and corrupt every figure after it.
+        let valid = &mut self.blocks.valid[gb as usize];
         assert!(
-            self.blocks.valid[gb as usize] > 0 && self.blocks.plane_valid[plane] > 0,
-            "invalidating page {ppn} of block {gb}, which holds no valid page"
+            *valid > 0,
+            "invalidating a page of a block without valid pages"
         );
-        self.maps.p2l.set(ppn as usize, INVALID);
-        self.blocks.valid[gb as usize] -= 1;
-        self.blocks.plane_valid[plane] -= 1;
+        *valid -= 1;
+        let plane_valid =
+            &mut self.blocks.plane_valid[self.map.plane_of_block(BlockId(gb)).index()];
+        assert!(
+            *plane_valid > 0,
+            "invalidating a page of a plane without valid pages"
+        );
+        *plane_valid -= 1;
         if self.blocks.state[gb as usize] == BlockState::Closed && self.fast.is_none() {
             if self.domains.is_die() {
                 let g = self.group_of(BlockId(gb));
@@ -481,6 +487,7 @@ impl Ftl {
     /// wanted type (relaxed program order), or with
     /// `gc.parity_destinations` a page of the source's parity (None if the
     /// active block has no free page of that parity).
+    #[inline(always)]
     pub fn relocate_placed(
         &mut self,
         src: Ppn,
@@ -657,7 +664,7 @@ impl Ftl {
     #[inline]
     pub fn unpin(&mut self, ppn: Ppn) -> u32 {
         let gb = self.map.gblock_of(ppn).index();
-        assert!(self.blocks.pins[gb] > 0, "unpinning block {gb}, not pinned");
+        assert!(self.blocks.pins[gb] > 0, "unpinning a block not pinned");
         self.blocks.pins[gb] -= 1;
         self.blocks.pins[gb] as u32
     }

@@ -43,7 +43,7 @@ pub(crate) struct WritePoints {
 
 impl WritePoints {
     /// Index into `active` of a plane's stream for this writer.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn stream(&self, plane: PlaneId, w: Writer) -> usize {
         if self.streams == 1 {
             return plane.index();
@@ -84,7 +84,7 @@ impl WritePoints {
 impl Ftl {
     /// In-plane (block, page) the next write of `w` to `plane` would take,
     /// if it may take one (host writes may not use the GC reserve).
-    #[inline]
+    #[inline(always)]
     pub fn peek_write(&self, plane: PlaneId, w: Writer) -> Option<(u32, u32)> {
         let c = self.points.cursor[self.points.stream(plane, w)];
         if c.0 != INVALID {
@@ -309,12 +309,25 @@ impl Ftl {
     /// in `plane`, if it may take one: the next page, a page of a parity
     /// ([`peek_write_parity`](Self::peek_write_parity)), or one of a page
     /// type ([`peek_write_placed`](Self::peek_write_placed)).
-    #[inline]
+    #[inline(always)]
     pub fn peek_placed(&self, plane: PlaneId, w: Writer, place: Place) -> Option<(u32, u32)> {
+        if place == Place::Next {
+            return self.peek_write(plane, w);
+        }
+        self.peek_placed_out_of_order(plane, w, place)
+    }
+
+    /// [`peek_placed`](Self::peek_placed) for a page of a parity or a type.
+    #[inline(never)]
+    fn peek_placed_out_of_order(
+        &self,
+        plane: PlaneId,
+        w: Writer,
+        place: Place,
+    ) -> Option<(u32, u32)> {
         match place {
-            Place::Next => self.peek_write(plane, w),
             Place::Parity(p) => self.peek_write_parity(plane, w, p),
-            Place::Lane(_) => self.peek_write_placed(plane, w, place),
+            Place::Next | Place::Lane(_) => self.peek_write_placed(plane, w, place),
         }
     }
 

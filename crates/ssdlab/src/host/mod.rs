@@ -418,7 +418,7 @@ impl Simulator {
         let r = &mut self.host.reqs[req];
         assert!(
             r.pages_left > 0,
-            "request {req}: a page done more than it has"
+            "a request done for a page more than it has"
         );
         r.pages_left -= 1;
         if r.pages_left > 0 {

@@ -83,13 +83,18 @@ impl Simulator {
     /// looked up for it on the way: where its write would go
     /// (`(INVALID, INVALID)` if nowhere), or `(0, 0)` for a read or an
     /// erase.
+    #[inline]
     fn dst(&self, plane: PlaneId, t: TxnId) -> (u32, u32) {
         match self.txns[t].kind {
-            CmdKind::Program | CmdKind::Copyback => {
-                self.peek_dest(plane, t, None).unwrap_or((INVALID, INVALID))
-            }
+            CmdKind::Program | CmdKind::Copyback => self.write_dst(plane, t),
             CmdKind::Read | CmdKind::Erase => (0, 0),
         }
+    }
+
+    /// [`dst`](Self::dst) of a program or copyback.
+    #[inline(never)]
+    fn write_dst(&self, plane: PlaneId, t: TxnId) -> (u32, u32) {
+        self.peek_dest(plane, t, None).unwrap_or((INVALID, INVALID))
     }
 
     pub(crate) fn dispatch(&mut self, die: DieId) {
