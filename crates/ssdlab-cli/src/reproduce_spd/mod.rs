@@ -12,6 +12,7 @@
 //! markdown tables, SVG charts); identical runs (same drive, workload and
 //! preconditioning in two experiments) are simulated once.
 
+mod board;
 mod claims;
 
 use claims::{paper_text, Claim, CLAIMS};
@@ -71,6 +72,11 @@ pub struct SpdArgs {
     /// scaled drive, instead of 1/8 of each workload).
     #[arg(long)]
     limit: Option<u64>,
+    /// A configuration override (KEY=VALUE, as `run --set`) applied to every
+    /// run before the experiment's own, for sensitivity studies; the
+    /// scoreboard then compares a changed drive.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
 }
 
 impl SpdArgs {
@@ -86,6 +92,7 @@ impl SpdArgs {
             workloads: Vec::new(),
             preset: "spd-512g".into(),
             limit: None,
+            set: Vec::new(),
         }
     }
 }
@@ -213,20 +220,24 @@ const EXPERIMENTS: [Experiment; 7] = [
         "spd",
     ),
     Experiment {
+        aged: false,
+        note: Some("as in the paper (§6.5, \"GC is not triggered\"), the drive is not aged"),
         only: Some(&["rsrch_0"]),
         buffer_sizes: true,
         ..aged(
             "buffer-size",
-            "buffer size, rsrch_0 (Fig. 21)",
+            "buffer size, rsrch_0, without GC (Fig. 21)",
             &[v("baseline-d"), v("spd")],
             "baseline-d",
         )
     },
     Experiment {
+        aged: false,
+        note: Some("as in the paper (§6.5, \"GC is not triggered\"), the drive is not aged"),
         drive: DriveVariant::FourPlanes,
         ..aged(
             "four-plane",
-            "four planes per die (Fig. 22)",
+            "four planes per die, without GC (Fig. 22)",
             &[
                 v("baseline-d"),
                 Variant {
@@ -242,9 +253,7 @@ const EXPERIMENTS: [Experiment; 7] = [
     Experiment {
         aged: false,
         note: Some(
-            "DFTL and FAST run on the drive not aged: on the aged drive (blocks 80% valid at random) every DFTL GC moves pages of nearly as many translation pages as it moves pages, \
-             and writing those back costs more space than the GC frees; FAST's data blocks are block-mapped, and a random page-level fill has no block-mapped form \
-             (docs/fidelity.md, DFTL and FAST)",
+            "as in the paper (§6.5, \"GC is not triggered in this evaluation\"), the drive is not aged; the paper gives DFTL's figure for rsrch_0 (\"Take RSR_0 as an example\"), so DFTL-SPD is compared on rsrch_0",
         ),
         ..aged(
             "mapping",
@@ -564,7 +573,8 @@ fn plan(a: &SpdArgs) -> Result<Plan> {
             for (p, point) in exp.points.iter().enumerate() {
                 for (k, var) in exp.variants.iter().enumerate() {
                     let scheme = ssdlab::scheme::by_name(var.scheme)?;
-                    let mut sets: Vec<String> = var.set.iter().map(|s| s.to_string()).collect();
+                    let mut sets: Vec<String> = a.set.clone();
+                    sets.extend(var.set.iter().map(|s| s.to_string()));
                     if !point.value.is_empty() {
                         sets.push(format!("buffer.capacity={}", point.value));
                     }
@@ -789,6 +799,9 @@ pub fn reproduce_spd(a: SpdArgs) -> Result<ExitCode> {
     for w in &plan.workloads {
         let _ = writeln!(head, "  {:<8} {}", w.name, w.from);
     }
+    if !a.set.is_empty() {
+        let _ = writeln!(head, "every run with --set {}", a.set.join(" --set "));
+    }
     print!("{head}");
     eprintln!(
         "{} runs ({} simulations) on {} threads",
@@ -875,9 +888,29 @@ pub fn reproduce_spd(a: SpdArgs) -> Result<ExitCode> {
         grid.tables(&mut summary, "###");
         grid.write_charts(&a.out.join("charts").join(exp.def.name))?;
     }
+    let command = format!(
+        "ssdlab reproduce spd{}{}",
+        if a.quick { " --quick" } else { "" },
+        a.set
+            .iter()
+            .map(|s| format!(" --set {s}"))
+            .collect::<String>()
+    );
+    let board = board::scoreboard(
+        &board::Results {
+            plan: &plan,
+            reports: &reports,
+        },
+        &command,
+        a.quick,
+    );
+    board.write(&a.out)?;
+    let detail = board.detail();
+    let _ = write!(summary, "\n{detail}");
     write(&a.out.join("summary.md"), &summary)?;
+    println!("\n{detail}");
     println!(
-        "\nwall time {:.1} s; results in {} (results.csv, summary.md, runs/, charts/)",
+        "\nwall time {:.1} s; results in {} (results.csv, summary.md, scoreboard.json, runs/, charts/)",
         started.elapsed().as_secs_f64(),
         a.out.display()
     );

@@ -65,6 +65,7 @@ pub const KEY_DOCS: &[(&str, &str)] = &[
     ("gc.moves_in_flight", "migrations per plane queued or running at once (1: serial GC)"),
     ("gc.join_percent", "ParaGC: sibling planes below this percent free join a GC (0: off)"),
     ("gc.join_align", "ParaGC: joined planes align their write points and move pages in multi-plane commands"),
+    ("gc.twin_victim", "aligned block groups: the victim is greedy in the plane that needs GC, its twins go with it (TwinBlk as the SPD paper evaluates it)"),
     ("gc.combine_host_writes", "SPD+: a Die-Write of host pages may take GC moves of the die (write_unit = die)"),
     ("gc.hold_die", "the die is busy for the whole of a GC of one of its planes (parallel-GC paper's Alg. 2)"),
     ("gc.parity_destinations", "parallel-GC paper's Alg. 3: a copyback goes to a free page of its own parity"),

@@ -523,6 +523,15 @@ pub struct Gc {
     /// waiting for the GC to finish. Needs `ftl.write_unit = "die"`.
     #[serde(default)]
     pub combine_host_writes: bool,
+    /// With aligned block groups: the victim group is the one whose block in
+    /// the plane that needs GC has the fewest valid pages, its twin blocks
+    /// taken with it whatever they hold (TwinBlk as the SPD paper evaluates
+    /// it, §6.2: "it activates paired GCs without considering the number of
+    /// valid pages in the paired planes"). Off (default): the group with the
+    /// fewest valid pages in all its blocks (SPD's Die-GC). No effect
+    /// without aligned block groups.
+    #[serde(default)]
+    pub twin_victim: bool,
     /// The die is busy for the whole of a GC of one of its planes (the
     /// parallel-GC paper's Alg. 2 line 7): host reads and programs of the die
     /// wait until the GC has erased its victim. Off (default): host commands

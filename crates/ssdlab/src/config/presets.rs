@@ -53,6 +53,7 @@ impl Config {
                 join_percent: 0.0,
                 join_align: false,
                 combine_host_writes: false,
+                twin_victim: false,
                 hold_die: false,
                 parity_destinations: false,
                 blocks_per_gc: 1,

@@ -83,6 +83,9 @@ pub struct Ftl {
     /// FAST hybrid mapping (`ftl.mapping = "fast"` or `"vfc"`): data and
     /// log units.
     fast: Option<Fast>,
+    /// `gc.twin_victim`: a group victim is chosen by the valid pages of its
+    /// block in the plane that needs GC only.
+    twin_victim: bool,
 }
 
 impl Ftl {
@@ -114,6 +117,7 @@ impl Ftl {
             logical_pages: logical,
             domains: domains.clone(),
             aligned: cfg.ftl.write_unit != WriteUnit::Page,
+            twin_victim: cfg.gc.twin_victim,
             maps: Maps::new(mapped as usize, phys, check),
             blocks: Blocks::new(cfg, domains),
             points: WritePoints::new(cfg, domains),
@@ -544,12 +548,31 @@ impl Ftl {
         if self.domains.is_die() {
             let die = DieId(plane.0 / self.ppd);
             let (valid, bpp, ppd) = (&self.blocks.valid, self.bpp, self.ppd);
-            let g = self.blocks.victims.pick(die.0, now, rng, |id| {
-                let (d, i) = (id / bpp, id % bpp);
-                (d * ppd..(d + 1) * ppd)
-                    .map(|p| valid[(p * bpp + i) as usize] as u32)
-                    .sum()
-            })?;
+            let g = if self.twin_victim {
+                // Greedy in this plane: the closed group whose block here
+                // has the fewest valid pages (the lowest index on a tie).
+                let mut best: Option<(u16, u32)> = None;
+                for i in 0..bpp {
+                    let g = die.0 * bpp + i;
+                    if self.blocks.group_closed[g as usize] as u32 != ppd {
+                        continue;
+                    }
+                    let v = valid[(plane.0 * bpp + i) as usize];
+                    if best.is_none_or(|(bv, _)| v < bv) {
+                        best = Some((v, g));
+                    }
+                }
+                let g = best?.1;
+                self.blocks.victims.remove(g);
+                g
+            } else {
+                self.blocks.victims.pick(die.0, now, rng, |id| {
+                    let (d, i) = (id / bpp, id % bpp);
+                    (d * ppd..(d + 1) * ppd)
+                        .map(|p| valid[(p * bpp + i) as usize] as u32)
+                        .sum()
+                })?
+            };
             self.blocks.group_closed[g as usize] = 0;
             for b in self.group_blocks(g).collect::<Vec<_>>() {
                 assert_eq!(self.blocks.state[b.index()], BlockState::Closed);

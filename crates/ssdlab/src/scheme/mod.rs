@@ -221,10 +221,14 @@ pub const SCHEMES: &[Scheme] = &[
     },
     Scheme {
         name: "twinblk",
-        description: "TwinBlk (Tavakkol et al., IEEE CAL 2016): planes of a die share the active block index, writes round-robin over them, GC on twin blocks",
+        description: "TwinBlk (Tavakkol et al., IEEE CAL 2016): planes of a die share the active block index, writes round-robin over them, GC on twin blocks chosen greedily in the plane that needs GC",
         overrides: |c| {
             let mut o = die_groups();
-            o.extend(v(&["ftl.write_unit=page", "buffer.eviction=die-round-robin"]));
+            o.extend(v(&[
+                "ftl.write_unit=page",
+                "buffer.eviction=die-round-robin",
+                "gc.twin_victim=true",
+            ]));
             o.push(format!("buffer.evict_pages={}", c.geometry.planes_per_die));
             o
         },
