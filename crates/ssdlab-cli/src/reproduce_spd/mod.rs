@@ -952,6 +952,26 @@ mod tests {
         }
     }
 
+    /// Every scoreboard figure names a defined experiment, its variants and
+    /// (for one workload) one of the paper's workloads.
+    #[test]
+    fn scoreboard_figures_refer_to_defined_experiments() {
+        for s in board::SPECS {
+            let e = EXPERIMENTS
+                .iter()
+                .find(|e| e.name == s.experiment)
+                .unwrap_or_else(|| panic!("{} {}: unknown experiment", s.figure, s.quantity));
+            let known = |l: &str| e.variants.iter().any(|v| v.label == l);
+            assert!(known(s.variant), "{} {}", s.figure, s.quantity);
+            if let Some(vs) = s.vs {
+                assert!(known(vs), "{} {}", s.figure, s.quantity);
+            }
+            if let board::Agg::On(w) = s.agg {
+                assert!(WORKLOADS.contains(&w), "{} {}", s.figure, s.quantity);
+            }
+        }
+    }
+
     #[test]
     fn paper_text_prefers_the_variant_over_the_wildcard() {
         let c = &CLAIMS[1];
