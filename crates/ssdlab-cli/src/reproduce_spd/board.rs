@@ -40,6 +40,8 @@ pub(super) struct Spec {
     pub(super) cause: &'static str,
 }
 
+/// A relative figure: one argument per column of the table below.
+#[allow(clippy::too_many_arguments)]
 const fn rel(
     figure: &'static str,
     quantity: &'static str,
