@@ -240,21 +240,23 @@ pub(crate) fn reproduce_hdi(a: HdiReproArgs) -> Result<ExitCode> {
         });
     }
     let c_mean = c_vs_mbf.iter().sum::<f64>() / c_vs_mbf.len() as f64;
-    board.figure(Figure::new(
-        "Fig. 10",
-        "false identification rate, DL-MBF_c against MBF, average",
-        "%",
-        Scale::Percent,
-        Paper::Value(-2.21),
-        -c_mean,
-    )
-    .because(
-        "DL-MBF_c's post-identifier filters have half MBF's bits for the same keys per decay \
+    board.figure(
+        Figure::new(
+            "Fig. 10",
+            "false identification rate, DL-MBF_c against MBF, average",
+            "%",
+            Scale::Percent,
+            Paper::Value(-2.21),
+            -c_mean,
+        )
+        .because(
+            "DL-MBF_c's post-identifier filters have half MBF's bits for the same keys per decay \
          window, which doubles Bloom false positives; on the look-alike workloads (few hot \
          addresses, identification rates under 1 %) false positives decide most disagreements \
          with WDAC (not run apart from the workloads' locality, which the paper's traces have \
          and ours lack): docs/fidelity.md, DVPFTL (HDI), \"Misses\"",
-    ));
+        ),
+    );
     board.conclusion(
         "DL-MBF_s identifies with a lower false identification rate than MBF on all four workloads (§IV-A, Fig. 10)",
         s_below_mbf,

@@ -1,5 +1,5 @@
 //! Host-side trace transforms (replays, compact addressing) and the
-//! preconditioning modes of the workloads issue: age:X and the parallel-GC
+//! preconditioning modes age:X and the parallel-GC
 //! paper's trace-derived fill sequence.
 
 use std::sync::Arc;
