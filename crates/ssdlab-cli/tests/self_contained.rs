@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 /// Path fragments that climb out of the repository from a crate, or name
 /// the folder beside it.
-const OUTSIDE: [&str; 2] = ["../shared", "../../../"];
+const OUTSIDE: [&str; 2] = [concat!("..", "/shared"), concat!("../", "../../")];
 
 fn walk(dir: &Path, files: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
