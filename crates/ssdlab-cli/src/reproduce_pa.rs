@@ -23,7 +23,7 @@ use ssdlab::workload::Source;
 use ssdlab::{Config, Precondition, Report};
 
 use crate::results::CsvRow;
-use crate::scoreboard::{Figure, Paper, Scale, Scoreboard, Verdict};
+use crate::scoreboard::{explained, Figure, Paper, Scale, Scoreboard};
 use crate::sweep::{mean_defined, pct, ratio, sanitise, select, write, Grid, MetricFn, Row};
 
 #[derive(Args)]
@@ -184,16 +184,6 @@ fn command_line(a: &PaArgs) -> String {
         let _ = write!(c, " --set {o}");
     }
     c
-}
-
-/// A figure outside tolerance (or flagged) with the measured cause of the
-/// difference; one within tolerance as it is.
-fn explained(f: Figure, cause: &str) -> Figure {
-    if matches!(f.verdict, Verdict::Miss | Verdict::Flagged) {
-        f.because(cause)
-    } else {
-        f
-    }
 }
 
 /// Where the evidence for each kind of difference is.

@@ -145,6 +145,16 @@ impl Figure {
     }
 }
 
+/// `f` with `cause` if it is outside tolerance or flagged (the measured
+/// cause of the difference); a figure within tolerance as it is.
+pub fn explained(f: Figure, cause: &str) -> Figure {
+    if matches!(f.verdict, Verdict::Miss | Verdict::Flagged) {
+        f.because(cause)
+    } else {
+        f
+    }
+}
+
 /// How far `ours` is from `paper` in the scale's terms, as a share of the
 /// tolerance (at most 1: within).
 fn distance(scale: Scale, paper: f64, ours: f64) -> f64 {

@@ -7,7 +7,7 @@
 
 use super::claims::Metric;
 use super::{ExpPlan, Plan};
-use crate::scoreboard::{Figure, Paper, Scale, Scoreboard, Verdict};
+use crate::scoreboard::{explained, Figure, Paper, Scale, Scoreboard};
 use crate::sweep::ratio;
 use ssdlab::Report;
 
@@ -251,15 +251,15 @@ pub(super) fn scoreboard(r: &Results, command: &str, quick: bool) -> Scoreboard 
             continue;
         };
         let scale = Scale::Percent;
-        let mut f = Figure::new(s.figure, s.quantity, "%", scale, s.paper, ours);
-        if matches!(f.verdict, Verdict::Miss | Verdict::Flagged) {
-            f = f.because(if s.cause.is_empty() {
-                "no cause measured yet"
-            } else {
-                s.cause
-            });
-        }
-        board.figure(f);
+        let cause = if s.cause.is_empty() {
+            "no cause measured yet"
+        } else {
+            s.cause
+        };
+        board.figure(explained(
+            Figure::new(s.figure, s.quantity, "%", scale, s.paper, ours),
+            cause,
+        ));
     }
     conclusions(r, &mut board);
     board
