@@ -27,6 +27,7 @@ mod interrupt;
 pub mod meta;
 mod output;
 mod report;
+mod report_why;
 mod reproduce;
 mod reproduce_dvp;
 mod reproduce_pa;
@@ -159,9 +160,18 @@ struct RunArgs {
     #[arg(long)]
     json: Option<PathBuf>,
     /// Write every request as it completes to this CSV file:
-    /// arrival_ns, completion_ns, op, offset_bytes, size_bytes, latency_ns.
+    /// arrival_ns, completion_ns, op, offset_bytes, size_bytes, latency_ns,
+    /// then the latency's parts in ns (buffer_ns … array_ns, summing to
+    /// latency_ns; turns `--attribution` on).
     #[arg(long, value_name = "FILE")]
     latency_log: Option<PathBuf>,
+    /// Split every request's latency into parts (waiting for a buffer slot,
+    /// for mapping reads, behind other host work, behind GC, held; channel,
+    /// transfer, array) and report each part's share per operation, for all
+    /// requests and the tails beyond p50, p99 and p99.9 (the same as
+    /// `--set metrics.attribution=true`).
+    #[arg(long)]
+    attribution: bool,
     /// Write the latency distribution to this CSV file (op, latency_us,
     /// count, cumulative fraction: one row per histogram bucket, for CDFs).
     #[arg(long, value_name = "FILE")]
@@ -334,10 +344,14 @@ fn simulate_with(
     let mut sim = Simulator::new(cfg, source, pre)?;
     let log = log.map(|mut f| {
         use std::io::Write;
-        let e = writeln!(
-            f,
-            "arrival_ns,completion_ns,op,offset_bytes,size_bytes,latency_ns"
-        );
+        let mut header =
+            "arrival_ns,completion_ns,op,offset_bytes,size_bytes,latency_ns".to_string();
+        if cfg.metrics.attribution {
+            for p in ssdlab::attribution::Part::ALL {
+                header += &format!(",{}_ns", p.name());
+            }
+        }
+        let e = writeln!(f, "{header}");
         let f = std::sync::Arc::new(std::sync::Mutex::new((f, e.err())));
         let sink = f.clone();
         sim.log_requests(Box::new(move |c: &ssdlab::Completion| {
@@ -348,16 +362,20 @@ fn simulate_with(
                     ssdlab::workload::Op::Write => "W",
                     ssdlab::workload::Op::Trim => "T",
                 };
-                g.1 = writeln!(
-                    g.0,
+                let mut line = format!(
                     "{},{},{op},{},{},{}",
                     c.arrival_ns,
                     c.completion_ns,
                     c.offset,
                     c.size,
                     c.completion_ns - c.arrival_ns
-                )
-                .err();
+                );
+                if let Some(parts) = &c.parts {
+                    for p in parts {
+                        line += &format!(",{p}");
+                    }
+                }
+                g.1 = writeln!(g.0, "{line}").err();
             }
         }));
         f
@@ -494,6 +512,9 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
     )?;
     if a.check {
         cfg.check.enabled = true;
+    }
+    if a.attribution || a.latency_log.is_some() {
+        cfg.metrics.attribution = true;
     }
     let pre = run_precondition(a.precondition.as_deref(), a.conventions.as_deref())?;
     for (path, what) in [

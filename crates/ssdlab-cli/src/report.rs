@@ -218,6 +218,8 @@ struct RunView {
     run: Value,
     #[serde(default)]
     warnings: Value,
+    #[serde(default)]
+    attribution: Value,
 }
 
 /// Points of a GC timeline kept per run: more than a chart draws
@@ -265,6 +267,7 @@ fn runs(dir: &Path) -> Result<Vec<(String, Value)>> {
                 "timeseries": r.timeseries,
                 "run": r.run,
                 "warnings": r.warnings,
+                "attribution": r.attribution,
             });
             let stem = p
                 .file_stem()
@@ -928,6 +931,8 @@ pub fn cmd_report(a: ReportArgs) -> Result<ExitCode> {
     }
     body.push_str("</section>\n<section id=\"latency\">\n");
     cdf_charts(&runs, &mut body);
+    let all: Vec<&(String, Value)> = runs.iter().collect();
+    crate::report_why::section(&runs, &legend_names(&all), &mut body);
     gc_timelines(&runs, &mut body);
     body.push_str("</section>\n<section id=\"runs\">\n");
     if let Some((header, rows)) = &results {
@@ -940,11 +945,12 @@ pub fn cmd_report(a: ReportArgs) -> Result<ExitCode> {
     body.push_str("</section>\n");
 
     let page = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{t}</title>\n<style>{STYLE}</style></head>\n<body><header><h1>{h}</h1><p>ssdlab {v} · {d}</p></header><main>\n{body}</main></body></html>\n",
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{t}</title>\n<style>{STYLE}{WHY}</style></head>\n<body><header><h1>{h}</h1><p>ssdlab {v} · {d}</p></header><main>\n{body}</main></body></html>\n",
         t = esc(&crate::svg::plain(&title)),
         h = inline(&title),
         v = env!("CARGO_PKG_VERSION"),
         d = esc(&dir.display().to_string()),
+        WHY = crate::report_why::STYLE,
     );
     crate::output::write_atomic(&out_path, page.as_bytes())?;
     eprintln!(

@@ -8,6 +8,7 @@
 //! request meets them top down: host, buffer, FTL, GC, scheduler, flash.
 
 pub mod addr;
+pub mod attribution;
 pub mod buffer;
 pub mod config;
 pub mod domain;

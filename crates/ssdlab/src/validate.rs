@@ -695,9 +695,136 @@ pub fn pas_checks() -> Result<Vec<Check>> {
     ])
 }
 
+/// A run with latency attribution on, and every request's completion.
+fn run_attributed(
+    cfg: &Config,
+    src: &Source,
+    pre: &str,
+) -> Result<(Report, Vec<crate::Completion>)> {
+    let mut c = cfg.clone();
+    c.metrics.attribution = true;
+    let mut sim = Simulator::new(&c, src, &Precondition::parse(pre)?)?;
+    let log = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = log.clone();
+    sim.log_requests(Box::new(move |done: &crate::Completion| {
+        sink.lock().expect("no poisoned lock").push(*done)
+    }));
+    let r = sim.run(&mut |_| {})?;
+    let done = std::mem::take(&mut *log.lock().expect("no poisoned lock"));
+    Ok((r, done))
+}
+
+/// Latency attribution (`metrics.attribution`): a request's parts, against
+/// the timing arithmetic of isolated commands and against the M/D/1 queue's
+/// mean wait (Pollaczek–Khinchine: W = ρS / (2(1−ρ)), all of it behind
+/// other host reads).
+pub fn attribution_checks(requests: u64) -> Result<Vec<Check>> {
+    use crate::attribution::Part;
+    let mut out = vec![];
+    let part = |c: &crate::Completion, p: Part| c.parts.map_or(0, |x| x[p as usize]) as f64 / 1e3;
+    let mut c = one_die(2);
+    c.timing.command_ns = 500.0;
+    let t = crate::flash::FlashTiming::new(&c);
+    let (tr, tp, te, x) = (t.read_ns[0], t.program_ns[0], t.erase_ns, t.xfer_ns);
+    let (_, done) = run_attributed(
+        &c,
+        &records("one read, attributed", vec![rec(0, Op::Read, 0)]),
+        "trace-reads",
+    )?;
+    out.push(Check::exact_ns(
+        "attribution: an idle read's transfer = command cycles + data out",
+        part(&done[0], Part::Transfer),
+        500 + x,
+    ));
+    out.push(Check::exact_ns(
+        "attribution: an idle read's array time = tR",
+        part(&done[0], Part::Array),
+        tr,
+    ));
+
+    // The write that arrives 1 µs after the one that triggers a GC of an
+    // empty victim waits for that program (host work), then for the erase
+    // (GC), then is transferred and programmed.
+    let mut c1 = one_die(1);
+    c1.geometry.blocks_per_plane = 8;
+    c1.geometry.pages_per_block = 4;
+    c1.ftl.overprovisioning = 0.5;
+    let mut late = gc_scenario(false);
+    if let Source::Records { records, .. } = &mut late {
+        let mut recs = records.as_ref().clone();
+        let t = recs.last().map_or(0, |r| r.time_ns) + 1_000;
+        recs.push(rec(t, Op::Write, 7));
+        *records = Arc::new(recs);
+    }
+    let (_, done) = run_attributed(&c1, &late, "none")?;
+    let last = done.last().expect("requests completed");
+    for (name, p, ns) in [
+        (
+            "behind host work = transfer + tPROG - 1 us",
+            Part::BehindHost,
+            x + tp - 1_000,
+        ),
+        ("behind GC = tBERS", Part::BehindGc, te),
+        ("transfer", Part::Transfer, x),
+        ("array = tPROG", Part::Array, tp),
+    ] {
+        out.push(Check::exact_ns(
+            format!("attribution: a write behind a GC's trigger and erase, {name}"),
+            part(last, p),
+            ns,
+        ));
+    }
+
+    // One die serving Poisson reads (M/D/1): the mean wait behind other
+    // reads is Pollaczek–Khinchine's.
+    let c = one_die(1);
+    let t = crate::flash::FlashTiming::new(&c);
+    let s = (t.read_ns[0] + t.xfer_ns) as f64;
+    let rho = 0.5;
+    let p = Profile {
+        name: format!("md1-rho{rho}"),
+        seed: 11,
+        requests,
+        read_share: 1.0,
+        footprint_bytes: c.logical_pages() * 4096,
+        page_bytes: 4096,
+        read_size: Some(SizeDist::constant(4096)),
+        write_size: Some(SizeDist::constant(4096)),
+        address: Address::Uniform,
+        arrival: Arrival::Poisson {
+            iops: rho / s * 1e9,
+        },
+        latency_hint: None,
+    };
+    let (_, done) = run_attributed(&c, &Source::Synthetic(p), "trace-reads")?;
+    let n = done.len().max(1) as f64;
+    let wait = done.iter().map(|d| part(d, Part::BehindHost)).sum::<f64>() / n;
+    out.push(Check::within(
+        format!("attribution: M/D/1 mean wait behind other reads at utilisation {rho}"),
+        wait,
+        (md1_response(s, rho) - s) / 1e3,
+        "us",
+        0.03,
+    ));
+    let served = done
+        .iter()
+        .map(|d| part(d, Part::Array) + part(d, Part::Transfer))
+        .sum::<f64>()
+        / n;
+    out.push(Check::within(
+        "attribution: M/D/1 mean array + transfer = the service time",
+        served,
+        s / 1e3,
+        "us",
+        1e-9,
+    ));
+    Ok(out)
+}
+
 /// The whole suite.
 pub fn all() -> Result<Vec<Check>> {
     let mut v = timing_checks()?;
+    v.extend(attribution_checks(300_000)?);
     v.extend(parallel_gc_checks()?);
     v.extend(page_type_checks(20_000)?);
     v.extend(pas_checks()?);

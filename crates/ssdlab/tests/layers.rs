@@ -15,7 +15,15 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[(&str, &[&str])] = &[
     (
         "base",
-        &["addr", "engine", "mem", "types", "error", "workload"],
+        &[
+            "addr",
+            "attribution",
+            "engine",
+            "mem",
+            "types",
+            "error",
+            "workload",
+        ],
     ),
     ("config", &["config"]),
     ("domain", &["domain"]),

@@ -49,6 +49,8 @@ struct Case {
     /// case allows it; with the odd/even rule and copyback, destinations
     /// by page type then parity.
     tlc: usize,
+    /// Latency attribution on (`metrics.attribution`).
+    attribution: bool,
 }
 
 fn case() -> impl Strategy<Value = Case> {
@@ -77,14 +79,14 @@ fn case() -> impl Strategy<Value = Case> {
             0u64..1000,
             0usize..=scheme::SCHEMES.len() * 2,
         ),
-        (0usize..3, any::<bool>(), 0usize..3),
+        (0usize..3, any::<bool>(), 0usize..3, any::<bool>()),
     )
         .prop_map(
             |(
                 (planes, dies, page_only, pairs, alloc, mapping),
                 (buffer, victim, controller, odd_even, transfer),
                 (fcfs, closed, hot, rmw, read_share, seed, sch),
-                (registers, hold_die, tlc),
+                (registers, hold_die, tlc, attribution),
             )| Case {
                 planes,
                 dies,
@@ -149,6 +151,7 @@ fn case() -> impl Strategy<Value = Case> {
                 registers: [1, 2, 4][registers],
                 hold_die,
                 tlc,
+                attribution,
             },
         )
 }
@@ -192,6 +195,7 @@ fn config(k: &Case) -> Config {
     }
     c.check.enabled = true;
     c.check.interval_requests = 1_000;
+    c.metrics.attribution = k.attribution;
     if let Some(name) = k.scheme {
         if name.starts_with("spd") || name == "superpage" {
             // Die-Writes need a buffer and multi-plane over the whole die.
@@ -333,11 +337,36 @@ proptest! {
             "fill:0.85:0.7+trace-reads"
         })
         .unwrap();
-        let run = || Simulator::new(&c, &Source::Synthetic(p.clone()), &pre).unwrap().run(&mut |_| {});
-        let r = run().map_err(|e| TestCaseError::fail(format!("{k:?}: {e}")))?;
+        // With attribution on, every request's parts must sum to its
+        // latency (the simulator also checks each page's as it completes).
+        let wrong = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let run = |c: &Config| {
+            let mut sim = Simulator::new(c, &Source::Synthetic(p.clone()), &pre).unwrap();
+            let wrong = wrong.clone();
+            sim.log_requests(Box::new(move |done: &ssdlab::Completion| {
+                if let Some(parts) = done.parts {
+                    if parts.iter().sum::<u64>() != done.completion_ns - done.arrival_ns {
+                        wrong.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                }
+            }));
+            sim.run(&mut |_| {})
+        };
+        let r = run(&c).map_err(|e| TestCaseError::fail(format!("{k:?}: {e}")))?;
         prop_assert_eq!(r.requests, 4_000);
         prop_assert!(r.gc.count > 0, "GC must run: {:?}", k);
-        let again = run().unwrap();
+        prop_assert_eq!(wrong.load(std::sync::atomic::Ordering::Relaxed), 0);
+        prop_assert_eq!(r.attribution.is_some(), k.attribution);
+        let again = run(&c).unwrap();
         prop_assert_eq!(serde_json::to_string(&r).unwrap(), serde_json::to_string(&again).unwrap());
+        if k.attribution {
+            // Attribution changes no other figure.
+            let mut off = c.clone();
+            off.metrics.attribution = false;
+            let plain = run(&off).unwrap();
+            let mut r = r;
+            r.attribution = None;
+            prop_assert_eq!(serde_json::to_string(&r).unwrap(), serde_json::to_string(&plain).unwrap());
+        }
     }
 }

@@ -46,3 +46,8 @@ fn write_amplification_matches_analytic_models() {
 fn no_lpn_lost_or_stale_under_any_policy() {
     assert_all(validate::consistency_checks(40_000).unwrap());
 }
+
+#[test]
+fn latency_parts_match_timing_and_md1() {
+    assert_all(validate::attribution_checks(300_000).unwrap());
+}

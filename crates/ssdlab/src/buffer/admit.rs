@@ -140,6 +140,10 @@ impl Simulator {
                     }
                     self.next_version(lpn);
                     self.buffer.waiting.pop_front();
+                    if let Some(a) = &mut self.attr {
+                        let now = self.engine.now();
+                        a.buffer_page(req, lpn, self.host.reqs[req].arrival, now);
+                    }
                     self.sub_done(req);
                 }
             }

@@ -99,6 +99,7 @@ pub const KEY_DOCS: &[(&str, &str)] = &[
     ("check.interval_requests", "also check every this many requests (0: at the end only)"),
     ("metrics", "extra measurements"),
     ("metrics.interval_ms", "a time series, one entry per this many simulated ms (0: none)"),
+    ("metrics.attribution", "split each request's latency into parts and report their shares (false: off)"),
 ];
 
 /// The documentation line of `key` (dotted), if any.

@@ -46,6 +46,13 @@ pub struct MetricsConfig {
     /// Also report a time series with one entry per this many simulated
     /// milliseconds (0 = none).
     pub interval_ms: f64,
+    /// Split every request's latency into parts (buffer wait, mapping
+    /// reads, waiting behind host work or GC, held, channel, transfer,
+    /// array) and report each part's share per operation and latency band
+    /// (`attribution` in the result; `--latency-log` writes the parts of
+    /// every request).
+    #[serde(default)]
+    pub attribution: bool,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

@@ -87,7 +87,10 @@ impl Config {
                 enabled: false,
                 interval_requests: 0,
             },
-            metrics: MetricsConfig { interval_ms: 0.0 },
+            metrics: MetricsConfig {
+                interval_ms: 0.0,
+                attribution: false,
+            },
         }
     }
 

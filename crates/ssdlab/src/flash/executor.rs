@@ -16,6 +16,7 @@
 //! tPROG (`validate::parallel_gc_checks` checks it exactly).
 
 use crate::addr::{DieId, PlaneId, Ppn, INVALID};
+use crate::attribution::Part;
 use crate::config::Config;
 use crate::config::WriteCompletion;
 use crate::engine::{EventKind, Time};
@@ -176,6 +177,12 @@ impl Simulator {
         d.finished = 0;
         d.n = n as u8;
         d.txns[..n].copy_from_slice(members);
+        if let Some(a) = &mut self.attr {
+            for &t in members {
+                a.dispatched(t, die.index(), now);
+            }
+            a.die_busy(die.index(), origin == Origin::Gc, now);
+        }
         self.metrics.planes_busy(now, n as i32);
         self.metrics.cmds.add(kind, origin, n);
         if self.dftl.cmt.is_some() {
@@ -198,6 +205,12 @@ impl Simulator {
             let ch = self.channel_of_die(die);
             let start = now.max(self.flash.channel_free[ch]);
             self.flash.channel_free[ch] = start + self.flash.timing.cmd_ns;
+            if let Some(a) = &mut self.attr {
+                for &t in members {
+                    a.phase(t, Part::Channel, start - now);
+                    a.phase(t, Part::Transfer, self.flash.timing.cmd_ns);
+                }
+            }
             start + self.flash.timing.cmd_ns
         } else {
             now
@@ -244,6 +257,12 @@ impl Simulator {
                 let xfer = self.flash.timing.xfer_ns;
                 let xfer_end = start + n as Time * xfer;
                 self.flash.channel_free[ch] = xfer_end;
+                if let Some(a) = &mut self.attr {
+                    // The rest (transfer, then array) when it ends.
+                    for &t in members {
+                        a.phase(t, Part::Channel, start - t0);
+                    }
+                }
                 self.metrics.gc.transfer_ns += xfer as u128 * moves as u128;
                 self.metrics.gc.write_ns += array as u128 * moves as u128;
                 if self.cfg.host.write_completion == WriteCompletion::Transfer {
@@ -373,6 +392,14 @@ impl Simulator {
         // The pages leave one after another; each read finishes when its
         // own data is out, the die when the last is.
         let start = now.max(self.flash.channel_free[ch]);
+        if let Some(a) = &mut self.attr {
+            for (i, &t) in d.txns[..n].iter().enumerate() {
+                let array = now - a.mark(t);
+                a.phase(t, Part::Array, array);
+                a.phase(t, Part::Channel, start - now);
+                a.phase(t, Part::Transfer, (i as Time + 1) * xfer);
+            }
+        }
         for i in 0..n - 1 {
             let at = start + (i as Time + 1) * xfer;
             self.engine.schedule(
@@ -405,6 +432,11 @@ impl Simulator {
             _ => {
                 // Transfer-mode write completion: the host sees the write done.
                 let req = std::mem::replace(&mut self.txns[t].req, ReqId::NONE);
+                if let Some(a) = &mut self.attr {
+                    let mut parts = a.parts(t);
+                    parts[Part::Transfer as usize] += self.engine.now() - a.mark(t);
+                    a.set_page(parts);
+                }
                 self.sub_done(req);
             }
         }
@@ -423,6 +455,19 @@ impl Simulator {
         self.metrics.planes_busy(now, -(d.n as i32));
         self.flash.dies[die.index()].busy = false;
         self.flash.release_registers(die);
+        if let Some(a) = &mut self.attr {
+            a.die_idle(die.index(), now);
+            if self.txns[d.txns[0]].kind == CmdKind::Program {
+                // A program's data went over the channel, then the array
+                // programmed it.
+                let xfer = d.n as Time * self.flash.timing.xfer_ns;
+                for &t in members {
+                    let rest = now - a.mark(t);
+                    a.phase(t, Part::Transfer, xfer.min(rest));
+                    a.phase(t, Part::Array, rest.saturating_sub(xfer));
+                }
+            }
+        }
         for &t in members {
             self.finish_txn(t);
         }

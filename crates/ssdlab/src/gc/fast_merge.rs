@@ -176,7 +176,7 @@ impl Simulator {
         // held back for want of a log may go (a VFC's merge may not touch
         // their die).
         for d in self.gc.domains.dies(u) {
-            self.gc.clock_change(d, 1, now);
+            self.gc_clock_change(d, 1, now);
             self.kick(d);
         }
         self.merge_next(u);
@@ -439,7 +439,7 @@ impl Simulator {
         // Blocks were freed: host writes held back on any die of the domain
         // may go, and the domain may need another merge.
         for d in self.gc.domains.dies(u) {
-            self.gc.clock_change(d, -1, now);
+            self.gc_clock_change(d, -1, now);
             self.kick(d);
         }
         for p in self.gc.domains.trigger_planes(u) {

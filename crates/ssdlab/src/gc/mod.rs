@@ -273,6 +273,15 @@ impl Gc {
 }
 
 impl Simulator {
+    /// A unit of `die` started (`+1`) or finished (`-1`) a GC at `now`: the
+    /// die's GC clock, and latency attribution's view of the die.
+    pub(crate) fn gc_clock_change(&mut self, die: DieId, delta: i32, now: Time) {
+        self.gc.clock_change(die, delta, now);
+        if let Some(a) = &mut self.attr {
+            a.die_gc(die.index(), self.gc.clock[die.index()].0 > 0, now);
+        }
+    }
+
     /// Pages of a GC victim: a block, or a group of one block per plane.
     #[inline]
     pub(crate) fn victim_pages(&self) -> u32 {
@@ -423,7 +432,7 @@ impl Simulator {
             g.mix = free;
         }
         let die = self.ftl.map.die_of_plane(plane);
-        self.gc.clock_change(die, 1, now);
+        self.gc_clock_change(die, 1, now);
         Some(u)
     }
 
@@ -534,7 +543,7 @@ impl Simulator {
         self.metrics.gc.duration_ns += (now - self.gc.jobs[u].start) as u128;
         self.gc.jobs[u].victim = INVALID;
         let die = self.ftl.map.die_of_plane(tx.plane);
-        self.gc.clock_change(die, -1, now);
+        self.gc_clock_change(die, -1, now);
         self.flush_gc_translation();
         self.gc_trigger(tx.plane);
         if let Reclaimer::Para(_) = self.gc.reclaimer {

@@ -33,6 +33,7 @@ pub(crate) mod pagetype;
 pub mod precondition;
 
 use crate::addr::{Lpn, PlaneId, Ppn, INVALID};
+use crate::attribution::{self, Part, Parts};
 use crate::config::HostMode;
 use crate::engine::{EventKind, Time};
 use crate::error::Error;
@@ -125,6 +126,8 @@ pub struct Completion {
     pub op: Op,
     pub offset: u64,
     pub size: u64,
+    /// Its latency's parts ([`crate::attribution`]), when attribution is on.
+    pub parts: Option<Parts>,
 }
 
 /// The sink of [`Simulator::log_requests`].
@@ -415,11 +418,26 @@ impl Simulator {
     /// A page of host request `req` is done (now).
     pub(crate) fn sub_done(&mut self, req: ReqId) {
         let now = self.engine.now();
+        let parts = self.attr.as_mut().map(|a| {
+            let page = std::mem::take(&mut a.page);
+            let causes = std::mem::take(&mut a.page_causes);
+            (page, causes)
+        });
         let r = &mut self.host.reqs[req];
         assert!(
             r.pages_left > 0,
             "a request done for a page more than it has"
         );
+        if let Some((page, _)) = &parts {
+            if attribution::total(page) != now - r.arrival {
+                self.error.get_or_insert(Error::Consistency(format!(
+                    "latency attribution: a page of a request that arrived at {} ns completed at \
+                     {now} ns with parts {page:?} summing to {} ns",
+                    r.arrival,
+                    attribution::total(page)
+                )));
+            }
+        }
         r.pages_left -= 1;
         if r.pages_left > 0 {
             return;
@@ -433,6 +451,9 @@ impl Simulator {
             self.metrics.trim.requests += 1;
         } else {
             self.metrics.record_latency(op == Op::Write, lat, now);
+            if let (Some((page, causes)), Some(sums)) = (&parts, &mut self.metrics.attribution) {
+                sums.record(op == Op::Write, lat, page, causes);
+            }
         }
         if let Some(log) = &mut self.request_log {
             log(&Completion {
@@ -441,6 +462,7 @@ impl Simulator {
                 op,
                 offset: r.offset,
                 size: r.size,
+                parts: parts.map(|(p, _)| p),
             });
         }
         self.metrics.last_completion = now;
@@ -489,6 +511,7 @@ impl Simulator {
         self.metrics.trim.bytes += bytes;
         self.metrics.trim.pages += n;
         if n == 0 {
+            self.page_since_arrival(req, Part::Buffer);
             return self.sub_done(req);
         }
         let logical = self.ftl.logical_pages;
@@ -502,12 +525,16 @@ impl Simulator {
             self.buffer.waiting.retain(|&(r, lpn)| {
                 let hit = lpns.contains(&lpn);
                 if hit {
-                    done.push(r);
+                    done.push((r, lpn));
                 }
                 !hit
             });
             self.metrics.trim.pending_pages += done.len() as u64;
-            for r in done {
+            let now = self.engine.now();
+            for (r, lpn) in done {
+                if let Some(a) = &mut self.attr {
+                    a.buffer_page(r, lpn, self.host.reqs[r].arrival, now);
+                }
                 self.sub_done(r);
             }
         }
@@ -515,6 +542,7 @@ impl Simulator {
             // (With compact addresses a page the workload never reads or
             // writes has no data to trim.)
             let Some(lpn) = self.host.address_map.lpn_if_known(page, logical) else {
+                self.page_since_arrival(req, Part::Buffer);
                 self.sub_done(req);
                 continue;
             };
@@ -530,6 +558,7 @@ impl Simulator {
                 self.metrics.trim.mapped_pages += 1;
                 self.map_access(lpn, true, MapWaiter::Update(lpn));
             }
+            self.page_since_arrival(req, Part::Buffer);
             self.sub_done(req);
         }
         // Freed buffer slots take waiting writes.
@@ -543,6 +572,7 @@ impl Simulator {
             self.metrics.read_pages += 1;
             if self.buffer.cache.as_ref().is_some_and(|b| b.contains(lpn)) {
                 self.metrics.read_hits += 1;
+                self.page_since_arrival(req, Part::Buffer);
                 self.sub_done(req);
                 return;
             }
@@ -565,8 +595,16 @@ impl Simulator {
         if tx.kind == CmdKind::Read {
             self.read_unpin(tx.src);
             if tx.rmw {
+                if let Some(a) = &mut self.attr {
+                    let parts = a.parts(t);
+                    a.carry(tx.req, tx.lpn, parts);
+                }
                 self.host_write_page(tx.req, tx.lpn);
             } else {
+                if let Some(a) = &mut self.attr {
+                    let parts = a.parts(t);
+                    a.set_page(parts);
+                }
                 self.sub_done(tx.req);
             }
             return;
@@ -586,7 +624,14 @@ impl Simulator {
                 .as_mut()
                 .expect("buffered")
                 .flush_done(tx.slot);
+            // Writes admitted now waited for this flush.
+            if let Some(a) = &mut self.attr {
+                a.blame = Some(a.parts(t));
+            }
             self.admit_waiting();
+            if let Some(a) = &mut self.attr {
+                a.blame = None;
+            }
         }
         if tx.req != ReqId::NONE {
             let page = self.ftl.map.page_of(tx.src);
@@ -597,6 +642,10 @@ impl Simulator {
             } else {
                 r.slowest.max(ty)
             };
+            if let Some(a) = &mut self.attr {
+                let parts = a.parts(t);
+                a.set_page(parts);
+            }
             self.sub_done(tx.req);
         }
     }
@@ -610,12 +659,30 @@ impl Simulator {
                 let t = self.new_txn(CmdKind::Read, Origin::Host, plane, lpn, ppn);
                 self.txns[t].req = req;
                 self.txns[t].rmw = rmw;
+                if let Some(a) = &mut self.attr {
+                    // Until now it waited for its map entry (DFTL).
+                    let waited = self.engine.now() - self.host.reqs[req].arrival;
+                    a.add(t, Part::Mapping, waited);
+                }
                 self.enqueue(plane, Class::Read, t);
             }
             None => {
                 self.metrics.unmapped_read_pages += 1;
+                self.page_since_arrival(req, Part::Mapping);
                 self.sub_done(req);
             }
+        }
+    }
+
+    /// Latency attribution: the page of `req` about to complete spent all
+    /// its time since the request arrived in `part` (none, for a buffer
+    /// hit or a trim, done at arrival; an unmapped read may have waited for
+    /// its map entry).
+    fn page_since_arrival(&mut self, req: ReqId, part: Part) {
+        if let Some(a) = &mut self.attr {
+            let mut parts = [0; attribution::PARTS];
+            parts[part as usize] = self.engine.now() - self.host.reqs[req].arrival;
+            a.set_page(parts);
         }
     }
 
@@ -661,6 +728,11 @@ impl Simulator {
             self.ftl.assign(plane);
             let version = self.next_version(lpn);
             let t = self.new_txn(CmdKind::Program, Origin::Host, plane, lpn, INVALID);
+            if let Some(a) = &mut self.attr {
+                // A read-modify-write's write carries its read's parts.
+                let carried = a.carried(req, lpn);
+                a.start_from(t, carried);
+            }
             let lane = self.host.reqs[req].lane;
             let tx = &mut self.txns[t];
             tx.hot = hot;

@@ -8,9 +8,11 @@ use serde::{Deserialize, Serialize};
 use crate::engine::Time;
 use crate::flash::{CmdCounters, CmdKind, Origin};
 
+mod attribution;
 mod report;
 mod warnings;
 
+pub use attribution::{AttributionBand, AttributionReport, AttributionSums, PartShares};
 pub use report::*;
 pub use warnings::{RunFacts, Warning, SERVED_SHARE, UNWRITTEN_READ_SHARE};
 
@@ -72,6 +74,8 @@ pub struct Metrics {
     pub backlog_at_last_arrival: u32,
     /// Per-interval figures (metrics.interval_ms), or None.
     series: Option<Series>,
+    /// Latency attribution's sums (`metrics.attribution`), or None.
+    pub attribution: Option<Box<AttributionSums>>,
 }
 
 /// Accumulators of the time series: one bucket per interval from `start`.
@@ -238,6 +242,7 @@ impl Metrics {
                 overflow: false,
                 spare: Bucket::default(),
             }),
+            attribution: None,
             read_lat: hist(),
             write_lat: hist(),
             lat_sum: [0; 2],
@@ -296,6 +301,7 @@ impl Metrics {
         fresh.qd_since = now;
         fresh.first_arrival = Some(now);
         fresh.last_completion = now;
+        fresh.attribution = self.attribution.as_ref().map(|_| Box::default());
         *self = fresh;
     }
 

@@ -282,6 +282,10 @@ impl Metrics {
                     })
                     .collect()
             }),
+            attribution: self
+                .attribution
+                .as_ref()
+                .map(|a| a.report(&self.read_lat, &self.write_lat)),
             warnings: Vec::new(),
         };
         report.warnings = super::warnings::find(&report, self, &ctx.facts);
@@ -461,6 +465,11 @@ pub struct Report {
     /// One entry per `metrics.interval_ms` of simulated time (absent when 0).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeseries: Option<Vec<Interval>>,
+    /// Latency attribution (`metrics.attribution`; absent when off): per
+    /// operation, each part's share of the latency of all requests and of
+    /// the tails beyond p50, p99 and p99.9.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attribution: Option<super::AttributionReport>,
     /// What makes these figures mean less than they seem (empty when
     /// nothing was found): saturation, reads of never-written data, GC not
     /// running or not yet steady, a warm-up longer than the run, addresses
@@ -867,6 +876,21 @@ impl Report {
                 self.unmapped_read_pages,
                 self.unwritten_read_share * 100.0
             );
+        }
+        if let Some(a) = &self.attribution {
+            for (name, bands) in [("reads", &a.read), ("writes", &a.write)] {
+                for b in bands.iter().filter(|b| b.band != "all") {
+                    let _ = writeln!(
+                        s,
+                        "  why      {name} {} (from {:.1} us, {} requests, mean {:.1} us): {}",
+                        b.band,
+                        b.from_us,
+                        b.requests,
+                        b.mean_us,
+                        b.in_words()
+                    );
+                }
+            }
         }
         if self.warnings.is_empty() {
             let _ = writeln!(s, "  warnings none");

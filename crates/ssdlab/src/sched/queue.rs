@@ -46,6 +46,9 @@ impl Simulator {
         let d = self.ftl.map.die_of_plane(plane);
         let now = self.engine.now();
         let mark = self.gc.clock(d, now);
+        if let Some(a) = &mut self.attr {
+            a.queued(t, d.index(), now);
+        }
         let tx = &mut self.txns[t];
         tx.seq = self.sched.seq;
         if tx.origin == Origin::Host && tx.kind == CmdKind::Program {

@@ -148,6 +148,9 @@ impl Simulator {
             lpn,
             src,
         );
+        if let Some(a) = &mut self.attr {
+            a.created(t, self.engine.now());
+        }
         // A GC write's stream: judged when the write is created (a move's
         // read needs no stream; its program is created when the read is done).
         if self.hot.sort_moves

@@ -41,6 +41,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use rustc_hash::FxHashMap;
 
 use crate::addr::{DieId, Lpn, PlaneId};
+use crate::attribution::Attribution;
 use crate::config::{AddressMode, BufferCapacity, Config, HostMode};
 use crate::domain::Domains;
 use crate::engine::{Engine, EventKind, Time};
@@ -114,6 +115,8 @@ pub struct Simulator {
     /// is known before the run.
     pub(crate) trace_format: Option<crate::workload::TraceRead>,
     pub(crate) facts: crate::metrics::RunFacts,
+    /// Latency attribution's bookkeeping (`metrics.attribution`), or None.
+    pub(crate) attr: Option<Box<Attribution>>,
 }
 
 /// Before a run, where the workload's span is known (a pre-scan, records in
@@ -355,7 +358,14 @@ impl Simulator {
             ppd,
             trace_format: source.trace_read(),
             facts,
+            attr: cfg
+                .metrics
+                .attribution
+                .then(|| Box::new(Attribution::new(cfg.total_dies() as usize))),
         };
+        if cfg.metrics.attribution {
+            sim.metrics.attribution = Some(Box::default());
+        }
         sim.host.page_types = compose::page_types(cfg)?;
         for p in 0..planes {
             sim.gc_trigger(PlaneId(p));

@@ -1,0 +1,320 @@
+//! Latency attribution (`metrics.attribution`): every host request's latency
+//! split into parts that sum to it exactly.
+//!
+//! A request completes when its last page does, so its parts are that
+//! page's. A page's time from the request's arrival is followed stage by
+//! stage, each stage adding the time since the last one to the part that
+//! describes it, so the parts telescope to the latency by construction:
+//!
+//! - **buffer**: waiting for a write-buffer slot (a buffered write completes
+//!   when it is admitted);
+//! - **mapping**: waiting for DFTL's translation reads before a page can be
+//!   read;
+//! - while a transaction is queued for its die, what the die was doing:
+//!   **behind_host** (running other host or mapping commands),
+//!   **behind_gc** (running a GC command, or idle while one of its planes is
+//!   collecting: GC holds the host's writes in that plane), **held** (idle
+//!   with no GC under way: the scheduler held the transaction — a Die-Write
+//!   or super page still filling, no page it may take yet, no free plane
+//!   register, a request waiting for its partner); time a program spends
+//!   before it is queued (a write unit gathering its pages) is held too;
+//! - once dispatched: **channel** (waiting for the channel while other dies
+//!   use it), **transfer** (its command's command cycles and data transfer,
+//!   the pages of its multi-plane command before its own included), and
+//!   **array** (the array's read or program time, the longest of a
+//!   multi-plane command's).
+//!
+//! A command counts as GC work when its first transaction is GC's. A buffer
+//! slot's wait has a second reading, its **causes**: the wait of a write
+//! admitted when a flush completed is split in the proportions of that
+//! flush's own parts (how the program it waited for spent its time).
+//!
+//! This module holds the vocabulary and the per-die and per-transaction
+//! bookkeeping; the layers feed it (`sched` at enqueue, the executor at
+//! dispatch and as a command's phases end, the host and the buffer as a page
+//! completes), and `metrics` sums it per latency band.
+
+use crate::addr::Lpn;
+use crate::engine::Time;
+use crate::types::{ReqId, TxnId};
+use rustc_hash::FxHashMap;
+
+/// The number of parts.
+pub const PARTS: usize = 8;
+
+/// A part of a request's latency (module documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
+    Buffer,
+    Mapping,
+    Held,
+    BehindHost,
+    BehindGc,
+    Channel,
+    Transfer,
+    Array,
+}
+
+impl Part {
+    /// Every part, in the order of outputs.
+    pub const ALL: [Part; PARTS] = [
+        Part::Buffer,
+        Part::Mapping,
+        Part::Held,
+        Part::BehindHost,
+        Part::BehindGc,
+        Part::Channel,
+        Part::Transfer,
+        Part::Array,
+    ];
+
+    /// Its name in JSON keys and CSV columns.
+    pub fn name(self) -> &'static str {
+        match self {
+            Part::Buffer => "buffer",
+            Part::Mapping => "mapping",
+            Part::Held => "held",
+            Part::BehindHost => "behind_host",
+            Part::BehindGc => "behind_gc",
+            Part::Channel => "channel",
+            Part::Transfer => "transfer",
+            Part::Array => "array",
+        }
+    }
+
+    /// Its name in sentences ("71 % waiting behind GC").
+    pub fn words(self) -> &'static str {
+        match self {
+            Part::Buffer => "waiting for a buffer slot",
+            Part::Mapping => "waiting for mapping reads",
+            Part::Held => "held by the scheduler",
+            Part::BehindHost => "waiting behind other host work",
+            Part::BehindGc => "waiting behind GC",
+            Part::Channel => "waiting for the channel",
+            Part::Transfer => "transfer",
+            Part::Array => "array time",
+        }
+    }
+}
+
+/// Nanoseconds per part.
+pub type Parts = [Time; PARTS];
+
+/// A part's share of a buffer wait, per part (f64: proportions of a flush's
+/// time).
+pub type Causes = [f64; PARTS];
+
+/// What a die did over time, integrated: how long it ran host work, ran
+/// GC work or sat idle while GC was under way on it, and sat idle otherwise
+/// (the three parts a queued transaction's wait is split into).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct DieClock {
+    /// 0 idle, 1 running host work, 2 running GC work.
+    busy: u8,
+    gc_active: bool,
+    since: Time,
+    acc: [Time; 3],
+}
+
+/// The parts a queued transaction's wait goes to, in `DieClock`'s order.
+const QUEUE_PARTS: [Part; 3] = [Part::BehindHost, Part::BehindGc, Part::Held];
+
+impl DieClock {
+    fn slot(&self) -> usize {
+        match (self.busy, self.gc_active) {
+            (1, _) => 0,
+            (2, _) | (0, true) => 1,
+            _ => 2,
+        }
+    }
+
+    /// The accumulated times up to `now`.
+    fn at(&self, now: Time) -> [Time; 3] {
+        let mut a = self.acc;
+        a[self.slot()] += now - self.since;
+        a
+    }
+
+    fn settle(&mut self, now: Time) {
+        self.acc = self.at(now);
+        self.since = now;
+    }
+}
+
+/// One transaction's parts so far, accounted up to `mark` (which may lie
+/// ahead of the clock: a command's phases are known when it starts), and
+/// its die's clock when it was queued.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct TxnParts {
+    pub(crate) parts: Parts,
+    pub(crate) mark: Time,
+    queued: Option<[Time; 3]>,
+}
+
+/// The bookkeeping of attribution, present when it is on.
+pub(crate) struct Attribution {
+    dies: Vec<DieClock>,
+    txns: Vec<TxnParts>,
+    /// The parts (and buffer causes) of the page about to complete: set by
+    /// whoever completes a page, taken by the request's completion.
+    pub(crate) page: Parts,
+    pub(crate) page_causes: Causes,
+    /// While a flush's completion admits waiting writes: that flush's parts.
+    pub(crate) blame: Option<Parts>,
+    /// Parts a page carries from an earlier stage into a later one (a
+    /// read-modify-write's read, into its write).
+    carry: FxHashMap<(ReqId, Lpn), Parts>,
+}
+
+impl Attribution {
+    pub(crate) fn new(dies: usize) -> Attribution {
+        Attribution {
+            dies: vec![DieClock::default(); dies],
+            txns: Vec::new(),
+            page: [0; PARTS],
+            page_causes: [0.0; PARTS],
+            blame: None,
+            carry: FxHashMap::default(),
+        }
+    }
+
+    /// Transaction `t` was created at `now` (its slot starts afresh).
+    pub(crate) fn created(&mut self, t: TxnId, now: Time) {
+        let i = t.index();
+        if i >= self.txns.len() {
+            self.txns.resize(i + 1, TxnParts::default());
+        }
+        self.txns[i] = TxnParts {
+            mark: now,
+            ..TxnParts::default()
+        };
+    }
+
+    /// Add `ns` to part `p` of transaction `t`, without moving its mark:
+    /// time the page spent before the transaction existed.
+    pub(crate) fn add(&mut self, t: TxnId, p: Part, ns: Time) {
+        self.txns[t.index()].parts[p as usize] += ns;
+    }
+
+    /// Give transaction `t` the parts a page carried to it.
+    pub(crate) fn start_from(&mut self, t: TxnId, parts: Parts) {
+        self.txns[t.index()].parts = parts;
+    }
+
+    /// Transaction `t` was queued at `now` on `die`: the time since its
+    /// creation was held; its wait is measured from here.
+    pub(crate) fn queued(&mut self, t: TxnId, die: usize, now: Time) {
+        let clock = self.dies[die].at(now);
+        let e = &mut self.txns[t.index()];
+        e.parts[Part::Held as usize] += now.saturating_sub(e.mark);
+        e.mark = e.mark.max(now);
+        e.queued = Some(clock);
+    }
+
+    /// Transaction `t` was dispatched at `now` on `die`: its wait split by
+    /// what the die did meanwhile.
+    pub(crate) fn dispatched(&mut self, t: TxnId, die: usize, now: Time) {
+        let clock = self.dies[die].at(now);
+        let e = &mut self.txns[t.index()];
+        match e.queued.take() {
+            Some(q) => {
+                for k in 0..3 {
+                    e.parts[QUEUE_PARTS[k] as usize] += clock[k] - q[k];
+                }
+            }
+            // (Never queued: held until now.)
+            None => e.parts[Part::Held as usize] += now.saturating_sub(e.mark),
+        }
+        e.mark = e.mark.max(now);
+    }
+
+    /// Transaction `t` spends `ns` in part `p` from its mark on.
+    pub(crate) fn phase(&mut self, t: TxnId, p: Part, ns: Time) {
+        let e = &mut self.txns[t.index()];
+        e.parts[p as usize] += ns;
+        e.mark += ns;
+    }
+
+    /// Transaction `t`'s mark.
+    pub(crate) fn mark(&self, t: TxnId) -> Time {
+        self.txns[t.index()].mark
+    }
+
+    /// Transaction `t`'s parts.
+    pub(crate) fn parts(&self, t: TxnId) -> Parts {
+        self.txns[t.index()].parts
+    }
+
+    /// Die `die` started a command at `now` (GC work or not).
+    pub(crate) fn die_busy(&mut self, die: usize, gc: bool, now: Time) {
+        let d = &mut self.dies[die];
+        d.settle(now);
+        d.busy = if gc { 2 } else { 1 };
+    }
+
+    /// Die `die` finished its command at `now`.
+    pub(crate) fn die_idle(&mut self, die: usize, now: Time) {
+        let d = &mut self.dies[die];
+        d.settle(now);
+        d.busy = 0;
+    }
+
+    /// Whether a GC is under way on die `die` changed at `now`.
+    pub(crate) fn die_gc(&mut self, die: usize, active: bool, now: Time) {
+        let d = &mut self.dies[die];
+        d.settle(now);
+        d.gc_active = active;
+    }
+
+    /// The page about to complete has these parts (no buffer causes).
+    pub(crate) fn set_page(&mut self, parts: Parts) {
+        self.page = parts;
+        self.page_causes = [0.0; PARTS];
+    }
+
+    /// A page carries `parts` from a stage that ended into the next.
+    pub(crate) fn carry(&mut self, req: ReqId, lpn: Lpn, parts: Parts) {
+        self.carry.insert((req, lpn), parts);
+    }
+
+    /// What page `lpn` of `req` carries (nothing for most pages).
+    pub(crate) fn carried(&mut self, req: ReqId, lpn: Lpn) -> Parts {
+        if self.carry.is_empty() {
+            return [0; PARTS];
+        }
+        self.carry.remove(&(req, lpn)).unwrap_or([0; PARTS])
+    }
+
+    /// A buffered write of `req`'s page `lpn` completes at `now`, having
+    /// arrived at `arrival`: what it carried, and the rest of its time as a
+    /// buffer wait, whose causes are the admitting flush's parts.
+    pub(crate) fn buffer_page(&mut self, req: ReqId, lpn: Lpn, arrival: Time, now: Time) {
+        let mut parts = self.carried(req, lpn);
+        let before: Time = parts.iter().sum();
+        let wait = (now - arrival).saturating_sub(before);
+        parts[Part::Buffer as usize] += wait;
+        self.page = parts;
+        self.page_causes = [0.0; PARTS];
+        if wait == 0 {
+            return;
+        }
+        match self.blame {
+            Some(flush) => {
+                let total: Time = flush.iter().sum();
+                if total > 0 {
+                    for (c, &f) in self.page_causes.iter_mut().zip(&flush) {
+                        *c = wait as f64 * f as f64 / total as f64;
+                    }
+                    return;
+                }
+                self.page_causes[Part::Buffer as usize] = wait as f64;
+            }
+            None => self.page_causes[Part::Buffer as usize] = wait as f64,
+        }
+    }
+}
+
+/// Parts' total.
+pub fn total(parts: &Parts) -> Time {
+    parts.iter().sum()
+}
