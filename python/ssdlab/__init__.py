@@ -122,6 +122,29 @@ class Result:
         when the run kept none (``metrics.interval_ms = 0``)."""
         return pd.DataFrame(self._result.get("timeseries") or [])
 
+    def attribution(self) -> pd.DataFrame:
+        """Latency attribution (run with ``attribution=True``): one row per
+        operation and band (``all``, ``p50``, ``p99``, ``p99.9``: the
+        requests from that percentile's latency on) with ``from_us``,
+        ``requests``, ``mean_us``, each part's share of the band's latency
+        in percent (``buffer`` … ``array``, summing to 100) and the buffer
+        wait's causes (``buffer_cause_*``). Empty when the run had it off."""
+        a = self._result.get("attribution")
+        rows = []
+        for op in ("read", "write"):
+            for b in (a or {}).get(op, []):
+                row = {
+                    "op": op,
+                    "band": b["band"],
+                    "from_us": b["from_us"],
+                    "requests": b["requests"],
+                    "mean_us": b["mean_us"],
+                }
+                row.update(b["share_pct"])
+                row.update({f"buffer_cause_{k}": v for k, v in b["buffer_causes_pct"].items()})
+                rows.append(row)
+        return pd.DataFrame(rows)
+
     def latency_histogram(self) -> pd.DataFrame:
         """The latency distribution: ``op``, ``latency_us``, ``count`` and
         the cumulative ``fraction`` (one row per histogram bucket holding
@@ -150,6 +173,7 @@ def run(
     limit: Optional[int] = None,
     trace_format: Optional[str] = None,
     conventions: Optional[str] = None,
+    attribution: bool = False,
 ) -> Result:
     """Run one simulation, as ``ssdlab run`` does.
 
@@ -165,7 +189,9 @@ def run(
     (``"fill:0.9:0.8+trace-reads"``; default ``"trace-reads"``, which maps
     the pages the workload reads so that every read is a flash read;
     ``"none"`` leaves them unwritten). The result's ``warnings`` say what
-    may make its figures mean less than they seem.
+    may make its figures mean less than they seem. ``attribution=True``
+    splits every request's latency into parts (see
+    :meth:`Result.attribution`).
 
     Ctrl-C stops the run where it is: the result so far is returned, with
     ``partial`` true (during preconditioning it raises ``KeyboardInterrupt``).
@@ -180,7 +206,11 @@ def run(
             raise TypeError(f"{name}= takes an int; got {type(v).__name__} {v!r}")
         if v is not None and v < 0:
             raise SsdlabError(f"{name}={v}: must not be negative")
+    if not isinstance(attribution, bool):
+        raise TypeError(f"attribution= takes a bool; got {type(attribution).__name__} {attribution!r}")
     sets: List[str] = [f"{k}={_value(v)}" for k, v in (set or {}).items()]
+    if attribution:
+        sets.append("metrics.attribution=true")
     text = _native.run(
         preset=preset,
         config=None if config is None else os.fspath(config),

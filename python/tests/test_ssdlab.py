@@ -68,6 +68,27 @@ def test_the_readme_example_runs_gc():
     assert d["warnings"] == []
 
 
+def test_attribution_splits_latency_into_parts():
+    r = ssdlab.run(**RUN, attribution=True)
+    a = r.attribution()
+    assert set(a["op"]) == {"read", "write"}
+    assert list(a[a["op"] == "read"]["band"]) == ["all", "p50", "p99", "p99.9"]
+    parts = ["buffer", "mapping", "held", "behind_host", "behind_gc", "channel", "transfer", "array"]
+    for _, row in a.iterrows():
+        assert abs(sum(row[p] for p in parts) - 100.0) < 1e-6
+    # Off by default, and it moves no other figure.
+    plain = ssdlab.run(**RUN)
+    assert plain.attribution().empty
+    d = r.to_dict()
+    del d["attribution"]
+    q = plain.to_dict()
+    for x in (d, q):
+        del x["run"]
+    assert d == q
+    with pytest.raises(TypeError):
+        ssdlab.run(**RUN, attribution="yes")
+
+
 def test_run_gives_the_report_and_frames():
     r = ssdlab.run(**RUN)
     d = r.to_dict()

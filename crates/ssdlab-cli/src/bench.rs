@@ -30,6 +30,10 @@ pub struct BenchArgs {
     /// run only when asked for with `--case s`).
     #[arg(long, default_value_t = 20_000_000)]
     lines: u64,
+    /// Run the cases with latency attribution on (`metrics.attribution`),
+    /// to measure what it costs.
+    #[arg(long)]
+    attribution: bool,
 }
 
 #[derive(Serialize, Deserialize, Debug)]
@@ -122,8 +126,12 @@ fn peak_rss() -> u64 {
         .map_or(0, |kb| kb * 1024)
 }
 
-fn run_case(name: &str, requests: u64) -> Result<CaseResult> {
-    let (description, cfg, profile, pre) = case(name, requests)?;
+fn run_case(name: &str, requests: u64, attribution: bool) -> Result<CaseResult> {
+    let (mut description, mut cfg, profile, pre) = case(name, requests)?;
+    if attribution {
+        cfg.metrics.attribution = true;
+        description += "; latency attribution on";
+    }
     let t0 = Instant::now();
     let sim = Simulator::new(
         &cfg,
@@ -157,7 +165,7 @@ pub fn cmd_bench(a: BenchArgs) -> Result<ExitCode> {
         return stats_case(&a);
     }
     if let Some(name) = &a.case {
-        let r = run_case(name, a.requests)?;
+        let r = run_case(name, a.requests, a.attribution)?;
         println!("{}", serde_json::to_string(&r)?);
         return Ok(ExitCode::SUCCESS);
     }
@@ -173,6 +181,7 @@ pub fn cmd_bench(a: BenchArgs) -> Result<ExitCode> {
                 "--requests",
                 &a.requests.to_string(),
             ])
+            .args(a.attribution.then_some("--attribution"))
             .output()
             .context("running a bench case")?;
         if !out.status.success() {

@@ -1183,9 +1183,10 @@ fn gc_without_headway_stops_with_the_figures() {
     }
 }
 
-/// `--latency-log` writes every request (latency = completion − arrival),
-/// `--histogram` the distribution: counts add up to the JSON's, the
-/// cumulative fraction rises to 1.
+/// `--latency-log` writes every request (latency = completion − arrival)
+/// with its latency's parts (they sum to it), `--histogram` the
+/// distribution: counts add up to the JSON's, the cumulative fraction rises
+/// to 1; the JSON has the attribution's bands.
 #[test]
 fn request_log_and_latency_histogram() {
     let dir = tempfile::tempdir().unwrap();
@@ -1216,15 +1217,19 @@ fn request_log_and_latency_histogram() {
     let mut lines = text.lines();
     assert_eq!(
         lines.next(),
-        Some("arrival_ns,completion_ns,op,offset_bytes,size_bytes,latency_ns")
+        Some(
+            "arrival_ns,completion_ns,op,offset_bytes,size_bytes,latency_ns,buffer_ns,mapping_ns,\
+             held_ns,behind_host_ns,behind_gc_ns,channel_ns,transfer_ns,array_ns"
+        )
     );
     let mut counts = [0u64; 2];
     let mut latency_sum = [0u128; 2];
     for l in lines {
         let f: Vec<&str> = l.split(',').collect();
-        assert_eq!(f.len(), 6, "{l}");
+        assert_eq!(f.len(), 14, "{l}");
         let n = |i: usize| f[i].parse::<u64>().unwrap();
         assert_eq!(n(1) - n(0), n(5), "{l}");
+        assert_eq!((6..14).map(n).sum::<u64>(), n(5), "{l}");
         assert!(n(4) > 0, "{l}");
         let k = match f[2] {
             "R" => 0,
@@ -1236,6 +1241,9 @@ fn request_log_and_latency_histogram() {
     }
     assert_eq!(counts[0], r["read"]["count"].as_u64().unwrap());
     assert_eq!(counts[1], r["write"]["count"].as_u64().unwrap());
+    let bands = r["attribution"]["write"].as_array().unwrap();
+    assert_eq!(bands[0]["band"], "all");
+    assert_eq!(bands[0]["requests"].as_u64().unwrap(), counts[1]);
     let mean_us = latency_sum[1] as f64 / counts[1] as f64 / 1e3;
     let want = r["write"]["latency_us"]["mean"].as_f64().unwrap();
     assert!(

@@ -51,7 +51,9 @@ fn sweep(dir: &Path) -> PathBuf {
         spec.push_str(&format!("[[scheme]]\nname = \"{name}\"\n"));
         match set {
             "-" => {}
-            "" => spec.push_str("set = [\"metrics.interval_ms=50.0\"]\n"),
+            // the baseline also splits its latencies into parts
+            "" => spec
+                .push_str("set = [\"metrics.interval_ms=50.0\", \"metrics.attribution=true\"]\n"),
             s => spec.push_str(&format!("set = [{:?}, \"metrics.interval_ms=50.0\"]\n", s)),
         }
     }
@@ -131,6 +133,29 @@ fn check_sweep_html(html: &str) {
         .filter(|f| *f != "white" && *f != "none")
         .collect();
     assert!(fills.len() >= SCHEMES.len(), "{fills:?}");
+    // why requests were slow: the baseline's parts, as bars whose shares
+    // sum to 100 %, for reads and writes, the other runs not listed
+    let why = &html[html
+        .find("<h2>Why requests were slow</h2>")
+        .expect("the section")..];
+    let why = &why[..why.find("<section").unwrap_or(why.len())];
+    assert_eq!(
+        why.matches("<h3>").count(),
+        2,
+        "one per workload's run: {why}"
+    );
+    for row in why.split("<tr><td>").skip(1) {
+        let total: f64 = row
+            .split("width:")
+            .skip(1)
+            .map(|w| w.split('%').next().unwrap().parse::<f64>().unwrap())
+            .sum();
+        assert!((total - 100.0).abs() < 0.05, "{total}: {row}");
+    }
+    assert!(
+        why.contains("<td>read</td>") && why.contains("<td>write</td>"),
+        "{why}"
+    );
     // GC count: greedy runs no GC on hm_0, so the table is absolute, not
     // ratios of 0 to 0
     let gc = &html[html.find("<h3>GC count</h3>").unwrap()..];
