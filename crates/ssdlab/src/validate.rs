@@ -821,10 +821,83 @@ pub fn attribution_checks(requests: u64) -> Result<Vec<Check>> {
     Ok(out)
 }
 
+/// The steady-state check (SNIA PTS's rule over five rounds): one die
+/// serving single-page reads in a closed loop at queue depth 1 completes
+/// one every tR + transfer, so every round's completion rate is 1/S, its
+/// mean latency S, and the window is steady.
+pub fn steady_state_checks(requests: u64) -> Result<Vec<Check>> {
+    let mut out = vec![];
+    let mut c = one_die(1);
+    c.host.mode = HostMode::ClosedLoop;
+    c.host.queue_depth = 1;
+    let t = crate::flash::FlashTiming::new(&c);
+    let s = (t.read_ns[0] + t.xfer_ns) as f64;
+    let p = Profile {
+        name: "closed-loop reads".into(),
+        seed: 3,
+        requests,
+        read_share: 1.0,
+        footprint_bytes: c.logical_pages() * 4096,
+        page_bytes: 4096,
+        read_size: Some(SizeDist::constant(4096)),
+        write_size: Some(SizeDist::constant(4096)),
+        address: Address::Uniform,
+        arrival: Arrival::Poisson { iops: 1.0 },
+        latency_hint: None,
+    };
+    let r = run(&c, &Source::Synthetic(p), "trace-reads")?;
+    let st = r
+        .steady_state
+        .as_ref()
+        .expect("enough requests for the check");
+    for v in &st.variables {
+        let expected = match v.name.as_str() {
+            "completion_rate_per_s" => 1e9 / s,
+            "mean_latency_us" => s / 1e3,
+            _ => continue,
+        };
+        let (lo, hi) = v
+            .rounds
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &x| {
+                (l.min(x), h.max(x))
+            });
+        out.push(Check::within(
+            format!(
+                "steady state: closed-loop QD1 reads, {} of the slowest round",
+                v.name
+            ),
+            lo,
+            expected,
+            "",
+            1e-6,
+        ));
+        out.push(Check::within(
+            format!(
+                "steady state: closed-loop QD1 reads, {} of the fastest round",
+                v.name
+            ),
+            hi,
+            expected,
+            "",
+            1e-6,
+        ));
+    }
+    out.push(Check::within(
+        "steady state: closed-loop QD1 reads are judged steady",
+        st.steady as u8 as f64,
+        1.0,
+        "",
+        0.0,
+    ));
+    Ok(out)
+}
+
 /// The whole suite.
 pub fn all() -> Result<Vec<Check>> {
     let mut v = timing_checks()?;
     v.extend(attribution_checks(300_000)?);
+    v.extend(steady_state_checks(10_000)?);
     v.extend(parallel_gc_checks()?);
     v.extend(page_type_checks(20_000)?);
     v.extend(pas_checks()?);

@@ -51,3 +51,8 @@ fn no_lpn_lost_or_stale_under_any_policy() {
 fn latency_parts_match_timing_and_md1() {
     assert_all(validate::attribution_checks(300_000).unwrap());
 }
+
+#[test]
+fn a_constant_service_is_judged_steady() {
+    assert_all(validate::steady_state_checks(10_000).unwrap());
+}

@@ -10,10 +10,12 @@ use crate::flash::{CmdCounters, CmdKind, Origin};
 
 mod attribution;
 mod report;
+mod steady;
 mod warnings;
 
 pub use attribution::{AttributionBand, AttributionReport, AttributionSums, PartShares};
 pub use report::*;
+pub use steady::{SteadyState, Variable as SteadyVariable};
 pub use warnings::{RunFacts, Warning, SERVED_SHARE, UNWRITTEN_READ_SHARE};
 
 pub struct Metrics {
@@ -76,6 +78,8 @@ pub struct Metrics {
     series: Option<Series>,
     /// Latency attribution's sums (`metrics.attribution`), or None.
     pub attribution: Option<Box<AttributionSums>>,
+    /// Cumulative figures by completions, for the steady-state check.
+    rounds: steady::Rounds,
 }
 
 /// Accumulators of the time series: one bucket per interval from `start`.
@@ -242,6 +246,7 @@ impl Metrics {
                 overflow: false,
                 spare: Bucket::default(),
             }),
+            rounds: steady::Rounds::new(0),
             attribution: None,
             read_lat: hist(),
             write_lat: hist(),
@@ -302,6 +307,7 @@ impl Metrics {
         fresh.first_arrival = Some(now);
         fresh.last_completion = now;
         fresh.attribution = self.attribution.as_ref().map(|_| Box::default());
+        fresh.rounds = steady::Rounds::new(now);
         *self = fresh;
     }
 
@@ -394,6 +400,8 @@ impl Metrics {
             &mut self.read_lat
         };
         h.saturating_record(ns.max(1));
+        self.rounds
+            .completed(now, ns, self.host_program_pages[0], self.gc.pages_migrated);
         self.lat_sum[write as usize] += ns as u128;
         self.lat_sq[write as usize] += ns as u128 * ns as u128;
         self.lat_max[write as usize] = self.lat_max[write as usize].max(ns);

@@ -282,6 +282,7 @@ impl Metrics {
                     })
                     .collect()
             }),
+            steady_state: self.rounds.judge(),
             attribution: self
                 .attribution
                 .as_ref()
@@ -465,6 +466,10 @@ pub struct Report {
     /// One entry per `metrics.interval_ms` of simulated time (absent when 0).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeseries: Option<Vec<Interval>>,
+    /// Was the measured window in steady state (the SNIA PTS rule over five
+    /// rounds of its requests; absent below 20 requests a round)?
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady_state: Option<super::SteadyState>,
     /// Latency attribution (`metrics.attribution`; absent when off): per
     /// operation, each part's share of the latency of all requests and of
     /// the tails beyond p50, p99 and p99.9.
@@ -876,6 +881,9 @@ impl Report {
                 self.unmapped_read_pages,
                 self.unwritten_read_share * 100.0
             );
+        }
+        if let Some(st) = &self.steady_state {
+            let _ = writeln!(s, "  steady   {}", st.in_words());
         }
         if let Some(a) = &self.attribution {
             for (name, bands) in [("reads", &a.read), ("writes", &a.write)] {
