@@ -180,9 +180,11 @@ struct RunArgs {
     #[arg(long)]
     seed: Option<u64>,
     /// Drive aging before the run: none, or parts joined by +: fill:USED:VALID, age:X,
-    /// trace-sequence, trace-writes, trace-reads (applied in that order). Default:
-    /// trace-reads (every page the workload reads is mapped first, so reads
-    /// cost a flash read); `none` leaves never-written pages unmapped.
+    /// trace-sequence, trace-writes, trace-reads (applied in that order), then
+    /// until-steady[:wa|latency|rate[:ROUND]] (a timed warm-up until the SNIA
+    /// steady-state rule holds). Default: trace-reads (every page the workload
+    /// reads is mapped first, so reads cost a flash read); `none` leaves
+    /// never-written pages unmapped.
     #[arg(long)]
     precondition: Option<String>,
     /// Run the consistency checker (slow; for debugging FTL policies).

@@ -51,6 +51,8 @@ struct Case {
     tlc: usize,
     /// Latency attribution on (`metrics.attribution`).
     attribution: bool,
+    /// A timed warm-up until steady state (`until-steady:wa:500`).
+    until_steady: bool,
 }
 
 fn case() -> impl Strategy<Value = Case> {
@@ -79,14 +81,20 @@ fn case() -> impl Strategy<Value = Case> {
             0u64..1000,
             0usize..=scheme::SCHEMES.len() * 2,
         ),
-        (0usize..3, any::<bool>(), 0usize..3, any::<bool>()),
+        (
+            0usize..3,
+            any::<bool>(),
+            0usize..3,
+            any::<bool>(),
+            any::<bool>(),
+        ),
     )
         .prop_map(
             |(
                 (planes, dies, page_only, pairs, alloc, mapping),
                 (buffer, victim, controller, odd_even, transfer),
                 (fcfs, closed, hot, rmw, read_share, seed, sch),
-                (registers, hold_die, tlc, attribution),
+                (registers, hold_die, tlc, attribution, until_steady),
             )| Case {
                 planes,
                 dies,
@@ -152,6 +160,7 @@ fn case() -> impl Strategy<Value = Case> {
                 hold_die,
                 tlc,
                 attribution,
+                until_steady,
             },
         )
 }
@@ -331,11 +340,15 @@ proptest! {
         c.validate("case").unwrap();
         let p = profile(&c, &k);
         // FAST's data blocks have no form of the random page-level fill.
-        let pre = Precondition::parse(if c.ftl.mapping.hybrid() {
-            "age:0.6+trace-reads"
-        } else {
-            "fill:0.85:0.7+trace-reads"
-        })
+        let pre = Precondition::parse(&format!(
+            "{}{}",
+            if c.ftl.mapping.hybrid() {
+                "age:0.6+trace-reads"
+            } else {
+                "fill:0.85:0.7+trace-reads"
+            },
+            if k.until_steady { "+until-steady:wa:500" } else { "" }
+        ))
         .unwrap();
         // With attribution on, every request's parts must sum to its
         // latency (the simulator also checks each page's as it completes).
@@ -353,7 +366,13 @@ proptest! {
             sim.run(&mut |_| {})
         };
         let r = run(&c).map_err(|e| TestCaseError::fail(format!("{k:?}: {e}")))?;
-        prop_assert_eq!(r.requests, 4_000);
+        if k.until_steady {
+            // five rounds of 500 measured, and what was outstanding then
+            prop_assert!(r.requests >= 2_500, "{}", r.requests);
+            prop_assert!((1..=25).contains(&r.precondition.steady_rounds));
+        } else {
+            prop_assert_eq!(r.requests, 4_000);
+        }
         prop_assert!(r.gc.count > 0, "GC must run: {:?}", k);
         prop_assert_eq!(wrong.load(std::sync::atomic::Ordering::Relaxed), 0);
         prop_assert_eq!(r.attribution.is_some(), k.attribution);

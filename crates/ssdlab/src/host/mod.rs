@@ -31,6 +31,7 @@
 pub mod address;
 pub(crate) mod pagetype;
 pub mod precondition;
+pub(crate) mod steady;
 
 use crate::addr::{Lpn, PlaneId, Ppn, INVALID};
 use crate::attribution::{self, Part, Parts};
@@ -83,6 +84,8 @@ pub(crate) struct Host {
     /// One past the highest page (byte address / page size) a read or write
     /// touched: beyond the logical capacity, addresses fold.
     pub(crate) page_span: u64,
+    /// `until-steady`'s warm-up, when asked for.
+    pub(crate) steady: Option<steady::SteadyWarmup>,
 }
 
 impl Host {
@@ -113,6 +116,7 @@ impl Host {
             outstanding: 0,
             page_size,
             page_span: 0,
+            steady: None,
         }
     }
 }
@@ -160,6 +164,13 @@ impl Simulator {
             if self.host.stream_done {
                 return None;
             }
+            if let Some(cap) = self.host.steady.as_ref().and_then(|w| w.submit_cap) {
+                // until-steady: the measured rounds are all submitted
+                if self.host.submitted >= cap {
+                    self.host.stream_done = true;
+                    return None;
+                }
+            }
             match self.host.stream.next() {
                 Some(Ok(mut r)) => {
                     if self.host.pass == 0 {
@@ -202,7 +213,14 @@ impl Simulator {
                     self.host.stream_done = true;
                     return None;
                 }
-                None if self.host.pass + 1 < self.cfg.host.replays && self.host.pass0.2 > 0 => {
+                None if (self.host.pass + 1 < self.cfg.host.replays
+                    || self
+                        .host
+                        .steady
+                        .as_ref()
+                        .is_some_and(|w| w.wants_more(self.host.submitted)))
+                    && self.host.pass0.2 > 0 =>
+                {
                     // The next pass starts one mean gap after this one ends.
                     let (first, last, n) = self.host.pass0;
                     let span = last - first.unwrap_or(last);
@@ -482,12 +500,10 @@ impl Simulator {
             self.host.closed_due += 1;
         }
         if self.host.completed == self.cfg.host.warmup_requests {
-            self.metrics.reset(now);
-            self.ftl.reset_map_counters();
-            // A GC under way is measured from the end of the warm-up.
-            for g in &mut self.gc.jobs {
-                g.start = g.start.max(now);
-            }
+            self.start_measurement(now);
+        }
+        if self.host.steady.is_some() {
+            self.steady_round(now);
         }
         let every = self.cfg.check.interval_requests;
         if self.cfg.check.enabled && every > 0 && self.host.completed.is_multiple_of(every) {
@@ -671,6 +687,16 @@ impl Simulator {
                 self.page_since_arrival(req, Part::Mapping);
                 self.sub_done(req);
             }
+        }
+    }
+
+    /// Measurement starts now (the end of a warm-up): the metrics restart.
+    pub(crate) fn start_measurement(&mut self, now: Time) {
+        self.metrics.reset(now);
+        self.ftl.reset_map_counters();
+        // A GC under way is measured from the end of the warm-up.
+        for g in &mut self.gc.jobs {
+            g.start = g.start.max(now);
         }
     }
 

@@ -23,6 +23,13 @@
 //! 5. `trace-reads` — `Ftl::precondition_map` over the pre-scan's read
 //!    bitmap.
 //!
+//! `until-steady[:VARIABLE[:ROUND]]` is the one timed part: after the
+//! untimed ones, the run itself serves the workload (replayed as often as
+//! needed) as a warm-up, in rounds of ROUND requests, until the last five
+//! rounds meet the SNIA PTS steady-state rule for VARIABLE (`wa`, the
+//! default; `latency`; `rate`), or 25 rounds; then it measures five more
+//! rounds (`host/steady.rs`).
+//!
 //! What happened is reported in `PreconditionReport` (the result's
 //! `precondition` object).
 
@@ -58,6 +65,45 @@ pub struct Precondition {
     pub trace_writes: bool,
     /// `trace-reads`: every LPN the workload reads is mapped.
     pub trace_reads: bool,
+    /// `until-steady[:VARIABLE[:ROUND]]`: a timed warm-up until steady
+    /// state (module documentation).
+    pub until_steady: Option<UntilSteady>,
+}
+
+/// What `until-steady` tracks and how long its rounds are.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct UntilSteady {
+    pub variable: SteadyVariable,
+    /// Requests per round.
+    pub round: u64,
+}
+
+/// The variable `until-steady` tracks over its rounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SteadyVariable {
+    /// Write amplification (host and GC pages programmed over host pages).
+    Wa,
+    /// Mean latency.
+    Latency,
+    /// Completion rate (requests per second).
+    Rate,
+}
+
+impl SteadyVariable {
+    pub fn name(self) -> &'static str {
+        match self {
+            SteadyVariable::Wa => "wa",
+            SteadyVariable::Latency => "latency",
+            SteadyVariable::Rate => "rate",
+        }
+    }
+}
+
+impl UntilSteady {
+    /// Requests per round unless given.
+    pub const ROUND: u64 = 10_000;
+    /// Rounds at most before measuring anyway (the PTS's limit).
+    pub const MAX_ROUNDS: u32 = 25;
 }
 
 /// The spec [`Precondition::parse`] reads back as the same value: parts in
@@ -84,6 +130,9 @@ impl std::fmt::Display for Precondition {
                 parts.push(name.to_string());
             }
         }
+        if let Some(u) = self.until_steady {
+            parts.push(format!("until-steady:{}:{}", u.variable.name(), u.round));
+        }
         if parts.is_empty() {
             f.write_str("none")
         } else {
@@ -106,7 +155,7 @@ impl Precondition {
     pub fn parse(s: &str) -> Result<Precondition> {
         let bad = |m: &str| {
             Error::Invalid(format!(
-                "--precondition `{s}`: {m} (expected none, or parts joined by +: fill:USED:VALID (USED a share or a range LO-HI), age:X, trace-sequence, trace-writes, trace-reads)"
+                "--precondition `{s}`: {m} (expected none, or parts joined by +: fill:USED:VALID (USED a share or a range LO-HI), age:X, trace-sequence, trace-writes, trace-reads, until-steady[:wa|latency|rate[:ROUND]])"
             ))
         };
         let mut p = Precondition::default();
@@ -146,6 +195,33 @@ impl Precondition {
                     return Err(bad("USED's range LO-HI needs LO <= HI"));
                 }
                 p.fill = Some((lo, hi, v));
+            } else if part == "until-steady" || part.starts_with("until-steady:") {
+                let mut it = part.split(':').skip(1);
+                let variable = match it.next() {
+                    None | Some("wa") => SteadyVariable::Wa,
+                    Some("latency") => SteadyVariable::Latency,
+                    Some("rate") => SteadyVariable::Rate,
+                    Some(v) => {
+                        return Err(bad(&format!(
+                            "until-steady tracks wa, latency or rate, not `{v}`"
+                        )))
+                    }
+                };
+                let round = match it.next() {
+                    None => UntilSteady::ROUND,
+                    Some(r) => match r.parse::<u64>() {
+                        Ok(n) if (1..=1 << 32).contains(&n) => n,
+                        _ => {
+                            return Err(bad(&format!(
+                                "until-steady's ROUND is a number of requests from 1 to 2^32, not `{r}`"
+                            )))
+                        }
+                    },
+                };
+                if it.next().is_some() {
+                    return Err(bad("until-steady takes at most VARIABLE:ROUND"));
+                }
+                p.until_steady = Some(UntilSteady { variable, round });
             } else if let Some(rest) = part.strip_prefix("age:") {
                 let x = number(rest, "X")?;
                 if !(0.0..=1.0).contains(&x) {
@@ -203,31 +279,7 @@ impl Precondition {
     }
 
     pub fn describe(&self) -> String {
-        let mut parts = vec![];
-        if let Some((lo, hi, v)) = self.fill {
-            if lo == hi {
-                parts.push(format!("fill:{lo}:{v}"));
-            } else {
-                parts.push(format!("fill:{lo}-{hi}:{v}"));
-            }
-        }
-        if let Some(x) = self.age {
-            parts.push(format!("age:{x}"));
-        }
-        if self.trace_sequence {
-            parts.push("trace-sequence".to_string());
-        }
-        if self.trace_writes {
-            parts.push("trace-writes".to_string());
-        }
-        if self.trace_reads {
-            parts.push("trace-reads".to_string());
-        }
-        if parts.is_empty() {
-            "none".into()
-        } else {
-            parts.join("+")
-        }
+        self.to_string()
     }
 }
 

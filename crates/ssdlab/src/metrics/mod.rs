@@ -15,7 +15,7 @@ mod warnings;
 
 pub use attribution::{AttributionBand, AttributionReport, AttributionSums, PartShares};
 pub use report::*;
-pub use steady::{SteadyState, Variable as SteadyVariable};
+pub use steady::{steady_rule_holds, Cumulative, SteadyState, Variable as SteadyVariable};
 pub use warnings::{RunFacts, Warning, SERVED_SHARE, UNWRITTEN_READ_SHARE};
 
 pub struct Metrics {
@@ -309,6 +309,11 @@ impl Metrics {
         fresh.attribution = self.attribution.as_ref().map(|_| Box::default());
         fresh.rounds = steady::Rounds::new(now);
         *self = fresh;
+    }
+
+    /// The measurement's cumulative figures so far.
+    pub fn cumulative(&self) -> Cumulative {
+        self.rounds.cumulative()
     }
 
     /// `n` planes became busy (positive) or idle (negative) at `now`.

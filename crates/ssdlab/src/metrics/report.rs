@@ -943,6 +943,12 @@ pub struct PreconditionReport {
     pub write_passes: u32,
     #[serde(default, skip_serializing_if = "is_zero_f")]
     pub write_valid_per_victim: f64,
+    /// until-steady: the warm-up's rounds, and whether its last five met the
+    /// steady-state rule (absent without until-steady).
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub steady_rounds: u32,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub steady_reached: bool,
 }
 
 fn is_zero_u32(n: &u32) -> bool {

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::Time;
 
-/// Snapshots kept at most.
+/// Cumulatives kept at most.
 const KEEP: usize = 1024;
 
 /// Fewest requests per round for the check to be made.
@@ -31,32 +31,40 @@ pub const ROUNDS: usize = 5;
 pub const DATA_EXCURSION: f64 = 0.20;
 pub const SLOPE_EXCURSION: f64 = 0.10;
 
-/// Cumulative figures after some completions.
+/// Cumulative figures of the measurement after some completions.
 #[derive(Clone, Copy, Default, Debug)]
-struct Snapshot {
-    completed: u64,
-    time: Time,
-    latency: u128,
-    host_pages: u64,
-    gc_pages: u64,
+pub struct Cumulative {
+    pub completed: u64,
+    /// The last completion's time.
+    pub time: Time,
+    /// The latencies' sum (ns).
+    pub latency: u128,
+    /// Host pages programmed, GC pages moved.
+    pub host_pages: u64,
+    pub gc_pages: u64,
+}
+
+/// Whether `y` (five rounds of a variable) meets the steady-state rule.
+pub fn steady_rule_holds(y: &[f64]) -> bool {
+    Variable::judge("", y.to_vec()).steady
 }
 
 /// The snapshots, every `width` completions.
 #[derive(Clone)]
 pub(crate) struct Rounds {
-    start: Snapshot,
-    snaps: Vec<Snapshot>,
+    start: Cumulative,
+    snaps: Vec<Cumulative>,
     width: u64,
-    now: Snapshot,
+    now: Cumulative,
 }
 
 impl Rounds {
     /// Measurement starts at `now` (a run's start, or the end of its
     /// warm-up).
     pub(crate) fn new(now: Time) -> Rounds {
-        let start = Snapshot {
+        let start = Cumulative {
             time: now,
-            ..Snapshot::default()
+            ..Cumulative::default()
         };
         Rounds {
             start,
@@ -93,6 +101,11 @@ impl Rounds {
         }
     }
 
+    /// The figures so far.
+    pub(crate) fn cumulative(&self) -> Cumulative {
+        self.now
+    }
+
     /// The check over the window measured so far (None: too few requests).
     pub(crate) fn judge(&self) -> Option<SteadyState> {
         let n = self.now.completed;
@@ -100,7 +113,7 @@ impl Rounds {
             return None;
         }
         // each boundary: the snapshot at or just before i·n/5 completions
-        let at = |k: u64| -> Snapshot {
+        let at = |k: u64| -> Cumulative {
             if k >= n {
                 return self.now;
             }
@@ -114,7 +127,7 @@ impl Rounds {
             }
             best
         };
-        let bounds: Vec<Snapshot> = (0..=ROUNDS as u64)
+        let bounds: Vec<Cumulative> = (0..=ROUNDS as u64)
             .map(|i| at(i * n / ROUNDS as u64))
             .collect();
         let mut rate = Vec::new();

@@ -11,7 +11,7 @@ use crate::engine::Time;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Warning {
     /// `saturation`, `unwritten-reads`, `gc-not-running`, `gc-warm-up`,
-    /// `warm-up` or `footprint`.
+    /// `warm-up`, `not-steady` or `footprint`.
     pub kind: String,
     pub message: String,
 }
@@ -158,6 +158,19 @@ pub(super) fn find(r: &Report, m: &Metrics, f: &RunFacts) -> Vec<Warning> {
                 "the run ended after {} requests, before its warm-up of {} \
                  (host.warmup_requests): the figures include the warm-up",
                 f.completed, f.warmup_requests
+            ),
+        );
+    }
+    // until-steady gave up.
+    let p = &r.precondition;
+    if p.steady_rounds > 0 && !p.steady_reached {
+        warn(
+            "not-steady",
+            format!(
+                "the warm-up (until-steady) ran {} rounds without its tracked variable meeting the \
+                 steady-state rule over five of them; measurement started anyway. Track another \
+                 variable, use longer rounds, or age the drive first",
+                p.steady_rounds
             ),
         );
     }

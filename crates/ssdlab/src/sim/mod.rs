@@ -225,6 +225,13 @@ impl Simulator {
                 ));
             }
         }
+        if precondition.until_steady.is_some() && cfg.host.warmup_requests > 0 {
+            return Err(Error::config(
+                &cfg.name,
+                "host.warmup_requests",
+                "--precondition until-steady decides when measurement starts: set host.warmup_requests to 0",
+            ));
+        }
         let page = cfg.geometry.page_size_bytes as u64;
         let logical = cfg.logical_pages();
         let need_footprint = matches!(cfg.buffer.capacity, BufferCapacity::FootprintPercent(_));
@@ -243,6 +250,10 @@ impl Simulator {
                 ),
                 (compact, "host.address_mode = \"compact\""),
                 (cfg.host.replays > 1, "host.replays above 1"),
+                (
+                    precondition.until_steady.is_some(),
+                    "--precondition until-steady (it replays the workload)",
+                ),
             ]
             .into_iter()
             .filter_map(|(on, what)| on.then_some(what))
@@ -367,6 +378,9 @@ impl Simulator {
             sim.metrics.attribution = Some(Box::default());
         }
         sim.host.page_types = compose::page_types(cfg)?;
+        sim.host.steady = precondition
+            .until_steady
+            .map(crate::host::steady::SteadyWarmup::new);
         for p in 0..planes {
             sim.gc_trigger(PlaneId(p));
         }
