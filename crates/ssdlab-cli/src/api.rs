@@ -127,13 +127,15 @@ pub fn run(req: &RunRequest) -> Result<String> {
 }
 
 /// Run a sweep (`ssdlab sweep SPEC --out OUT`), or with `shard` one shard of
-/// it, reusing the runs saved in `merge`'s directories.
+/// it, reusing the runs saved in `merge`'s directories; `seeds` replaces
+/// the spec's `seeds` (`--seeds`).
 pub fn sweep(
     spec: &Path,
     out: &Path,
     jobs: Option<usize>,
     shard: Option<&str>,
     merge: Vec<PathBuf>,
+    seeds: Option<u64>,
 ) -> Result<()> {
     let shard = match shard {
         Some(s) => Some(crate::batch::parse_shard(s).map_err(anyhow::Error::msg)?),
@@ -148,12 +150,21 @@ pub fn sweep(
             shard,
             merge,
         },
+        seeds,
     )
 }
 
-/// The runs of a sweep: (index, file under runs/ without `.json`, label).
-pub fn sweep_runs(spec: &Path) -> Result<Vec<(usize, String, String)>> {
-    crate::sweep::list_runs(spec)
+/// The runs of a sweep (with `seeds` replacing the spec's): (index, file
+/// under runs/ without `.json`, label).
+pub fn sweep_runs(spec: &Path, seeds: Option<u64>) -> Result<Vec<(usize, String, String)>> {
+    crate::sweep::list_runs(spec, seeds)
+}
+
+/// `ssdlab compare DIR A B`: the comparison of schemes `a` and `b` in the
+/// sweep results `dir`, as the JSON `--json` writes.
+pub fn compare(dir: &Path, a: &str, b: &str) -> Result<String> {
+    let c = crate::compare::compare(dir, a, b)?;
+    Ok(serde_json::to_string(&c)?)
 }
 
 #[derive(Serialize)]

@@ -260,7 +260,7 @@ pub fn profile(data: &[u8]) {
 /// resolved, every run's configuration made), not run.
 pub fn sweep(data: &[u8]) {
     let path = scratch("sweep.toml", data);
-    if let Err(e) = crate::sweep::plan(&path, crate::sweep::DEFAULT_MAX_RUNS) {
+    if let Err(e) = crate::sweep::plan(&path, crate::sweep::DEFAULT_MAX_RUNS, None) {
         assert_located(&format!("{e:#}"), &path);
     }
 }

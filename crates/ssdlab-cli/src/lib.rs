@@ -20,6 +20,7 @@ use ssdlab::{Config, Precondition, Progress, Report, Simulator};
 pub mod api;
 mod batch;
 mod bench;
+mod compare;
 pub mod fuzz;
 mod hdi_cmd;
 mod input;
@@ -36,6 +37,7 @@ mod reproduce_spd;
 mod results;
 pub mod scoreboard;
 mod scoreboard_cmd;
+mod stats;
 mod svg;
 mod sweep;
 mod trace_cmd;
@@ -107,6 +109,11 @@ enum Cmd {
     /// Run a matrix of drives × workloads × schemes (× parameter values) from a
     /// TOML spec in parallel: per-run JSON, a combined CSV, normalised tables, SVG charts.
     Sweep(sweep::SweepCmd),
+    /// Do two schemes of a sweep run with `seeds = N` differ, or is it seed
+    /// noise? Per metric: means, the difference with its 95 % confidence
+    /// interval, the p-value (paired t-test on the per-replicate
+    /// differences; Welch's when the seeds differ) and the verdict.
+    Compare(compare::CompareArgs),
     /// The scoreboards reproductions wrote, as one table: per paper, figures
     /// within tolerance and conclusions held; a quick run against a full
     /// one; the table written into a document.
@@ -211,6 +218,7 @@ pub fn main() -> ExitCode {
         Cmd::Workloads { what } => cmd_workloads(what),
         Cmd::Reproduce { what } => reproduce::cmd_reproduce(what),
         Cmd::Sweep(a) => sweep::cmd_sweep(a),
+        Cmd::Compare(a) => compare::cmd_compare(a),
         Cmd::Report(a) => report::cmd_report(a),
         Cmd::Scoreboard(a) => scoreboard_cmd::cmd_scoreboard(a),
         Cmd::Rerun { file, json } => cmd_rerun(&file, json.as_deref()),

@@ -670,7 +670,7 @@ const MAX_CSV_BYTES: u64 = 256 << 20;
 /// reproduction writes ([`crate::results::METRICS`]) holding non-negative
 /// numbers (integers where they count), or nothing. The first thing wrong
 /// is an error naming the line and the column.
-fn read_results(path: &Path) -> Result<(Vec<String>, Vec<Vec<String>>)> {
+pub(crate) fn read_results(path: &Path) -> Result<(Vec<String>, Vec<Vec<String>>)> {
     let text = ssdlab::workload::input::read_text_limited(path, MAX_CSV_BYTES, "a results.csv")?;
     let mut records = csv_records(&text)
         .map_err(|(line, msg)| anyhow::anyhow!("{}:{line}: {msg}", path.display()))?;

@@ -30,6 +30,8 @@ enum Values {
     /// Empty strings are nulls in Parquet (parameters a run lacks).
     Text(Vec<String>),
     Int(Vec<u64>),
+    /// None: null in Parquet, an empty CSV field.
+    OptInt(Vec<Option<u64>>),
     /// None: the run does not report it (an empty CSV field).
     Float(Vec<Option<f64>>),
 }
@@ -59,19 +61,19 @@ pub(crate) const METRICS: [(&str, bool); 13] = [
 ];
 
 /// The metric columns after the identifying and parameter ones.
-fn metric_columns(rows: &[CsvRow]) -> Result<Vec<Column>> {
+fn metric_columns(rows: &[&Report]) -> Result<Vec<Column>> {
     let int = |name: &str, f: fn(&Report) -> u64| Column {
         name: name.into(),
-        values: Values::Int(rows.iter().map(|r| f(r.report)).collect()),
+        values: Values::Int(rows.iter().map(|r| f(r)).collect()),
     };
     let float = |name: &str, f: fn(&Report) -> f64| Column {
         name: name.into(),
-        values: Values::Float(rows.iter().map(|r| Some(f(r.report))).collect()),
+        values: Values::Float(rows.iter().map(|r| Some(f(r))).collect()),
     };
     // Read by path, so that this works whether or not the report has it.
     let mut blocked = Vec::with_capacity(rows.len());
     for r in rows {
-        let v = serde_json::to_value(r.report)?;
+        let v = serde_json::to_value(r)?;
         blocked.push(v.pointer("/gc/blocked_share").and_then(|v| v.as_f64()));
     }
     Ok(vec![
@@ -98,7 +100,38 @@ fn metric_columns(rows: &[CsvRow]) -> Result<Vec<Column>> {
     ])
 }
 
-fn table(param_keys: &[&str], rows: &[CsvRow]) -> Result<Vec<Column>> {
+/// The metric columns of `reports` as numbers (None where a run does not
+/// report one): (column name, one value per report).
+pub(crate) fn metric_values(reports: &[&Report]) -> Result<Vec<(String, Vec<Option<f64>>)>> {
+    Ok(metric_columns(reports)?
+        .into_iter()
+        .map(|c| {
+            let v = match c.values {
+                Values::Int(v) => v.into_iter().map(|x| Some(x as f64)).collect(),
+                Values::Float(v) => v,
+                Values::Text(_) | Values::OptInt(_) => unreachable!("metrics are numbers"),
+            };
+            (c.name, v)
+        })
+        .collect())
+}
+
+/// Which replicate of its cell a run is, and the seeds it ran with (a
+/// sweep with `seeds` > 1).
+pub(crate) struct Replicate {
+    pub index: u64,
+    /// The drive's seed (`seed` of the configuration).
+    pub seed: u64,
+    /// The workload's seed (a synthetic or generated workload; None for a
+    /// trace).
+    pub workload_seed: Option<u64>,
+}
+
+fn table(
+    param_keys: &[&str],
+    rows: &[CsvRow],
+    replicates: Option<&[Replicate]>,
+) -> Result<Vec<Column>> {
     let text = |name: &str, f: &dyn Fn(&CsvRow) -> String| Column {
         name: name.into(),
         values: Values::Text(rows.iter().map(f).collect()),
@@ -112,11 +145,26 @@ fn table(param_keys: &[&str], rows: &[CsvRow]) -> Result<Vec<Column>> {
     for (i, key) in param_keys.iter().enumerate() {
         cols.push(text(key, &|r| r.params[i].to_string()));
     }
-    cols.extend(metric_columns(rows)?);
+    if let Some(reps) = replicates {
+        cols.push(Column {
+            name: "replicate".into(),
+            values: Values::Int(reps.iter().map(|r| r.index).collect()),
+        });
+        cols.push(Column {
+            name: "seed".into(),
+            values: Values::Int(reps.iter().map(|r| r.seed).collect()),
+        });
+        cols.push(Column {
+            name: "workload_seed".into(),
+            values: Values::OptInt(reps.iter().map(|r| r.workload_seed).collect()),
+        });
+    }
+    let reports: Vec<&Report> = rows.iter().map(|r| r.report).collect();
+    cols.extend(metric_columns(&reports)?);
     Ok(cols)
 }
 
-fn csv_field(s: &str) -> String {
+pub(crate) fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
@@ -135,6 +183,7 @@ fn csv(cols: &[Column], n: usize) -> String {
             .map(|c| match &c.values {
                 Values::Text(v) => csv_field(&v[i]),
                 Values::Int(v) => v[i].to_string(),
+                Values::OptInt(v) => v[i].map_or_else(String::new, |x| x.to_string()),
                 Values::Float(v) => v[i].map_or_else(String::new, |x| x.to_string()),
             })
             .collect();
@@ -155,6 +204,10 @@ fn parquet(cols: &[Column]) -> Result<Vec<u8>> {
                 }
                 Values::Text(_) => (Physical::BYTE_ARRAY, Repetition::REQUIRED),
                 Values::Int(_) => (Physical::INT64, Repetition::REQUIRED),
+                Values::OptInt(v) if v.iter().any(|x| x.is_none()) => {
+                    (Physical::INT64, Repetition::OPTIONAL)
+                }
+                Values::OptInt(_) => (Physical::INT64, Repetition::REQUIRED),
                 Values::Float(v) if v.iter().any(|x| x.is_none()) => {
                     (Physical::DOUBLE, Repetition::OPTIONAL)
                 }
@@ -203,6 +256,16 @@ fn parquet(cols: &[Column]) -> Result<Vec<u8>> {
                 let v: Vec<i64> = v.iter().map(|&x| x as i64).collect();
                 col.typed::<Int64Type>().write_batch(&v, None, None)?;
             }
+            Values::OptInt(v) => {
+                let present: Vec<i64> = v.iter().flatten().map(|&x| x as i64).collect();
+                let optional = present.len() != v.len();
+                let levels: Vec<i16> = v.iter().map(|x| i16::from(x.is_some())).collect();
+                col.typed::<Int64Type>().write_batch(
+                    &present,
+                    optional.then_some(&levels[..]),
+                    None,
+                )?;
+            }
             Values::Float(v) => {
                 let present: Vec<f64> = v.iter().flatten().copied().collect();
                 let optional = present.len() != v.len();
@@ -223,7 +286,18 @@ fn parquet(cols: &[Column]) -> Result<Vec<u8>> {
 
 /// Write `dir/results.csv` and `dir/results.parquet`.
 pub(crate) fn write_results(dir: &Path, param_keys: &[&str], rows: &[CsvRow]) -> Result<()> {
-    let cols = table(param_keys, rows)?;
+    write_results_replicated(dir, param_keys, rows, None)
+}
+
+/// [`write_results`] with, after the parameter columns, each run's
+/// `replicate`, `seed` and `workload_seed` (a sweep with `seeds` > 1).
+pub(crate) fn write_results_replicated(
+    dir: &Path,
+    param_keys: &[&str],
+    rows: &[CsvRow],
+    replicates: Option<&[Replicate]>,
+) -> Result<()> {
+    let cols = table(param_keys, rows, replicates)?;
     crate::sweep::write(&dir.join("results.csv"), &csv(&cols, rows.len()))?;
     let bytes = parquet(&cols).context("writing results.parquet")?;
     crate::output::write_atomic(&dir.join("results.parquet"), &bytes)

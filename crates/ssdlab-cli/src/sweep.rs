@@ -73,6 +73,10 @@ pub struct SweepArgs {
     /// Do not print the summary (it is in summary.md).
     #[arg(long, short)]
     quiet: bool,
+    /// Run every cell this many times, replicate i with every seed raised
+    /// by i (replaces the spec's `seeds`).
+    #[arg(long, value_name = "N")]
+    seeds: Option<u64>,
 }
 
 /// The spec file as written.
@@ -95,6 +99,9 @@ struct Spec {
     sort: Option<usize>,
     baseline: String,
     seed: Option<u64>,
+    /// Replicates of every cell (default 1): replicate i runs with every
+    /// seed of the cell raised by i ([`crate::stats`]).
+    seeds: Option<u64>,
     #[serde(default)]
     scheme: Vec<SchemeSpec>,
     #[serde(default)]
@@ -180,7 +187,9 @@ struct Drive {
 
 struct Workload {
     label: String,
-    source: Source,
+    /// The workload of each replicate: replicate i's generated workload
+    /// has its seed raised by i (a trace is the same in every replicate).
+    sources: Vec<Source>,
 }
 
 /// One run of the matrix, by indexes into the drives, workloads, schemes and
@@ -190,6 +199,14 @@ struct Run {
     workload: usize,
     scheme: usize,
     values: Vec<usize>,
+    /// The runs of this cell, one per replicate (without `seeds`, the cell
+    /// itself).
+    replicas: Vec<Replica>,
+}
+
+/// One run of a cell: its configuration (with replicates, the seed raised
+/// by the replicate's index), label and file.
+struct Replica {
     config: Config,
     /// Human-readable name (progress lines, errors).
     label: String,
@@ -290,12 +307,16 @@ pub(crate) struct Plan {
     params: Vec<ParamSpec>,
     precondition: Precondition,
     runs: Vec<Run>,
+    /// Replicates per cell (`seeds`, default 1).
+    seeds: usize,
 }
 
 /// Runs a sweep may have unless `--max-runs` says more.
 pub(crate) const DEFAULT_MAX_RUNS: u64 = 10_000;
 
-pub(crate) fn plan(path: &Path, max_runs: u64) -> Result<Plan> {
+/// The plan of the sweep `path`; `seeds_override` (`--seeds`) replaces the
+/// spec's `seeds`.
+pub(crate) fn plan(path: &Path, max_runs: u64, seeds_override: Option<u64>) -> Result<Plan> {
     let origin = path.display().to_string();
     let text = read_spec(path, "a sweep spec")?;
     let spec: Spec = toml::from_str(&text).map_err(|e| toml_error(&origin, &text, &e))?;
@@ -319,6 +340,13 @@ pub(crate) fn plan(path: &Path, max_runs: u64) -> Result<Plan> {
     }
     if spec.limit == Some(0) {
         bail!("{origin}: `limit` must be at least 1");
+    }
+    if seeds_override == Some(0) {
+        bail!("--seeds must be at least 1 (1: each cell runs once)");
+    }
+    let seeds = seeds_override.or(spec.seeds).unwrap_or(1);
+    if seeds == 0 {
+        bail!("{origin}: `seeds` must be at least 1 (1: each cell runs once)");
     }
     check_unique(
         &origin,
@@ -408,9 +436,10 @@ pub(crate) fn plan(path: &Path, max_runs: u64) -> Result<Plan> {
         (drives.len() as u128) * (spec.workloads.len() as u128) * (scheme_runs.len() as u128),
         |n, p| n.saturating_mul(p.values.len() as u128),
     );
+    let runs_wanted = runs_wanted.saturating_mul(seeds as u128);
     if runs_wanted > max_runs as u128 {
         bail!(
-            "{origin}: the matrix has {runs_wanted} runs ({} drives × {} workloads × {} schemes{}), more \
+            "{origin}: the matrix has {runs_wanted} runs ({} drives × {} workloads × {} schemes{}{}), more \
              than --max-runs {max_runs}; raise --max-runs if you mean it",
             drives.len(),
             spec.workloads.len(),
@@ -418,9 +447,15 @@ pub(crate) fn plan(path: &Path, max_runs: u64) -> Result<Plan> {
             spec.param
                 .iter()
                 .map(|p| format!(" × {} values of {}", p.values.len(), p.key))
-                .collect::<String>()
+                .collect::<String>(),
+            if seeds > 1 {
+                format!(" × {seeds} `seeds`")
+            } else {
+                String::new()
+            }
         );
     }
+    let seeds = seeds as usize;
 
     // Workloads: a .toml profile, an existing trace file, or a built-in name.
     let mut workloads = Vec::new();
@@ -451,7 +486,9 @@ pub(crate) fn plan(path: &Path, max_runs: u64) -> Result<Plan> {
             .with_context(|| format!("{origin}: `workloads`: `{w}`"))?;
         workloads.push(Workload {
             label,
-            source: loaded.source,
+            sources: (0..seeds as u64)
+                .map(|i| reseeded(&loaded.source, i))
+                .collect(),
         });
     }
     check_unique(
@@ -511,17 +548,39 @@ pub(crate) fn plan(path: &Path, max_runs: u64) -> Result<Plan> {
                             drive.label
                         )
                     })?;
-                    if !files.insert(file.clone()) {
-                        bail!("{origin}: two runs would both be written to runs/{file}.json; make the names differ");
+                    let replicas: Vec<Replica> = if seeds == 1 {
+                        vec![Replica {
+                            config,
+                            label,
+                            file,
+                        }]
+                    } else {
+                        (0..seeds)
+                            .map(|i| {
+                                let mut config = config.clone();
+                                config.seed = config.seed.wrapping_add(i as u64);
+                                Replica {
+                                    config,
+                                    label: format!("{label} replicate={i}"),
+                                    file: format!("{file}__replicate={i}"),
+                                }
+                            })
+                            .collect()
+                    };
+                    for r in &replicas {
+                        if !files.insert(r.file.clone()) {
+                            bail!(
+                                "{origin}: two runs would both be written to runs/{}.json; make the names differ",
+                                r.file
+                            );
+                        }
                     }
                     runs.push(Run {
                         drive: d,
                         workload: w,
                         scheme: s,
                         values: values.clone(),
-                        config,
-                        label,
-                        file,
+                        replicas,
                     });
                 }
             }
@@ -536,7 +595,34 @@ pub(crate) fn plan(path: &Path, max_runs: u64) -> Result<Plan> {
         params: spec.param,
         precondition,
         runs,
+        seeds,
     })
+}
+
+/// `source` for replicate `i`: a generated workload's seed raised by `i`
+/// (wrapping); a trace as it is.
+fn reseeded(source: &Source, i: u64) -> Source {
+    match source {
+        Source::Synthetic(p) => {
+            let mut p = p.clone();
+            p.seed = p.seed.wrapping_add(i);
+            Source::Synthetic(p)
+        }
+        Source::Limited { inner, limit } => Source::Limited {
+            inner: Box::new(reseeded(inner, i)),
+            limit: *limit,
+        },
+        other => other.clone(),
+    }
+}
+
+/// The seed of a generated workload (None for a trace).
+fn workload_seed(source: &Source) -> Option<u64> {
+    match source {
+        Source::Synthetic(p) => Some(p.seed),
+        Source::Limited { inner, .. } => workload_seed(inner),
+        _ => None,
+    }
 }
 
 /// The workload options of a sweep entry: every trace-reading option at its
@@ -664,28 +750,62 @@ pub(crate) fn buffer_hit_ratio(r: &Report) -> f64 {
     }
 }
 
-/// results.csv and results.parquet of a sweep.
+/// The results.csv row of `run` (a cell) with `report`.
+fn csv_row<'a>(plan: &'a Plan, run: &'a Run, report: &'a Report) -> CsvRow<'a> {
+    CsvRow {
+        experiment: &plan.experiment,
+        preset: &plan.drives[run.drive].label,
+        workload: &plan.workloads[run.workload].label,
+        scheme: &plan.schemes[run.scheme],
+        params: plan
+            .params
+            .iter()
+            .zip(&run.values)
+            .map(|(p, &v)| p.values[v].as_str())
+            .collect(),
+        report,
+    }
+}
+
+/// results.csv and results.parquet of a sweep (`reports`: every run, cell
+/// by cell, replicates of a cell together); with replicates also
+/// stats.csv.
 fn write_results(dir: &Path, plan: &Plan, reports: &[Report]) -> Result<()> {
     let keys: Vec<&str> = plan.params.iter().map(|p| p.key.as_str()).collect();
+    let n = plan.seeds;
     let rows: Vec<CsvRow> = plan
         .runs
         .iter()
-        .zip(reports)
-        .map(|(run, report)| CsvRow {
-            experiment: &plan.experiment,
-            preset: &plan.drives[run.drive].label,
-            workload: &plan.workloads[run.workload].label,
-            scheme: &plan.schemes[run.scheme],
-            params: plan
-                .params
+        .enumerate()
+        .flat_map(|(c, run)| (0..n).map(move |i| (c, run, i)))
+        .map(|(c, run, i)| csv_row(plan, run, &reports[c * n + i]))
+        .collect();
+    if n == 1 {
+        return crate::results::write_results(dir, &keys, &rows);
+    }
+    let replicates: Vec<crate::results::Replicate> = plan
+        .runs
+        .iter()
+        .flat_map(|run| {
+            run.replicas
                 .iter()
-                .zip(&run.values)
-                .map(|(p, &v)| p.values[v].as_str())
-                .collect(),
-            report,
+                .enumerate()
+                .map(|(i, r)| crate::results::Replicate {
+                    index: i as u64,
+                    seed: r.config.seed,
+                    workload_seed: workload_seed(&plan.workloads[run.workload].sources[i]),
+                })
         })
         .collect();
-    crate::results::write_results(dir, &keys, &rows)
+    crate::results::write_results_replicated(dir, &keys, &rows, Some(&replicates))?;
+    let cells: Vec<CsvRow> = plan
+        .runs
+        .iter()
+        .enumerate()
+        .map(|(c, run)| csv_row(plan, run, &reports[c * n]))
+        .collect();
+    let per_cell: Vec<Vec<&Report>> = reports.chunks(n).map(|c| c.iter().collect()).collect();
+    crate::stats::write_stats(dir, &keys, &cells, &per_cell)
 }
 
 /// Rows of the normalised tables: one per (drive, workload, param values),
@@ -923,6 +1043,9 @@ struct ShardInfo {
     spec: PathBuf,
     spec_sha256: String,
     shard: String,
+    /// `--seeds`, when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    seeds: Option<u64>,
 }
 
 const SHARD_INFO: &str = "shard.json";
@@ -939,7 +1062,7 @@ pub fn cmd_sweep(c: SweepCmd) -> Result<ExitCode> {
     match c.sub {
         None => sweep(c.args),
         Some(SweepSub::Merge { dirs, out, jobs }) => {
-            let mut spec: Option<(PathBuf, String)> = None;
+            let mut spec: Option<(PathBuf, String, Option<u64>)> = None;
             for d in &dirs {
                 let p = d.join(SHARD_INFO);
                 let text = read_spec(&p, "a shard description").with_context(|| {
@@ -948,17 +1071,23 @@ pub fn cmd_sweep(c: SweepCmd) -> Result<ExitCode> {
                 let info: ShardInfo = serde_json::from_str(&text)
                     .with_context(|| format!("{}: not a shard description", p.display()))?;
                 match &spec {
-                    None => spec = Some((info.spec, info.spec_sha256)),
-                    Some((path, sha)) if *path != info.spec || *sha != info.spec_sha256 => bail!(
+                    None => spec = Some((info.spec, info.spec_sha256, info.seeds)),
+                    Some((path, sha, seeds))
+                        if *path != info.spec
+                            || *sha != info.spec_sha256
+                            || *seeds != info.seeds =>
+                    {
+                        bail!(
                         "{} ran {} (or another version of it), not {}: merge the shards of one sweep",
                         d.display(),
                         info.spec.display(),
                         path.display()
-                    ),
+                    )
+                    }
                     Some(_) => {}
                 }
             }
-            let (path, sha) = spec.expect("at least one directory");
+            let (path, sha, seeds) = spec.expect("at least one directory");
             let now = read_spec(&path, "a sweep spec")
                 .with_context(|| format!("the shards' spec {}", path.display()))?;
             if sha256_hex(now.as_bytes()) != sha {
@@ -978,13 +1107,20 @@ pub fn cmd_sweep(c: SweepCmd) -> Result<ExitCode> {
                 },
                 max_runs: u64::MAX,
                 quiet: false,
+                seeds,
             })
         }
     }
 }
 
-/// A sweep as a library call ([`crate::api::sweep`]).
-pub(crate) fn run_sweep(spec: &Path, out: &Path, batch: crate::batch::BatchArgs) -> Result<()> {
+/// A sweep as a library call ([`crate::api::sweep`]); `seeds` replaces the
+/// spec's.
+pub(crate) fn run_sweep(
+    spec: &Path,
+    out: &Path,
+    batch: crate::batch::BatchArgs,
+    seeds: Option<u64>,
+) -> Result<()> {
     sweep(SweepArgs {
         spec: Some(spec.to_path_buf()),
         out: Some(out.to_path_buf()),
@@ -992,16 +1128,19 @@ pub(crate) fn run_sweep(spec: &Path, out: &Path, batch: crate::batch::BatchArgs)
         batch,
         max_runs: DEFAULT_MAX_RUNS,
         quiet: true,
+        seeds,
     })
     .map(|_| ())
 }
 
-/// The runs of the sweep `spec`: (index, file, label).
-pub(crate) fn list_runs(spec: &Path) -> Result<Vec<(usize, String, String)>> {
-    let plan = plan(spec, DEFAULT_MAX_RUNS)?;
+/// The runs of the sweep `spec` (with `seeds` replacing the spec's):
+/// (index, file, label).
+pub(crate) fn list_runs(spec: &Path, seeds: Option<u64>) -> Result<Vec<(usize, String, String)>> {
+    let plan = plan(spec, DEFAULT_MAX_RUNS, seeds)?;
     Ok(plan
         .runs
         .iter()
+        .flat_map(|r| r.replicas.iter())
         .enumerate()
         .map(|(i, r)| (i, r.file.clone(), r.label.clone()))
         .collect())
@@ -1010,9 +1149,9 @@ pub(crate) fn list_runs(spec: &Path) -> Result<Vec<(usize, String, String)>> {
 fn sweep(a: SweepArgs) -> Result<ExitCode> {
     let spec = a.spec.expect("clap requires the spec");
     let jobs = a.batch.job_count()?;
-    let plan = plan(&spec, a.max_runs)?;
+    let plan = plan(&spec, a.max_runs, a.seeds)?;
     if a.list {
-        for (i, run) in plan.runs.iter().enumerate() {
+        for (i, run) in plan.runs.iter().flat_map(|r| r.replicas.iter()).enumerate() {
             println!("{i}\t{}\t{}", run.file, run.label);
         }
         return Ok(ExitCode::SUCCESS);
@@ -1026,59 +1165,88 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
                 .with_context(|| format!("resolving {}", spec.display()))?,
             spec_sha256: sha256_hex(text.as_bytes()),
             shard: shard.to_string(),
+            seeds: a.seeds,
         };
         crate::write_json(&out.join(SHARD_INFO), &info)?;
     }
     let charts_dir = out.join("charts");
     std::fs::create_dir_all(&charts_dir)
         .with_context(|| format!("creating {}", charts_dir.display()))?;
+    let total = plan.runs.len() * plan.seeds;
     eprintln!(
         "sweep `{}`: {} runs on {} threads",
         plan.experiment,
-        plan.runs.len(),
-        jobs.min(plan.runs.len())
+        total,
+        jobs.min(total)
     );
     let started = Instant::now();
     let tasks: Vec<Task> = plan
         .runs
         .iter()
-        .map(|run| Task {
-            label: run.label.clone(),
-            file: run.file.clone(),
-            config: &run.config,
-            source: &plan.workloads[run.workload].source,
-            precondition: &plan.precondition,
+        .flat_map(|run| {
+            run.replicas.iter().enumerate().map(|(i, r)| Task {
+                label: r.label.clone(),
+                file: r.file.clone(),
+                config: &r.config,
+                source: &plan.workloads[run.workload].sources[i],
+                precondition: &plan.precondition,
+            })
         })
         .collect();
     let Some(reports) = crate::batch::run_all(&tasks, &a.batch, &out, "sweep")? else {
         return Ok(ExitCode::SUCCESS);
     };
     write_results(&out, &plan, &reports)?;
-    let grid = Grid {
-        metrics: &METRICS,
-        schemes: &plan.schemes,
-        baseline: plan.baseline,
-        rows: rows(&plan),
-        reports: &reports,
-    };
     let bname = &plan.schemes[plan.baseline];
     let mut text = String::new();
-    let _ = writeln!(
-        text,
-        "# Sweep `{}`: {} runs\n\nValues are normalised to the baseline scheme `{bname}`: ratio (percent change). \
-         The `{bname}` column gives its absolute value; \"average\" is the mean ratio over the rows.",
-        plan.experiment,
-        plan.runs.len()
-    );
-    grid.tables(&mut text, "##");
-    write(&out.join("summary.md"), &text)?;
-    grid.write_charts(&charts_dir)?;
+    if plan.seeds == 1 {
+        let grid = Grid {
+            metrics: &METRICS,
+            schemes: &plan.schemes,
+            baseline: plan.baseline,
+            rows: rows(&plan),
+            reports: &reports,
+        };
+        let _ = writeln!(
+            text,
+            "# Sweep `{}`: {} runs\n\nValues are normalised to the baseline scheme `{bname}`: ratio (percent change). \
+             The `{bname}` column gives its absolute value; \"average\" is the mean ratio over the rows.",
+            plan.experiment,
+            plan.runs.len()
+        );
+        grid.tables(&mut text, "##");
+        write(&out.join("summary.md"), &text)?;
+        grid.write_charts(&charts_dir)?;
+    } else {
+        let n = plan.seeds;
+        let grid = crate::stats::ReplicatedGrid {
+            metrics: &METRICS,
+            schemes: &plan.schemes,
+            baseline: plan.baseline,
+            rows: rows(&plan),
+            cells: reports.chunks(n).map(|c| c.iter().collect()).collect(),
+        };
+        let _ = writeln!(
+            text,
+            "# Sweep `{}`: {} runs ({} cells × {n} seeds)\n\nEach value is the mean over {n} seeds ± the half-width of its 95 % \
+             confidence interval (Student t, {} degrees of freedom); in parentheses, the ratio of the mean to the baseline \
+             scheme `{bname}`'s (percent change). Every cell's replicates ran with the same seeds (replicate i: each seed \
+             raised by i). stats.csv has every metric; `ssdlab compare` tests two schemes against each other.",
+            plan.experiment,
+            total,
+            plan.runs.len(),
+            n - 1
+        );
+        grid.tables(&mut text, "##");
+        write(&out.join("summary.md"), &text)?;
+        grid.write_charts(&charts_dir, n)?;
+    }
     if !a.quiet {
         print!("{text}");
     }
     eprintln!(
         "{} runs in {:.1} s; results in {}",
-        plan.runs.len(),
+        total,
         started.elapsed().as_secs_f64(),
         out.display()
     );
