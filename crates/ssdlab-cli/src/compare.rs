@@ -154,10 +154,10 @@ pub(crate) fn compare(dir: &Path, a: &str, b: &str) -> Result<ComparisonDoc> {
     for name in [a, b] {
         if !schemes.iter().any(|s| s == name) {
             bail!(
-                "no scheme `{name}` in {}{}; its schemes: {}",
+                "no scheme `{name}` in {}; its schemes: {}{}",
                 csv.display(),
-                ssdlab::error::did_you_mean(name, schemes.iter().map(String::as_str)),
-                schemes.join(", ")
+                schemes.join(", "),
+                ssdlab::error::did_you_mean(name, schemes.iter().map(String::as_str))
             );
         }
     }

@@ -101,6 +101,7 @@ struct Spec {
     seed: Option<u64>,
     /// Replicates of every cell (default 1): replicate i runs with every
     /// seed of the cell raised by i ([`crate::stats`]).
+    #[serde(default, deserialize_with = "replicate_count")]
     seeds: Option<u64>,
     #[serde(default)]
     scheme: Vec<SchemeSpec>,
@@ -111,6 +112,18 @@ struct Spec {
     /// the spec's directory. A spec written by a program (Python's
     /// `ssdlab.sweep` with a dict) names the directory it was given in.
     base_dir: Option<PathBuf>,
+}
+
+/// `seeds`: a whole number (its range is checked with the matrix's size),
+/// or an error naming the key and what it got.
+fn replicate_count<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    let v = toml::Value::deserialize(d)?;
+    match v {
+        toml::Value::Integer(n) if n >= 0 => Ok(Some(n as u64)),
+        other => Err(serde::de::Error::custom(format!(
+            "`seeds`: expected a whole number of runs per cell (at least 1), got {other}"
+        ))),
+    }
 }
 
 fn default_precondition() -> String {
