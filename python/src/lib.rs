@@ -94,9 +94,9 @@ fn run(
 }
 
 /// Run the sweep `spec` into `out` (or one shard `I/N` of it), reusing the
-/// runs saved under the `merge` directories.
+/// runs saved under the `merge` directories; `seeds` replaces the spec's.
 #[pyfunction]
-#[pyo3(signature = (spec, out, *, jobs=None, shard=None, merge=Vec::new()))]
+#[pyo3(signature = (spec, out, *, jobs=None, shard=None, merge=Vec::new(), seeds=None))]
 fn sweep(
     py: Python<'_>,
     spec: PathBuf,
@@ -104,10 +104,11 @@ fn sweep(
     jobs: Option<usize>,
     shard: Option<String>,
     merge: Vec<PathBuf>,
+    seeds: Option<u64>,
 ) -> PyResult<()> {
     fresh();
     let result = py
-        .detach(|| api::sweep(&spec, &out, jobs, shard.as_deref(), merge))
+        .detach(|| api::sweep(&spec, &out, jobs, shard.as_deref(), merge, seeds))
         .map_err(error);
     take_pending();
     result
@@ -119,10 +120,23 @@ fn spec_toml(json: &str) -> PyResult<String> {
     api::spec_toml(json).map_err(error)
 }
 
-/// The runs of a sweep: (index, file, label).
+/// The runs of a sweep (with `seeds` replacing the spec's): (index, file,
+/// label).
 #[pyfunction]
-fn sweep_runs(py: Python<'_>, spec: PathBuf) -> PyResult<Vec<(usize, String, String)>> {
-    py.detach(|| api::sweep_runs(&spec)).map_err(error)
+#[pyo3(signature = (spec, *, seeds=None))]
+fn sweep_runs(
+    py: Python<'_>,
+    spec: PathBuf,
+    seeds: Option<u64>,
+) -> PyResult<Vec<(usize, String, String)>> {
+    py.detach(|| api::sweep_runs(&spec, seeds)).map_err(error)
+}
+
+/// Schemes `a` and `b` of the sweep results `dir` compared, as the JSON
+/// `ssdlab compare --json` writes.
+#[pyfunction]
+fn compare(py: Python<'_>, dir: PathBuf, a: String, b: String) -> PyResult<String> {
+    py.detach(|| api::compare(&dir, &a, &b)).map_err(error)
 }
 
 /// Built-in drives as JSON.
@@ -153,6 +167,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(sweep, m)?)?;
     m.add_function(wrap_pyfunction!(sweep_runs, m)?)?;
+    m.add_function(wrap_pyfunction!(compare, m)?)?;
     m.add_function(wrap_pyfunction!(spec_toml, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add_function(wrap_pyfunction!(schemes, m)?)?;

@@ -8,6 +8,9 @@ simulator, with results as pandas DataFrames.
 >>> r.latency_histogram()       # the latency CDF, per op
 >>> df = ssdlab.sweep("spec.toml")                 # on this machine
 >>> df = ssdlab.sweep("spec.toml", executor=client)  # on a Dask cluster
+>>> df = ssdlab.sweep("spec.toml", seeds=5, out="out")  # every cell 5 times
+>>> ssdlab.stats("out")                                # mean, sd, 95 % CI per cell
+>>> ssdlab.compare("out", "greedy", "fifo")            # paired t-test per metric
 
 Every simulation runs in native code with the GIL released. Errors raise
 :class:`SsdlabError` with the same message (file, line, field) as the
@@ -36,9 +39,11 @@ from ._native import SsdlabError
 __all__ = [
     "Result",
     "SsdlabError",
+    "compare",
     "presets",
     "run",
     "schemes",
+    "stats",
     "sweep",
     "workloads",
     "__version__",
@@ -228,12 +233,12 @@ def run(
     return Result(json.loads(text))
 
 
-def _sweep_task(spec: str, index: int, count: int) -> tuple:
+def _sweep_task(spec: str, index: int, count: int, seeds: Optional[int] = None) -> tuple:
     """One run of a sweep, in a worker: runs shard ``index/count`` (one run)
     in a scratch directory and returns (file name, the saved run's JSON)."""
     scratch = tempfile.mkdtemp(prefix="ssdlab-task-")
     try:
-        _native.sweep(spec, scratch, jobs=1, shard=f"{index}/{count}")
+        _native.sweep(spec, scratch, jobs=1, shard=f"{index}/{count}", seeds=seeds)
         runs = Path(scratch) / "runs"
         (saved,) = list(runs.glob("*.json"))
         return saved.name, saved.read_text()
@@ -246,6 +251,7 @@ def sweep(
     executor: Any = None,
     out: Optional[PathLike] = None,
     jobs: Optional[int] = None,
+    seeds: Optional[int] = None,
 ) -> pd.DataFrame:
     """Run the sweep ``spec`` and return its results (the ``results.csv``
     columns, typed). ``spec`` is a TOML sweep spec's path, as ``ssdlab
@@ -268,7 +274,18 @@ def sweep(
 
     ``out`` keeps the sweep's directory (runs/, results.csv,
     results.parquet, summary.md, charts/); by default a temporary one.
+
+    ``seeds`` (an int of at least 1; replaces the spec's ``seeds``) runs
+    every cell that many times, replicate i with every seed of the cell
+    raised by i, the same seeds in every cell: the results then have one
+    row per run with its ``replicate``, ``seed`` and ``workload_seed``, and
+    ``out`` also holds ``stats.csv`` (:func:`stats`), which
+    :func:`compare` tests schemes with.
     """
+    if seeds is not None and (isinstance(seeds, bool) or not isinstance(seeds, int)):
+        raise TypeError(f"seeds= takes an int; got {type(seeds).__name__} {seeds!r}")
+    if seeds is not None and seeds < 1:
+        raise SsdlabError(f"seeds={seeds}: must be at least 1 (1: each cell runs once)")
     spec_dir = None
     if isinstance(spec, Mapping):
         values = dict(spec)
@@ -279,27 +296,36 @@ def sweep(
         with open(spec, "w") as f:
             f.write(text)
     try:
-        return _sweep_file(os.path.abspath(os.fspath(spec)), executor, out, jobs)
+        return _sweep_file(os.path.abspath(os.fspath(spec)), executor, out, jobs, seeds)
     finally:
         if spec_dir is not None:
             shutil.rmtree(spec_dir, ignore_errors=True)
 
 
 def _sweep_file(
-    spec: str, executor: Any, out: Optional[PathLike], jobs: Optional[int]
+    spec: str,
+    executor: Any,
+    out: Optional[PathLike],
+    jobs: Optional[int],
+    seeds: Optional[int],
 ) -> pd.DataFrame:
     keep = out is not None
     target = os.fspath(out) if keep else tempfile.mkdtemp(prefix="ssdlab-sweep-")
     try:
         if executor is None or executor == "local":
-            _native.sweep(spec, target, jobs=jobs)
+            _native.sweep(spec, target, jobs=jobs, seeds=seeds)
         elif isinstance(executor, str):
             raise SsdlabError(f"unknown executor {executor!r}: use None, 'local' or a dask Client")
         else:
-            runs = _native.sweep_runs(spec)
+            runs = _native.sweep_runs(spec, seeds=seeds)
             count = len(runs)
             futures = executor.map(
-                _sweep_task, [spec] * count, range(count), [count] * count, pure=False
+                _sweep_task,
+                [spec] * count,
+                range(count),
+                [count] * count,
+                [seeds] * count,
+                pure=False,
             )
             merged = tempfile.mkdtemp(prefix="ssdlab-merge-")
             try:
@@ -307,13 +333,66 @@ def _sweep_file(
                 for name, text in executor.gather(futures):
                     with open(os.path.join(merged, "runs", name), "w") as f:
                         f.write(text)
-                _native.sweep(spec, target, jobs=jobs, merge=[merged])
+                _native.sweep(spec, target, jobs=jobs, merge=[merged], seeds=seeds)
             finally:
                 shutil.rmtree(merged, ignore_errors=True)
         return pd.read_parquet(os.path.join(target, "results.parquet"))
     finally:
         if not keep:
             shutil.rmtree(target, ignore_errors=True)
+
+
+def stats(out: PathLike) -> pd.DataFrame:
+    """The statistics of a sweep run with ``seeds`` of at least 2, kept in
+    ``out``: its ``stats.csv``, one row per cell (``experiment``,
+    ``preset``, ``workload``, ``scheme``, the parameters) and metric, with
+    ``n``, ``mean``, ``sd`` (sample standard deviation) and the 95 %
+    confidence interval of the mean ``ci95_low``, ``ci95_high`` (Student
+    t with n - 1 degrees of freedom)."""
+    path = Path(os.fspath(out)) / "stats.csv"
+    if not path.is_file():
+        raise SsdlabError(
+            f"{path}: no such file; a sweep writes it when it runs each cell at least twice "
+            "(seeds= of at least 2, or `seeds` in its spec)"
+        )
+    return pd.read_csv(path, dtype={"scheme": str, "workload": str, "preset": str})
+
+
+def compare(out: PathLike, a: str, b: str) -> pd.DataFrame:
+    """Do schemes ``a`` and ``b`` of the sweep kept in ``out`` (run with
+    ``seeds`` of at least 2) differ, as ``ssdlab compare OUT A B`` says:
+    one row per row of the sweep's tables (``preset``, ``workload``, the
+    parameters) and metric, with ``test`` (``paired-t``: the paired t-test
+    on the per-replicate differences, the replicates of both having run
+    with the same seeds; ``welch-t`` otherwise), ``n_a``, ``n_b``,
+    ``mean_a``, ``mean_b``, ``difference`` (B - A), its 95 % confidence
+    interval ``ci95_low``, ``ci95_high``, ``p_value`` (two-sided; None
+    when the replicates do not vary) and ``verdict`` (``differ`` at the 5 %
+    level, ``no-significant-difference``, ``identical``,
+    ``constant-difference``)."""
+    doc = json.loads(_native.compare(os.fspath(out), a, b))
+    rows = []
+    for row in doc["rows"]:
+        for m in row["metrics"]:
+            rows.append(
+                {
+                    "preset": row["preset"],
+                    "workload": row["workload"],
+                    **row["params"],
+                    "metric": m["metric"],
+                    "test": row["test"],
+                    "n_a": row["n_a"],
+                    "n_b": row["n_b"],
+                    "mean_a": m["mean_a"],
+                    "mean_b": m["mean_b"],
+                    "difference": m["difference"],
+                    "ci95_low": m["ci95_low"],
+                    "ci95_high": m["ci95_high"],
+                    "p_value": m["p_value"],
+                    "verdict": m["verdict"],
+                }
+            )
+    return pd.DataFrame(rows)
 
 
 def presets() -> pd.DataFrame:

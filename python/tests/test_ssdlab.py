@@ -209,6 +209,62 @@ def test_sweep_takes_a_dict(spec, tmp_path, monkeypatch):
         ssdlab.sweep(dict(small, limit=None))
 
 
+_CUT = ["geometry.blocks_per_plane=64", "geometry.pages_per_block=32"]
+SEEDS_SPEC = dict(
+    experiment="reps",
+    presets=["small"],
+    workloads=["spd/hm_0"],
+    precondition="fill:0.95:0.8+trace-reads",
+    limit=3000,
+    baseline="greedy",
+    seed=1,
+    scheme=[
+        {"name": "greedy", "set": _CUT},
+        {"name": "same", "set": _CUT},
+        {"name": "tight", "set": _CUT + ["ftl.overprovisioning=0.03"]},
+    ],
+)
+
+
+def test_sweep_with_seeds_gives_statistics_and_comparisons(tmp_path):
+    out = tmp_path / "out"
+    df = ssdlab.sweep(SEEDS_SPEC, seeds=3, out=out, jobs=2)
+    assert len(df) == 9
+    assert list(df["replicate"]) == [0, 1, 2] * 3
+    assert list(df["seed"]) == [1, 2, 3] * 3 and list(df["workload_seed"]) == [1, 2, 3] * 3
+    # stats.csv against the rows: mean, sample sd, Student-t interval (t_0.975,2)
+    st = ssdlab.stats(out)
+    assert len(st) == 3 * 13
+    row = st[(st["scheme"] == "tight") & (st["metric"] == "write_amplification")].iloc[0]
+    xs = df[df["scheme"] == "tight"]["write_amplification"]
+    half = 4.302652729911275 * xs.std(ddof=1) / 3**0.5
+    assert row["n"] == 3
+    assert row["mean"] == pytest.approx(xs.mean(), rel=1e-12)
+    assert row["sd"] == pytest.approx(xs.std(ddof=1), rel=1e-9)
+    assert row["ci95_low"] == pytest.approx(xs.mean() - half, rel=1e-9)
+    assert row["ci95_high"] == pytest.approx(xs.mean() + half, rel=1e-9)
+    # the same configuration under two names: no difference; less
+    # over-provisioning: a higher write amplification
+    same = ssdlab.compare(out, "greedy", "same")
+    assert (same["test"] == "paired-t").all() and (same["n_a"] == 3).all()
+    assert set(same["verdict"]) <= {"identical", "no-significant-difference"}
+    tight = ssdlab.compare(out, "greedy", "tight").set_index("metric")
+    assert tight.loc["write_amplification", "verdict"] == "differ"
+    assert tight.loc["write_amplification", "ci95_low"] > 0
+    with pytest.raises(ssdlab.SsdlabError, match="its schemes: greedy, same, tight"):
+        ssdlab.compare(out, "greedy", "nope")
+    with pytest.raises(ssdlab.SsdlabError, match="seeds=0: must be at least 1"):
+        ssdlab.sweep(SEEDS_SPEC, seeds=0)
+    with pytest.raises(TypeError, match="seeds= takes an int"):
+        ssdlab.sweep(SEEDS_SPEC, seeds=2.5)
+    # the spec's own key, and the override in the runs' list
+    one = tmp_path / "one"
+    ssdlab.sweep(dict(SEEDS_SPEC, seeds=2), out=one, jobs=2)
+    assert len(pd.read_csv(one / "results.csv")) == 6
+    with pytest.raises(ssdlab.SsdlabError, match="stats.csv: no such file"):
+        ssdlab.stats(tmp_path)
+
+
 def test_bad_argument_types_are_refused():
     with pytest.raises(TypeError, match="set= takes a mapping"):
         ssdlab.run(workload="spd/hm_0", set=["gc.victim=fifo"], limit=10)
