@@ -735,6 +735,19 @@ mod tests {
         let bars: Vec<(&str, Vec<f64>)> = names.iter().map(|n| (n.as_str(), vec![1.0])).collect();
         let b = bar_chart("t", "y", &["only"], &bars);
         assert!(b.contains("url(#ssdlab-hatch-11)") && b.contains("id=\"ssdlab-hatch-11\""));
+        // error bars: none, the same bytes; some, one whisker per bar, the
+        // axis stretched to the highest
+        let series = [("s1", vec![1.0, 2.0]), ("s2", vec![0.5, 2.0])];
+        let plain = bar_chart("t", "y", &["p", "q"], &series);
+        assert_eq!(
+            plain,
+            bar_chart_with_errors("t", "y", &["p", "q"], &series, None)
+        );
+        let errors = vec![vec![(0.8, 1.2), (1.5, 2.5)], vec![(0.5, 0.5), (1.0, 7.0)]];
+        let e = bar_chart_with_errors("t", "y", &["p", "q"], &series, Some(&errors));
+        assert_eq!(e.matches(": 95 % CI ").count(), 4);
+        assert!(e.contains("s2: 95 % CI 1 to 7"), "{e}");
+        assert!(e.contains(">8</text>") && !plain.contains(">8</text>"), "{e}");
         let p = paper_chart(
             "t",
             "%",
