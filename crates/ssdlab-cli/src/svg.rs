@@ -747,7 +747,10 @@ mod tests {
         let e = bar_chart_with_errors("t", "y", &["p", "q"], &series, Some(&errors));
         assert_eq!(e.matches(": 95 % CI ").count(), 4);
         assert!(e.contains("s2: 95 % CI 1 to 7"), "{e}");
-        assert!(e.contains(">8</text>") && !plain.contains(">8</text>"), "{e}");
+        assert!(
+            e.contains(">8</text>") && !plain.contains(">8</text>"),
+            "{e}"
+        );
         let p = paper_chart(
             "t",
             "%",
