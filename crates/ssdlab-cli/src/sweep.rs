@@ -469,6 +469,18 @@ pub(crate) fn plan(path: &Path, max_runs: u64, seeds_override: Option<u64>) -> R
         );
     }
     let seeds = seeds as usize;
+    if seeds > 1 {
+        for p in &spec.param {
+            if ["replicate", "seed", "workload_seed"].contains(&p.key.as_str()) {
+                bail!(
+                    "{origin}: `param.key` `{}`: with `seeds` of 2 or more results.csv has a `{}` column of \
+                     its own; vary the seeds with `seeds` (or `seed`) instead",
+                    p.key,
+                    p.key
+                );
+            }
+        }
+    }
 
     // Workloads: a .toml profile, an existing trace file, or a built-in name.
     let mut workloads = Vec::new();

@@ -475,6 +475,14 @@ fn bad_inputs_are_clear_errors() {
         Some(&spec_text("seeds = 5000")),
         &["15000 runs", "× 5000 `seeds`", "--max-runs 10000"],
     );
+    fails(
+        &sweep_args,
+        Some(&format!(
+            "{}\n[[param]]\nkey = \"seed\"\nvalues = [\"1\", \"2\"]\n",
+            spec_text("seeds = 2")
+        )),
+        &["`param.key` `seed`", "a `seed` column of its own"],
+    );
     let mut with_flag = sweep_args.to_vec();
     with_flag.extend(["--seeds", "0"]);
     fails(
