@@ -35,7 +35,7 @@ const MAX_SERIES: usize = crate::svg::DISTINCT_STYLES;
 /// Points per curve at most.
 const MAX_POINTS: usize = 160;
 
-fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

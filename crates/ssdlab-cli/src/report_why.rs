@@ -7,6 +7,8 @@ use std::fmt::Write;
 
 use serde_json::Value;
 
+use crate::report::esc;
+
 /// Parts in the result's order, with their colours (distinct, print-safe).
 const PARTS: [(&str, &str, &str); 8] = [
     ("buffer", "waiting for a buffer slot", "#8c6bb1"),
@@ -21,13 +23,6 @@ const PARTS: [(&str, &str, &str); 8] = [
 
 /// Runs listed at most (the rest are counted).
 const MAX_RUNS: usize = 40;
-
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
 
 /// The section, if any run has an attribution (`names`: the runs' legend
 /// names).

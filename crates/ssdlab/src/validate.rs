@@ -403,6 +403,23 @@ pub fn md1_response(service_ns: f64, rho: f64) -> f64 {
     service_ns + rho * service_ns / (2.0 * (1.0 - rho))
 }
 
+/// Single-page reads, uniform over the drive's logical space.
+fn page_reads(c: &Config, name: String, seed: u64, requests: u64, arrival: Arrival) -> Profile {
+    Profile {
+        name,
+        seed,
+        requests,
+        read_share: 1.0,
+        footprint_bytes: c.logical_pages() * 4096,
+        page_bytes: 4096,
+        read_size: Some(SizeDist::constant(4096)),
+        write_size: Some(SizeDist::constant(4096)),
+        address: Address::Uniform,
+        arrival,
+        latency_hint: None,
+    }
+}
+
 /// One die serving Poisson single-page reads is an M/D/1 queue with service
 /// time tR + transfer.
 pub fn md1_checks(requests: u64) -> Result<Vec<Check>> {
@@ -411,21 +428,15 @@ pub fn md1_checks(requests: u64) -> Result<Vec<Check>> {
     let t = crate::flash::FlashTiming::new(&c);
     let s = (t.read_ns[0] + t.xfer_ns) as f64;
     for rho in [0.5, 0.8] {
-        let p = Profile {
-            name: format!("md1-rho{rho}"),
-            seed: 11,
+        let p = page_reads(
+            &c,
+            format!("md1-rho{rho}"),
+            11,
             requests,
-            read_share: 1.0,
-            footprint_bytes: c.logical_pages() * 4096,
-            page_bytes: 4096,
-            read_size: Some(SizeDist::constant(4096)),
-            write_size: Some(SizeDist::constant(4096)),
-            address: Address::Uniform,
-            arrival: Arrival::Poisson {
+            Arrival::Poisson {
                 iops: rho / s * 1e9,
             },
-            latency_hint: None,
-        };
+        );
         let r = run(&c, &Source::Synthetic(p), "trace-reads")?;
         out.push(Check::within(
             format!("M/D/1 mean read response at utilisation {rho}"),
@@ -781,21 +792,15 @@ pub fn attribution_checks(requests: u64) -> Result<Vec<Check>> {
     let t = crate::flash::FlashTiming::new(&c);
     let s = (t.read_ns[0] + t.xfer_ns) as f64;
     let rho = 0.5;
-    let p = Profile {
-        name: format!("md1-rho{rho}"),
-        seed: 11,
+    let p = page_reads(
+        &c,
+        format!("md1-rho{rho}"),
+        11,
         requests,
-        read_share: 1.0,
-        footprint_bytes: c.logical_pages() * 4096,
-        page_bytes: 4096,
-        read_size: Some(SizeDist::constant(4096)),
-        write_size: Some(SizeDist::constant(4096)),
-        address: Address::Uniform,
-        arrival: Arrival::Poisson {
+        Arrival::Poisson {
             iops: rho / s * 1e9,
         },
-        latency_hint: None,
-    };
+    );
     let (_, done) = run_attributed(&c, &Source::Synthetic(p), "trace-reads")?;
     let n = done.len().max(1) as f64;
     let wait = done.iter().map(|d| part(d, Part::BehindHost)).sum::<f64>() / n;
@@ -832,19 +837,13 @@ pub fn steady_state_checks(requests: u64) -> Result<Vec<Check>> {
     c.host.queue_depth = 1;
     let t = crate::flash::FlashTiming::new(&c);
     let s = (t.read_ns[0] + t.xfer_ns) as f64;
-    let p = Profile {
-        name: "closed-loop reads".into(),
-        seed: 3,
+    let p = page_reads(
+        &c,
+        "closed-loop reads".into(),
+        3,
         requests,
-        read_share: 1.0,
-        footprint_bytes: c.logical_pages() * 4096,
-        page_bytes: 4096,
-        read_size: Some(SizeDist::constant(4096)),
-        write_size: Some(SizeDist::constant(4096)),
-        address: Address::Uniform,
-        arrival: Arrival::Poisson { iops: 1.0 },
-        latency_hint: None,
-    };
+        Arrival::Poisson { iops: 1.0 },
+    );
     let r = run(&c, &Source::Synthetic(p), "trace-reads")?;
     let st = r
         .steady_state
