@@ -19,7 +19,7 @@ pub const INVALID: u32 = u32::MAX;
 macro_rules! id_type {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
         #[repr(transparent)]
         pub struct $name(pub u32);
 
@@ -131,7 +131,7 @@ impl DieId {
 /// a mask when it is a power of two, as in every preset, else the hardware
 /// division (a division is tens of cycles, and address arithmetic does
 /// several per page operation).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Divisor {
     d: u32,
     /// log2(d) if d is a power of two, else `NOT_POW2`.
@@ -176,7 +176,7 @@ impl Divisor {
 
 /// Cheap address arithmetic for one geometry. All indices are global
 /// (plane index over the whole drive, block index within its plane).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct AddrMap {
     pub pages_per_block: u32,
     pub blocks_per_plane: u32,

@@ -59,7 +59,7 @@ pub fn vfc_shape(cfg: &Config) -> (u32, u32) {
 
 /// The virtual flash chips of a drive (`vfc_chips`): which chips form
 /// each, in stripe order, and where each chip stands.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct VfcLayout {
     /// Chips per VFC, and VFCs.
     pub chips: u32,
@@ -131,7 +131,7 @@ impl VfcLayout {
 }
 
 /// What a GC unit (and a hybrid map's domain) is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum DomainKind {
     /// A plane: per-plane blocks and GC.
     Plane,
@@ -147,7 +147,7 @@ pub enum DomainKind {
 /// The GC units of a drive: their kind, the unit of each plane, and each
 /// unit's dies. A unit is an index (into `Gc::jobs`): a plane, a die or a
 /// virtual flash chip.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Domains {
     kind: DomainKind,
     ppd: u32,

@@ -25,6 +25,7 @@ use std::path::PathBuf;
 
 use sha2::{Digest, Sha256};
 use ssdlab::scheme;
+use ssdlab::sim::SavedState;
 use ssdlab::workload::synthetic::{Address, Arrival, Profile, SizeDist};
 use ssdlab::workload::{Source, TraceFormat, TraceOptions};
 use ssdlab::{Config, Precondition, Report, Simulator};
@@ -454,6 +455,28 @@ fn run(c: &Case) -> Report {
         .unwrap_or_else(|e| panic!("{}: {e}", c.name))
 }
 
+/// [`run`], but from a saved state: age, save the drive to bytes, read them
+/// back and start the run from them (the path `--save-state` and
+/// `--load-state` take, and a sweep that ages a drive once).
+fn run_from_state(c: &Case) -> Report {
+    let mut cfg = Config::preset(c.preset).unwrap();
+    if let Some(s) = c.scheme {
+        cfg = scheme::by_name(s).unwrap().apply(&cfg).unwrap();
+    }
+    cfg = cfg
+        .with_overrides(&c.sets)
+        .unwrap_or_else(|e| panic!("{}: {e}", c.name));
+    cfg.check.enabled = c.check;
+    let pre = Precondition::parse(c.precondition).unwrap();
+    let (_, saved) =
+        Simulator::new_saving(&cfg, &c.source, &pre).unwrap_or_else(|e| panic!("{}: {e}", c.name));
+    let back = SavedState::from_bytes(saved.bytes().to_vec(), None)
+        .unwrap_or_else(|e| panic!("{}: {e}", c.name));
+    Simulator::new_loaded(&cfg, &c.source, &back)
+        .and_then(|s| s.run(&mut |_| {}))
+        .unwrap_or_else(|e| panic!("{}: {e}", c.name))
+}
+
 /// The digest of a result, and the headline figures shown beside it (so a
 /// failing diff says what moved).
 fn digest(r: &Report) -> (String, String) {
@@ -506,6 +529,28 @@ fn expected() -> BTreeMap<String, (String, String)> {
             (name, (hash, figures))
         })
         .collect()
+}
+
+/// Run `cases` from saved states (aged, saved, read back): every result is
+/// the golden one of the run that ages in the same process.
+fn check_from_state(cases: Vec<Case>) {
+    let want = expected();
+    let mut diffs = vec![];
+    for c in &cases {
+        let got = digest(&run_from_state(c));
+        match want.get(&c.name) {
+            Some((h, _)) if *h == got.0 => {}
+            Some((h, f)) => diffs.push(format!("{}: {h} ({f}) -> {} ({})", c.name, got.0, got.1)),
+            None => diffs.push(format!("{}: no golden result", c.name)),
+        }
+    }
+    assert!(
+        diffs.is_empty(),
+        "{} of {} runs from a saved state differ from aging in the same process:\n{}",
+        diffs.len(),
+        cases.len(),
+        diffs.join("\n")
+    );
 }
 
 /// Run `cases`, compare with the checked-in digests (or, blessing, return
@@ -590,6 +635,46 @@ fn golden_schemes_pa() {
 #[test]
 fn golden_policies() {
     check("policies", policy_cases());
+}
+
+/// Every aged case of the small drives (each scheme, each mapping, the
+/// policies, the PA-SSD TLC schemes, with and without the checker) run from
+/// a saved state gives its golden result.
+#[test]
+fn golden_from_saved_states() {
+    if std::env::var_os("SSDLAB_BLESS").is_some() {
+        return;
+    }
+    let cases: Vec<Case> = scheme_cases()
+        .into_iter()
+        .chain(pa_cases())
+        .chain(policy_cases())
+        .filter(|c| c.precondition != FRESH)
+        .collect();
+    check_from_state(cases);
+}
+
+/// The large drive's aged cases of a few schemes (page map, SPD's die-level
+/// GC, DVPFTL) from saved states.
+#[test]
+fn golden_512g_from_saved_states() {
+    if std::env::var_os("SSDLAB_BLESS").is_some() {
+        return;
+    }
+    let cases: Vec<Case> = big_cases()
+        .into_iter()
+        .filter(|c| {
+            c.precondition != FRESH
+                && [
+                    "spd-512g/baseline-d/aged",
+                    "spd-512g/spd/aged",
+                    "spd-512g/dvpftl/aged",
+                ]
+                .contains(&c.name.as_str())
+        })
+        .collect();
+    assert_eq!(cases.len(), 3);
+    check_from_state(cases);
 }
 
 /// Every case name is unique (a duplicate would hide a result).

@@ -15,6 +15,7 @@ use crate::types::Place;
 /// Lifecycle of a block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub enum BlockState {
     Free = 0,
     Active = 1,
@@ -28,6 +29,7 @@ pub enum BlockState {
 }
 
 /// Per-block and per-plane state (module documentation).
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(crate) struct Blocks {
     pub(crate) valid: Vec<u16>,
     /// Pages programmed per block; in index order (`parity` off) also the

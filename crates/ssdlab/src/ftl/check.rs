@@ -23,6 +23,72 @@ use super::*;
 use crate::addr::{Lpn, INVALID};
 
 impl Ftl {
+    /// Has this FTL (a saved drive state, decoded) the shape of `cfg`'s
+    /// drive: its geometry, and maps, per-block and per-plane state of the
+    /// lengths that geometry gives? Checked before the other invariants,
+    /// which index by it.
+    pub(crate) fn check_shape(&self, cfg: &Config) -> std::result::Result<(), String> {
+        let fresh = Ftl::new(cfg, &self.domains, cfg.check.enabled);
+        let blocks = (fresh.planes * fresh.bpp) as usize;
+        let lens = [
+            ("planes", self.planes as usize, fresh.planes as usize),
+            ("pages per block", self.ppb as usize, fresh.ppb as usize),
+            ("blocks per plane", self.bpp as usize, fresh.bpp as usize),
+            ("planes per die", self.ppd as usize, fresh.ppd as usize),
+            (
+                "logical pages",
+                self.logical_pages as usize,
+                fresh.logical_pages as usize,
+            ),
+            ("forward map", self.maps.l2p.len(), fresh.maps.l2p.len()),
+            ("reverse map", self.maps.p2l.len(), fresh.maps.p2l.len()),
+            ("block valid counts", self.blocks.valid.len(), blocks),
+            ("block write pointers", self.blocks.wp.len(), blocks),
+            ("block states", self.blocks.state.len(), blocks),
+            ("block pins", self.blocks.pins.len(), blocks),
+            ("erase counts", self.blocks.erase_count.len(), blocks),
+            (
+                "plane valid counts",
+                self.blocks.plane_valid.len(),
+                fresh.planes as usize,
+            ),
+            ("free lists", self.alloc.free.len(), fresh.alloc.free.len()),
+            (
+                "write points",
+                self.points.active.len(),
+                fresh.points.active.len(),
+            ),
+            (
+                "write cursors",
+                self.points.cursor.len(),
+                fresh.points.cursor.len(),
+            ),
+            (
+                "versions",
+                self.maps
+                    .versions
+                    .as_ref()
+                    .map_or(0, |v| v.latest.len() + v.page.len()),
+                fresh
+                    .maps
+                    .versions
+                    .as_ref()
+                    .map_or(0, |v| v.latest.len() + v.page.len()),
+            ),
+            (
+                "hybrid map",
+                self.fast.is_some() as usize,
+                fresh.fast.is_some() as usize,
+            ),
+        ];
+        for (what, have, want) in lens {
+            if have != want {
+                return Err(format!("{what}: {have}, the drive has {want}"));
+            }
+        }
+        Ok(())
+    }
+
     /// The invariants cheap enough to verify after every run, whatever
     /// `check.enabled` says: O(blocks), not O(pages). Each plane's valid
     /// count is the sum of its blocks', no block holds more valid pages

@@ -58,7 +58,7 @@ pub(crate) fn requirements(c: &Config) -> crate::config::Requirement {
 }
 
 /// The lanes of every block.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Lanes {
     /// Lanes per block (bits per cell: 2 or 3).
     pub(super) bits: usize,
@@ -325,7 +325,7 @@ mod tests {
 /// pages; full, it is closed. When the CSB pool is empty the active LSB
 /// block serves CSB writes too, and the active CSB block MSB writes when
 /// the MSB pool is.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct TypePools {
     /// Per plane: active block of each type (the LSB one is
     /// `Ftl::active[plane]`; slots 1 and 2 here), INVALID if none.
@@ -343,7 +343,7 @@ use crate::addr::{PlaneId, Ppn, INVALID};
 use crate::engine::Time;
 
 /// Where a typed write's block comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 enum Source {
     /// The active block of this slot (0 LSB, 1 CSB, 2 MSB).
     Active(usize),

@@ -86,4 +86,60 @@ pub(crate) fn encode(v: u32) -> u32 {
     v.wrapping_add(1)
 }
 
+/// Saved drive states (`sim::state`) store a map sparsely: its length,
+/// then runs, each the number of unmapped entries, the number of mapped
+/// entries after them, and those entries' stored words.
+impl serde::Serialize for PageMap {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut runs = Vec::new();
+        let mut i = 0;
+        let n = self.raw.len();
+        while i < n {
+            let gap = self.raw[i..].iter().take_while(|&&x| x == 0).count();
+            let start = i + gap;
+            let len = self.raw[start..].iter().take_while(|&&x| x != 0).count();
+            runs.push(gap as u64);
+            runs.push(len as u64);
+            i = start + len;
+        }
+        let words: Vec<u32> = self.raw.iter().copied().filter(|&x| x != 0).collect();
+        serde::Serialize::serialize(&(n as u64, runs, words), s)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for PageMap {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        use serde::de::Error as _;
+        let (n, runs, words): (u64, Vec<u64>, Vec<u32>) = serde::Deserialize::deserialize(d)?;
+        if runs.len() % 2 != 0 {
+            return Err(D::Error::custom("a page map's runs are not pairs"));
+        }
+        let mut m = PageMap::new(usize::try_from(n).map_err(D::Error::custom)?);
+        let (mut at, mut next) = (0u64, 0usize);
+        for pair in runs.chunks(2) {
+            let (gap, len) = (pair[0], pair[1]);
+            at = at
+                .checked_add(gap)
+                .filter(|&a| a.checked_add(len).is_some_and(|e| e <= n))
+                .ok_or_else(|| D::Error::custom("a page map's runs go beyond its length"))?;
+            let len = len as usize;
+            let src = words.get(next..next + len).ok_or_else(|| {
+                D::Error::custom("a page map's runs need more entries than it has")
+            })?;
+            if src.contains(&0) {
+                return Err(D::Error::custom(
+                    "a page map's mapped run holds an unmapped entry",
+                ));
+            }
+            m.raw[at as usize..at as usize + len].copy_from_slice(src);
+            at += len as u64;
+            next += len;
+        }
+        if next != words.len() {
+            return Err(D::Error::custom("a page map has entries beyond its runs"));
+        }
+        Ok(m)
+    }
+}
+
 const _: () = assert!(INVALID.wrapping_add(1) == 0);

@@ -111,7 +111,7 @@ impl Plan {
 
 pub use crate::metrics::TwoPlaneReport;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 enum Policy {
     Apm,
     Parp,
@@ -119,7 +119,7 @@ enum Policy {
 }
 
 /// PaRP: the request waiting for a partner.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 struct Open {
     /// Its plane, and the die's plane a partner would take.
     plane: PlaneId,
@@ -133,6 +133,7 @@ struct Open {
 }
 
 /// The state of a two-plane allocator (module documentation).
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct TwoPlane {
     policy: Policy,
     th_dn: u64,
@@ -170,7 +171,60 @@ pub struct TwoPlane {
     y_dum: u64,
     /// The write stream of the request being planned (hot/cold separation).
     hot: bool,
+    #[serde(with = "every_field")]
     report: TwoPlaneReport,
+}
+
+/// The report in a saved drive state: every field written (its own serde
+/// leaves a zero out of JSON, which a binary encoding cannot).
+mod every_field {
+    use super::TwoPlaneReport;
+
+    type Fields = (String, [u64; 6], [f64; 4], u64, [u64; 3], u64);
+
+    pub(super) fn serialize<S: serde::Serializer>(
+        r: &TwoPlaneReport,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        let f: Fields = (
+            r.policy.clone(),
+            [
+                r.requests,
+                r.pages,
+                r.two_plane_requests,
+                r.dummy_pages,
+                r.single_programs,
+                0,
+            ],
+            [r.t_nom_us, r.t_2plane_us, r.t_dum_us, r.dummy_ratio_bound],
+            r.erase_delta,
+            r.by_rule,
+            r.sequential_pages,
+        );
+        serde::Serialize::serialize(&f, s)
+    }
+
+    pub(super) fn deserialize<'de, D: serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<TwoPlaneReport, D::Error> {
+        let (policy, n, t, erase_delta, by_rule, sequential_pages): Fields =
+            serde::Deserialize::deserialize(d)?;
+        Ok(TwoPlaneReport {
+            policy,
+            requests: n[0],
+            pages: n[1],
+            two_plane_requests: n[2],
+            dummy_pages: n[3],
+            single_programs: n[4],
+            t_nom_us: t[0],
+            t_2plane_us: t[1],
+            t_dum_us: t[2],
+            dummy_ratio_bound: t[3],
+            erase_delta,
+            by_rule,
+            sequential_pages,
+        })
+    }
 }
 
 impl TwoPlane {

@@ -24,6 +24,7 @@
 //! completes. This keeps the newest data mapped whatever the execution order,
 //! and is the checker's view of data not yet on flash.
 
+pub mod state;
 mod txn;
 mod watch;
 
@@ -183,9 +184,57 @@ fn check_span(
     Ok(())
 }
 
+/// How a new simulator's drive gets its age.
+enum Aging<'a> {
+    /// Aged per this precondition; the state kept if `save`.
+    Age(&'a Precondition, bool),
+    /// Loaded from a saved state.
+    Load(&'a SavedState),
+}
+
+pub use state::SavedState;
+
 impl Simulator {
     /// Build a drive from `cfg`, age it per `precondition`, and open `source`.
     pub fn new(cfg: &Config, source: &Source, precondition: &Precondition) -> Result<Simulator> {
+        Ok(Simulator::build(cfg, source, Aging::Age(precondition, false))?.0)
+    }
+
+    /// [`new`](Self::new), also returning the drive as aging left it
+    /// ([`SavedState`], to write with [`SavedState::write`] or to start
+    /// other simulators from).
+    pub fn new_saving(
+        cfg: &Config,
+        source: &Source,
+        precondition: &Precondition,
+    ) -> Result<(Simulator, SavedState)> {
+        let (sim, state) = Simulator::build(cfg, source, Aging::Age(precondition, true))?;
+        Ok((sim, state.expect("asked to save")))
+    }
+
+    /// Build a drive from `cfg` in the saved `state` instead of aging it
+    /// (refused, naming the key, unless the state was saved for this
+    /// drive, its aging and, where aging reads the workload, `source`'s
+    /// pages), and open `source`. The run is the one that ages in the same
+    /// process; its report's `precondition.state` names a state read from
+    /// a file.
+    pub fn new_loaded(cfg: &Config, source: &Source, state: &SavedState) -> Result<Simulator> {
+        Ok(Simulator::build(cfg, source, Aging::Load(state))?.0)
+    }
+
+    fn build(
+        cfg: &Config,
+        source: &Source,
+        aging: Aging<'_>,
+    ) -> Result<(Simulator, Option<SavedState>)> {
+        let loaded;
+        let precondition = match aging {
+            Aging::Age(p, _) => p,
+            Aging::Load(s) => {
+                loaded = s.precondition()?;
+                &loaded
+            }
+        };
         cfg.validate(&cfg.name)?;
         if cfg.geometry.planes_per_die as usize > MAX_PLANES_PER_DIE {
             return Err(Error::config(
@@ -282,8 +331,6 @@ impl Simulator {
         // The composition root: the GC units' shape and every policy object
         // are built here (`scheme::compose`) and handed to their layers.
         let domains = Domains::new(cfg);
-        let mut ftl = Ftl::new(cfg, &domains, cfg.check.enabled);
-        ftl.set_request_allocator(compose::request_allocator(cfg, &domains));
         let writes = if precondition.trace_writes {
             Some(crate::host::address::write_pages(
                 source,
@@ -294,7 +341,52 @@ impl Simulator {
         } else {
             None
         };
-        let pre = precondition.apply(&mut ftl, scan.as_ref(), writes.as_deref(), cfg, &mut rng)?;
+        // What aging reads of the workload (a saved state's `workload` key).
+        let input = state::AgingInput {
+            read: scan
+                .as_ref()
+                .filter(|_| precondition.trace_reads)
+                .map(|s| &s.read[..]),
+            sequence: scan
+                .as_ref()
+                .filter(|_| precondition.trace_sequence)
+                .map(|s| (&s.read[..], &s.written[..], &s.touched[..])),
+            writes: writes.as_deref(),
+        };
+        let (ftl, pre, saved) = match aging {
+            Aging::Age(_, save) => {
+                let mut ftl = Ftl::new(cfg, &domains, cfg.check.enabled);
+                ftl.set_request_allocator(compose::request_allocator(cfg, &domains));
+                let pre = precondition.apply(
+                    &mut ftl,
+                    scan.as_ref(),
+                    writes.as_deref(),
+                    cfg,
+                    &mut rng,
+                )?;
+                let saved = if save {
+                    Some(SavedState::encode(
+                        cfg,
+                        precondition,
+                        &input,
+                        &source.describe(),
+                        &ftl,
+                        &rng,
+                        &pre,
+                    )?)
+                } else {
+                    None
+                };
+                (ftl, pre, saved)
+            }
+            Aging::Load(s) => {
+                s.check(cfg, precondition, &input, &source.describe())?;
+                let (ftl, r, mut pre) = s.decode(cfg)?;
+                rng = r;
+                pre.state = s.origin().map(str::to_string);
+                (ftl, pre, None)
+            }
+        };
         if cfg.gc_threshold_beyond_spare() {
             let writes = match writes {
                 Some(w) => w,
@@ -384,7 +476,7 @@ impl Simulator {
         for p in 0..planes {
             sim.gc_trigger(PlaneId(p));
         }
-        Ok(sim)
+        Ok((sim, saved))
     }
 
     /// Buffer capacity in pages actually used (0 = no buffer).

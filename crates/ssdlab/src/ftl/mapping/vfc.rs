@@ -54,6 +54,7 @@ use crate::domain::VfcLayout;
 use crate::ftl::BlockState;
 use rustc_hash::{FxHashMap, FxHashSet};
 
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Vfc {
     /// Chips per VFC, and VFCs (the layout's).
     pub chips: u32,
@@ -85,7 +86,7 @@ pub struct Vfc {
 /// A VFC's sequential log: the virtual block `unit` holds logical block
 /// `lbn`'s offsets below `next` at their data positions; `end` is one past
 /// the block's last offset within the capacity.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct SeqLog {
     pub(crate) lbn: u32,
     pub(crate) unit: u32,
