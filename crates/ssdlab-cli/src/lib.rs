@@ -194,12 +194,56 @@ struct RunArgs {
     /// never-written pages unmapped.
     #[arg(long)]
     precondition: Option<String>,
+    /// Save the drive as aging left it to FILE (a saved drive state), then
+    /// run. `--load-state FILE` starts a later run from it instead of aging.
+    #[arg(long, value_name = "FILE", conflicts_with = "load_state")]
+    save_state: Option<PathBuf>,
+    /// With --save-state: stop after saving the state (no run).
+    #[arg(long, requires = "save_state")]
+    save_only: bool,
+    /// Start from the drive state saved in FILE (--save-state) instead of
+    /// aging: its aging is used; refused unless it was saved for this drive
+    /// (geometry, mapping and every configuration value aging reads) and,
+    /// where its aging read the workload, for the same pages of it.
+    #[arg(long, value_name = "FILE", conflicts_with = "precondition")]
+    load_state: Option<PathBuf>,
     /// Run the consistency checker (slow; for debugging FTL policies).
     #[arg(long)]
     check: bool,
     /// Do not print the summary.
     #[arg(long, short)]
     quiet: bool,
+}
+
+/// How a run's drive is aged.
+#[derive(Clone, Copy)]
+enum Start<'a> {
+    /// Aged per a precondition.
+    Age(&'a Precondition),
+    /// Aged, and the state saved to a file.
+    Save(&'a Precondition, &'a Path),
+    /// Loaded from a saved state.
+    Load(&'a ssdlab::sim::SavedState),
+}
+
+impl Start<'_> {
+    /// The simulator: aged, aged and saved, or loaded.
+    fn simulator(self, cfg: &Config, source: &Source) -> Result<Simulator> {
+        Ok(match self {
+            Start::Age(pre) => Simulator::new(cfg, source, pre)?,
+            Start::Save(pre, path) => {
+                let (sim, state) = Simulator::new_saving(cfg, source, pre)?;
+                state.write(path)?;
+                eprintln!(
+                    "saved the drive state ({} bytes) to {}",
+                    state.bytes().len(),
+                    path.display()
+                );
+                sim
+            }
+            Start::Load(state) => Simulator::new_loaded(cfg, source, state)?,
+        })
+    }
 }
 
 /// The `ssdlab` command: parse the arguments, run the command, print an
@@ -337,7 +381,7 @@ fn simulate(
     pre: &Precondition,
     total: Option<u64>,
 ) -> Result<Report> {
-    simulate_with(cfg, source, pre, total, None).map(|(r, _)| r)
+    simulate_with(cfg, source, Start::Age(pre), total, None).map(|(r, _)| r)
 }
 
 /// [`simulate`], with every completed request written to `log` if given;
@@ -345,13 +389,13 @@ fn simulate(
 fn simulate_with(
     cfg: &Config,
     source: &Source,
-    pre: &Precondition,
+    start: Start<'_>,
     total: Option<u64>,
     log: Option<output::AtomicFile>,
 ) -> Result<(Report, Vec<ssdlab::CdfPoint>)> {
     interrupt::stop_gracefully();
     let started = Instant::now();
-    let mut sim = Simulator::new(cfg, source, pre)?;
+    let mut sim = start.simulator(cfg, source)?;
     let log = log.map(|mut f| {
         use std::io::Write;
         let mut header =
@@ -526,17 +570,35 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
     if a.attribution || a.latency_log.is_some() {
         cfg.metrics.attribution = true;
     }
-    let pre = run_precondition(a.precondition.as_deref(), a.conventions.as_deref())?;
+    let state = match &a.load_state {
+        Some(path) => Some(ssdlab::sim::SavedState::read_for(path, &cfg)?),
+        None => None,
+    };
+    let pre = match &state {
+        Some(s) => s.precondition()?,
+        None => run_precondition(a.precondition.as_deref(), a.conventions.as_deref())?,
+    };
     for (path, what) in [
         (&a.json, "--json"),
         (&a.latency_log, "--latency-log"),
         (&a.histogram, "--histogram"),
+        (&a.save_state, "--save-state"),
     ] {
         if let Some(path) = path {
             output::check_writable(path, what)?;
         }
     }
     let loaded = a.workload.load(a.seed)?;
+    let start = match (&state, &a.save_state) {
+        (Some(s), _) => Start::Load(s),
+        (None, Some(path)) => Start::Save(&pre, path),
+        (None, None) => Start::Age(&pre),
+    };
+    if a.save_only {
+        interrupt::stop_gracefully();
+        start.simulator(&cfg, &loaded.source)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     // The record's trace hashes, before the run (a run stopped by an
     // interrupt then needs no more reading to describe itself).
     let hashes = meta::Hashes::default();
@@ -548,7 +610,7 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
         .total
         .map(|n| n.saturating_mul(u64::from(cfg.host.replays)));
     let log = a.latency_log.as_deref().map(output::create).transpose()?;
-    let result = simulate_with(&cfg, &loaded.source, &pre, total, log);
+    let result = simulate_with(&cfg, &loaded.source, start, total, log);
     loaded.report_counts();
     let (report, cdf) = result?;
     if let Some(path) = &a.json {

@@ -215,9 +215,8 @@ impl Simulator {
     /// Build a drive from `cfg` in the saved `state` instead of aging it
     /// (refused, naming the key, unless the state was saved for this
     /// drive, its aging and, where aging reads the workload, `source`'s
-    /// pages), and open `source`. The run is the one that ages in the same
-    /// process; its report's `precondition.state` names a state read from
-    /// a file.
+    /// pages), and open `source`. The run and its report are those of the
+    /// run that ages in the same process, byte for byte.
     pub fn new_loaded(cfg: &Config, source: &Source, state: &SavedState) -> Result<Simulator> {
         Ok(Simulator::build(cfg, source, Aging::Load(state))?.0)
     }
@@ -381,9 +380,8 @@ impl Simulator {
             }
             Aging::Load(s) => {
                 s.check(cfg, precondition, &input, &source.describe())?;
-                let (ftl, r, mut pre) = s.decode(cfg)?;
+                let (ftl, r, pre) = s.decode(cfg)?;
                 rng = r;
-                pre.state = s.origin().map(str::to_string);
                 (ftl, pre, None)
             }
         };

@@ -120,7 +120,6 @@ impl Aged {
             sequence_write_amplification: self.sequence_write_amplification,
             write_passes: self.write_passes,
             write_valid_per_victim: self.write_valid_per_victim,
-            state: None,
         }
     }
 }
