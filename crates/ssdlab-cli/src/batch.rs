@@ -99,6 +99,9 @@ pub(crate) struct Task<'a> {
     pub config: &'a Config,
     pub source: &'a Source,
     pub precondition: &'a Precondition,
+    /// The drive as `precondition` leaves it, saved: the run starts from
+    /// it instead of aging (the same result).
+    pub state: Option<&'a ssdlab::sim::SavedState>,
 }
 
 /// A run as saved: its report, what produced it, the fingerprint of its
@@ -344,13 +347,16 @@ pub(crate) fn run(
         // A panic in the model (a bug) stops the batch with an error
         // naming the run instead of tearing down every thread.
         let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            Simulator::new(task.config, task.source, task.precondition)
-                .and_then(|sim| sim.run_observed_inspect(&mut |_| crate::interrupt::control()))
-                .map(|(report, sim)| Finished {
-                    report,
-                    cdf: sim.latency_cdf(),
-                })
-                .map_err(anyhow::Error::from)
+            match task.state {
+                Some(state) => Simulator::new_loaded(task.config, task.source, state),
+                None => Simulator::new(task.config, task.source, task.precondition),
+            }
+            .and_then(|sim| sim.run_observed_inspect(&mut |_| crate::interrupt::control()))
+            .map(|(report, sim)| Finished {
+                report,
+                cdf: sim.latency_cdf(),
+            })
+            .map_err(anyhow::Error::from)
         }))
         .unwrap_or_else(|_| {
             Err(anyhow::anyhow!(
@@ -512,6 +518,7 @@ pub(crate) fn reproduce_each<'a>(
             config: &j.config,
             source: &j.source,
             precondition,
+            state: None,
         })
         .collect();
     let tasks = &tasks[..];

@@ -91,6 +91,15 @@ struct Spec {
     workloads: Vec<String>,
     #[serde(default = "default_precondition")]
     precondition: String,
+    /// Saved drive states (`ssdlab run --save-state`) by drive: runs of the
+    /// drive start from the state instead of aging (relative paths against
+    /// the spec's directory).
+    #[serde(default)]
+    states: std::collections::BTreeMap<String, PathBuf>,
+    /// Age each drive once for all runs that would age it alike (default),
+    /// or, `false`, once per run (the same results, slower).
+    #[serde(default = "yes")]
+    age_once: bool,
     limit: Option<u64>,
     /// How trace workloads are read: a format name, a format spec file
     /// (relative to the spec's directory) or an inline spec (default auto).
@@ -124,6 +133,10 @@ fn replicate_count<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>
             "`seeds`: expected a whole number of runs per cell (at least 1), got {other}"
         ))),
     }
+}
+
+fn yes() -> bool {
+    true
 }
 
 fn default_precondition() -> String {
@@ -319,6 +332,9 @@ pub(crate) struct Plan {
     baseline: usize,
     params: Vec<ParamSpec>,
     precondition: Precondition,
+    /// Per drive, the saved state its runs start from (`states`).
+    states: Vec<Option<ssdlab::sim::SavedState>>,
+    age_once: bool,
     runs: Vec<Run>,
     /// Replicates per cell (`seeds`, default 1).
     seeds: usize,
@@ -437,6 +453,25 @@ pub(crate) fn plan(path: &Path, max_runs: u64, seeds_override: Option<u64>) -> R
         "presets/config",
         drives.iter().map(|d| d.label.as_str()),
     )?;
+
+    // Saved states named per drive: read and verified now, each checked
+    // against every run of its drive below.
+    let mut states: Vec<Option<ssdlab::sim::SavedState>> = vec![None; drives.len()];
+    for (label, file) in &spec.states {
+        let Some(d) = drives.iter().position(|d| &d.label == label) else {
+            bail!(
+                "{origin}: `states`: `{label}` is not a drive of the sweep ({})",
+                drives
+                    .iter()
+                    .map(|d| d.label.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        };
+        let state = ssdlab::sim::SavedState::read_for(&resolve(dir, file), &drives[d].config)
+            .with_context(|| format!("{origin}: `states`: `{label}`"))?;
+        states[d] = Some(state);
+    }
 
     let scheme_runs = spec
         .scheme
@@ -593,6 +628,11 @@ pub(crate) fn plan(path: &Path, max_runs: u64, seeds_override: Option<u64>) -> R
                             .collect()
                     };
                     for r in &replicas {
+                        if let Some(state) = &states[d] {
+                            state.check_drive(&r.config, &precondition).with_context(|| {
+                                format!("{origin}: `states`: `{}`, run {}", drive.label, r.label)
+                            })?;
+                        }
                         if !files.insert(r.file.clone()) {
                             bail!(
                                 "{origin}: two runs would both be written to runs/{}.json; make the names differ",
@@ -619,6 +659,8 @@ pub(crate) fn plan(path: &Path, max_runs: u64, seeds_override: Option<u64>) -> R
         baseline,
         params: spec.param,
         precondition,
+        states,
+        age_once: spec.age_once,
         runs,
         seeds,
     })
@@ -648,6 +690,57 @@ fn workload_seed(source: &Source) -> Option<u64> {
         Source::Limited { inner, .. } => workload_seed(inner),
         _ => None,
     }
+}
+
+/// The saved state each run starts from: the drive's named one (`states`),
+/// else, where several runs would age the drive alike (the same drive
+/// configuration for aging and, where aging reads the workload, the same
+/// workload), the drive aged once in memory for all of them. Aging once
+/// gives the same results as aging per run (a saved state is the drive as
+/// aging leaves it).
+fn shared_states(plan: &Plan) -> Result<(Vec<ssdlab::sim::SavedState>, Vec<Option<usize>>)> {
+    let pre = &plan.precondition;
+    let mut pool = Vec::new();
+    let mut named = vec![None; plan.states.len()];
+    let mut groups: std::collections::BTreeMap<(Vec<(String, String)>, Option<(usize, usize)>), Vec<usize>> =
+        Default::default();
+    // every run of every cell, in task order: (cell, replicate)
+    let tasks: Vec<(&Run, usize)> = plan
+        .runs
+        .iter()
+        .flat_map(|run| (0..run.replicas.len()).map(move |i| (run, i)))
+        .collect();
+    let mut of_run: Vec<Option<usize>> = vec![None; tasks.len()];
+    for (t, &(run, i)) in tasks.iter().enumerate() {
+        if let Some(s) = &plan.states[run.drive] {
+            let k = *named[run.drive].get_or_insert_with(|| {
+                pool.push(s.clone());
+                pool.len() - 1
+            });
+            of_run[t] = Some(k);
+            continue;
+        }
+        let keys = ssdlab::sim::state::drive_keys(&run.replicas[i].config, pre)?;
+        // a replicate's generated workload has its own seed
+        let workload = pre.reads_workload().then_some((run.workload, i));
+        groups.entry((keys, workload)).or_default().push(t);
+    }
+    for group in groups.values().filter(|r| plan.age_once && r.len() > 1) {
+        crate::interrupt::stop_gracefully();
+        let (run, i) = tasks[group[0]];
+        let first = &run.replicas[i];
+        let (_, state) = ssdlab::Simulator::new_saving(
+            &first.config,
+            &plan.workloads[run.workload].sources[i],
+            pre,
+        )
+        .with_context(|| format!("aging the drive of run {}", first.label))?;
+        pool.push(state);
+        for &t in group {
+            of_run[t] = Some(pool.len() - 1);
+        }
+    }
+    Ok((pool, of_run))
 }
 
 /// The workload options of a sweep entry: every trace-reading option at its
@@ -1205,17 +1298,24 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         jobs.min(total)
     );
     let started = Instant::now();
+    let (states, state_of_run) = shared_states(&plan)?;
     let tasks: Vec<Task> = plan
         .runs
         .iter()
         .flat_map(|run| {
-            run.replicas.iter().enumerate().map(|(i, r)| Task {
-                label: r.label.clone(),
-                file: r.file.clone(),
-                config: &r.config,
-                source: &plan.workloads[run.workload].sources[i],
-                precondition: &plan.precondition,
-            })
+            run.replicas
+                .iter()
+                .enumerate()
+                .map(move |(i, r)| (run, i, r))
+        })
+        .zip(&state_of_run)
+        .map(|((run, i, r), state)| Task {
+            label: r.label.clone(),
+            file: r.file.clone(),
+            config: &r.config,
+            source: &plan.workloads[run.workload].sources[i],
+            precondition: &plan.precondition,
+            state: state.map(|k| &states[k]),
         })
         .collect();
     let Some(reports) = crate::batch::run_all(&tasks, &a.batch, &out, "sweep")? else {

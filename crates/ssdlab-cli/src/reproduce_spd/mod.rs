@@ -824,6 +824,7 @@ pub fn reproduce_spd(a: SpdArgs) -> Result<ExitCode> {
             config: &sim.config,
             source: &plan.workloads[sim.workload].source,
             precondition: &plan.exps[sim.exp].precondition,
+            state: None,
         })
         .collect();
     let Some(results) = crate::batch::run_all(&tasks, &a.batch, &a.out, "reproduction")? else {

@@ -278,6 +278,12 @@ impl Precondition {
         Ok(pre)
     }
 
+    /// Does this aging read the workload (trace-reads, trace-sequence,
+    /// trace-writes)?
+    pub fn reads_workload(&self) -> bool {
+        self.trace_reads || self.trace_sequence || self.trace_writes
+    }
+
     pub fn describe(&self) -> String {
         self.to_string()
     }

@@ -180,6 +180,13 @@ fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
+/// The configuration and aging a state of `cfg`'s drive aged by `pre`
+/// depends on (the workload aside): runs with equal keys (and, where `pre`
+/// reads the workload, the same workload) can start from one state.
+pub fn drive_keys(cfg: &Config, pre: &Precondition) -> Result<Vec<(String, String)>> {
+    keys(cfg, pre, None)
+}
+
 /// The keys a state of `cfg`'s drive aged by `pre` depends on.
 fn keys(
     cfg: &Config,
@@ -490,6 +497,14 @@ impl SavedState {
     }
 
     /// Refuse the state unless it was saved for `cfg`'s drive aged by `pre`
+    /// (the workload aside, which [`Simulator::new_loaded`](crate::Simulator::new_loaded)
+    /// checks): the first key that differs is named.
+    pub fn check_drive(&self, cfg: &Config, pre: &Precondition) -> Result<()> {
+        let digest = self.key("workload").map(str::to_string);
+        self.compare(keys(cfg, pre, digest)?, "")
+    }
+
+    /// Refuse the state unless it was saved for `cfg`'s drive aged by `pre`
     /// with `input` of the workload `workload`: the first key that differs
     /// is named.
     pub(crate) fn check(
@@ -499,7 +514,10 @@ impl SavedState {
         input: &AgingInput<'_>,
         workload: &str,
     ) -> Result<()> {
-        let want = keys(cfg, pre, input.digest())?;
+        self.compare(keys(cfg, pre, input.digest())?, workload)
+    }
+
+    fn compare(&self, want: Vec<(String, String)>, workload: &str) -> Result<()> {
         let have = &self.header.keys;
         let value = |list: &[(String, String)], k: &str| {
             list.iter()
