@@ -54,7 +54,7 @@ fn fresh() {
 #[pyfunction]
 #[pyo3(signature = (*, preset=None, config=None, scheme=None, conventions=None, sets=Vec::new(), workload=None,
                     trace=None, trace_format=None, profile=None, precondition=None, seed=None,
-                    limit=None))]
+                    limit=None, save_state=None, load_state=None))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -70,6 +70,8 @@ fn run(
     precondition: Option<String>,
     seed: Option<u64>,
     limit: Option<u64>,
+    save_state: Option<PathBuf>,
+    load_state: Option<PathBuf>,
 ) -> PyResult<String> {
     let req = api::RunRequest {
         preset,
@@ -82,6 +84,8 @@ fn run(
         trace_format,
         profile,
         precondition,
+        save_state,
+        load_state,
         seed,
         limit,
     };

@@ -179,6 +179,8 @@ def run(
     trace_format: Optional[str] = None,
     conventions: Optional[str] = None,
     attribution: bool = False,
+    save_state: Optional[PathLike] = None,
+    load_state: Optional[PathLike] = None,
 ) -> Result:
     """Run one simulation, as ``ssdlab run`` does.
 
@@ -196,7 +198,11 @@ def run(
     ``"none"`` leaves them unwritten). The result's ``warnings`` say what
     may make its figures mean less than they seem. ``attribution=True``
     splits every request's latency into parts (see
-    :meth:`Result.attribution`).
+    :meth:`Result.attribution`). ``save_state`` saves the drive as aging
+    left it to a file; ``load_state`` starts from such a file instead of
+    aging (not with ``precondition``: the state records its aging; it is
+    refused for another drive or workload), with the result of aging in
+    the same process.
 
     Ctrl-C stops the run where it is: the result so far is returned, with
     ``partial`` true (during preconditioning it raises ``KeyboardInterrupt``).
@@ -229,6 +235,8 @@ def run(
         precondition=precondition,
         seed=seed,
         limit=limit,
+        save_state=None if save_state is None else os.fspath(save_state),
+        load_state=None if load_state is None else os.fspath(load_state),
     )
     return Result(json.loads(text))
 

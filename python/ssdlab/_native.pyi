@@ -23,6 +23,8 @@ def run(
     profile: Optional[_Path] = ...,
     precondition: Optional[str] = ...,
     seed: Optional[int] = ...,
+    save_state: Optional[_Path] = ...,
+    load_state: Optional[_Path] = ...,
     limit: Optional[int] = ...,
 ) -> str: ...
 def sweep(

@@ -348,3 +348,17 @@ def test_ctrl_c_before_the_run_raises_keyboard_interrupt(tmp_path):
         d.mkdir()
         out = _interrupted(d, mode, 0.5)
         assert "keyboard_interrupt" in out, (mode, out)
+
+
+def test_a_saved_state_gives_the_aging_runs_result(tmp_path):
+    """save_state= then load_state=: the same result as aging in the run."""
+    state = tmp_path / "drive.state"
+    aged = ssdlab.run(**RUN, save_state=state)
+    assert state.stat().st_size > 0
+    args = {k: v for k, v in RUN.items() if k != "precondition"}
+    loaded = ssdlab.run(**args, load_state=state)
+    assert loaded.to_dict() == aged.to_dict()
+    with pytest.raises(ssdlab.SsdlabError, match="not both"):
+        ssdlab.run(**RUN, load_state=state)
+    with pytest.raises(ssdlab.SsdlabError, match="gc.victim"):
+        ssdlab.run(**{**args, "set": {"gc.victim": "greedy"}}, load_state=state)

@@ -73,6 +73,10 @@ pub struct RunRequest {
     /// `--precondition` (default `trace-reads`: the pages the workload reads
     /// mapped first).
     pub precondition: Option<String>,
+    /// `--save-state`: save the drive as aging left it to this file.
+    pub save_state: Option<PathBuf>,
+    /// `--load-state`: start from this saved state instead of aging.
+    pub load_state: Option<PathBuf>,
     pub seed: Option<u64>,
     pub limit: Option<u64>,
 }
@@ -95,7 +99,21 @@ pub fn run(req: &RunRequest) -> Result<String> {
         &req.sets,
         req.seed,
     )?;
-    let pre = crate::run_precondition(req.precondition.as_deref(), req.conventions.as_deref())?;
+    let state = match (&req.load_state, &req.precondition, &req.save_state) {
+        (Some(_), Some(_), _) => {
+            bail!("give load_state= or precondition=, not both (a saved state records its aging)")
+        }
+        (Some(_), _, Some(_)) => bail!("give load_state= or save_state=, not both"),
+        (Some(path), _, _) => Some(ssdlab::sim::SavedState::read_for(path, &cfg)?),
+        _ => None,
+    };
+    let pre = match &state {
+        Some(s) => s.precondition()?,
+        None => crate::run_precondition(req.precondition.as_deref(), req.conventions.as_deref())?,
+    };
+    if let Some(path) = &req.save_state {
+        crate::output::check_writable(path, "save_state=")?;
+    }
     let given = [
         req.workload.is_some(),
         req.trace.is_some(),
@@ -112,7 +130,12 @@ pub fn run(req: &RunRequest) -> Result<String> {
         args.read.trace_format = f.clone();
     }
     let loaded = args.load(req.seed)?;
-    let sim = ssdlab::Simulator::new(&cfg, &loaded.source, &pre)?;
+    let start = match (&state, &req.save_state) {
+        (Some(s), _) => crate::Start::Load(s),
+        (None, Some(path)) => crate::Start::Save(&pre, path),
+        (None, None) => crate::Start::Age(&pre),
+    };
+    let sim = start.simulator(&cfg, &loaded.source)?;
     let (report, sim) = sim.run_observed_inspect(&mut |_| ssdlab::Control::Continue)?;
     let latency_cdf = sim.latency_cdf();
     drop(sim);

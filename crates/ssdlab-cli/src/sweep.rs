@@ -698,7 +698,10 @@ fn workload_seed(source: &Source) -> Option<u64> {
 /// workload), the drive aged once in memory for all of them. Aging once
 /// gives the same results as aging per run (a saved state is the drive as
 /// aging leaves it).
-fn shared_states(plan: &Plan) -> Result<(Vec<ssdlab::sim::SavedState>, Vec<Option<usize>>)> {
+fn shared_states(
+    plan: &Plan,
+    shard: Option<crate::batch::Shard>,
+) -> Result<(Vec<ssdlab::sim::SavedState>, Vec<Option<usize>>)> {
     let pre = &plan.precondition;
     let mut pool = Vec::new();
     let mut named = vec![None; plan.states.len()];
@@ -711,7 +714,12 @@ fn shared_states(plan: &Plan) -> Result<(Vec<ssdlab::sim::SavedState>, Vec<Optio
         .flat_map(|run| (0..run.replicas.len()).map(move |i| (run, i)))
         .collect();
     let mut of_run: Vec<Option<usize>> = vec![None; tasks.len()];
-    for (t, &(run, i)) in tasks.iter().enumerate() {
+    // With `--shard I/N`, the runs this shard runs (`batch::run_all`).
+    let mine = tasks
+        .iter()
+        .enumerate()
+        .filter(|(t, _)| shard.is_none_or(|s| t % s.count == s.index));
+    for (t, &(run, i)) in mine {
         if let Some(s) = &plan.states[run.drive] {
             let k = *named[run.drive].get_or_insert_with(|| {
                 pool.push(s.clone());
@@ -1298,7 +1306,7 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         jobs.min(total)
     );
     let started = Instant::now();
-    let (states, state_of_run) = shared_states(&plan)?;
+    let (states, state_of_run) = shared_states(&plan, a.batch.shard)?;
     let tasks: Vec<Task> = plan
         .runs
         .iter()
