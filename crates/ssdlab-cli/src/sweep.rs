@@ -705,8 +705,10 @@ fn shared_states(
     let pre = &plan.precondition;
     let mut pool = Vec::new();
     let mut named = vec![None; plan.states.len()];
-    let mut groups: std::collections::BTreeMap<(Vec<(String, String)>, Option<(usize, usize)>), Vec<usize>> =
-        Default::default();
+    // Runs by what their aging depends on: the drive's keys, and the
+    // workload (cell's workload, replicate) where aging reads it.
+    type AgedAlike = (Vec<(String, String)>, Option<(usize, usize)>);
+    let mut groups: std::collections::BTreeMap<AgedAlike, Vec<usize>> = Default::default();
     // every run of every cell, in task order: (cell, replicate)
     let tasks: Vec<(&Run, usize)> = plan
         .runs
