@@ -198,8 +198,9 @@ struct RunArgs {
     /// run. `--load-state FILE` starts a later run from it instead of aging.
     #[arg(long, value_name = "FILE", conflicts_with = "load_state")]
     save_state: Option<PathBuf>,
-    /// With --save-state: stop after saving the state (no run).
-    #[arg(long, requires = "save_state")]
+    /// With --save-state: stop after saving the state (no run, so no
+    /// --json, --latency-log or --histogram).
+    #[arg(long, requires = "save_state", conflicts_with_all = ["json", "latency_log", "histogram"])]
     save_only: bool,
     /// Start from the drive state saved in FILE (--save-state) instead of
     /// aging: its aging is used; refused unless it was saved for this drive

@@ -114,10 +114,11 @@ fn a_loaded_state_gives_the_aging_runs_result() {
         "--save-state",
         "only.state",
         "--save-only",
-        "--json",
-        "none.json",
     ]);
     ok(ssdlab(d, &args));
+    // A result it would not write is refused, not skipped.
+    args.extend(["--json", "none.json"]);
+    refused(ssdlab(d, &args), &["--save-only", "--json"]);
     assert!(!d.join("none.json").exists());
     assert_eq!(
         std::fs::read(d.join("only.state")).unwrap(),
@@ -236,6 +237,13 @@ fn bad_states_are_refused_clearly() {
         &["--load-state", "--precondition"],
     );
     refused(load("missing.state", &[]), &["missing.state"]);
+    // Larger than its drive's state can be: refused before it is read whole.
+    let big = std::fs::File::create(d.join("big.state")).unwrap();
+    big.set_len(64 << 20).unwrap();
+    refused(
+        load("big.state", &[]),
+        &["big.state", "larger than", "the most a drive state may be"],
+    );
     // A run not aged by the timing settings it does not read is accepted.
     ok(load("good.state", &["--set", "sched.policy=\"fcfs\""]));
 }
