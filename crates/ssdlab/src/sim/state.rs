@@ -80,6 +80,8 @@ struct Aged {
     sequence_write_amplification: f64,
     write_passes: u32,
     write_valid_per_victim: f64,
+    steady_rounds: u32,
+    steady_reached: bool,
 }
 
 impl Aged {
@@ -100,6 +102,8 @@ impl Aged {
             sequence_write_amplification: r.sequence_write_amplification,
             write_passes: r.write_passes,
             write_valid_per_victim: r.write_valid_per_victim,
+            steady_rounds: r.steady_rounds,
+            steady_reached: r.steady_reached,
         }
     }
 
@@ -120,6 +124,8 @@ impl Aged {
             sequence_write_amplification: self.sequence_write_amplification,
             write_passes: self.write_passes,
             write_valid_per_victim: self.write_valid_per_victim,
+            steady_rounds: self.steady_rounds,
+            steady_reached: self.steady_reached,
         }
     }
 }
