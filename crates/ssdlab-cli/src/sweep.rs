@@ -629,9 +629,14 @@ pub(crate) fn plan(path: &Path, max_runs: u64, seeds_override: Option<u64>) -> R
                     };
                     for r in &replicas {
                         if let Some(state) = &states[d] {
-                            state.check_drive(&r.config, &precondition).with_context(|| {
-                                format!("{origin}: `states`: `{}`, run {}", drive.label, r.label)
-                            })?;
+                            state
+                                .check_drive(&r.config, &precondition)
+                                .with_context(|| {
+                                    format!(
+                                        "{origin}: `states`: `{}`, run {}",
+                                        drive.label, r.label
+                                    )
+                                })?;
                         }
                         if !files.insert(r.file.clone()) {
                             bail!(
