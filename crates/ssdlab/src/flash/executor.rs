@@ -179,7 +179,9 @@ impl Simulator {
         d.txns[..n].copy_from_slice(members);
         if let Some(a) = &mut self.attr {
             for &t in members {
-                a.dispatched(t, die.index(), now);
+                if self.txns[t].origin == Origin::Host {
+                    a.dispatched(t, die.index(), now);
+                }
             }
             a.die_busy(die.index(), origin == Origin::Gc, now);
         }
@@ -207,8 +209,10 @@ impl Simulator {
             self.flash.channel_free[ch] = start + self.flash.timing.cmd_ns;
             if let Some(a) = &mut self.attr {
                 for &t in members {
-                    a.phase(t, Part::Channel, start - now);
-                    a.phase(t, Part::Transfer, self.flash.timing.cmd_ns);
+                    if self.txns[t].origin == Origin::Host {
+                        a.phase(t, Part::Channel, start - now);
+                        a.phase(t, Part::Transfer, self.flash.timing.cmd_ns);
+                    }
                 }
             }
             start + self.flash.timing.cmd_ns
@@ -260,7 +264,9 @@ impl Simulator {
                 if let Some(a) = &mut self.attr {
                     // The rest (transfer, then array) when it ends.
                     for &t in members {
-                        a.phase(t, Part::Channel, start - t0);
+                        if self.txns[t].origin == Origin::Host {
+                            a.phase(t, Part::Channel, start - t0);
+                        }
                     }
                 }
                 self.metrics.gc.transfer_ns += xfer as u128 * moves as u128;
@@ -394,6 +400,9 @@ impl Simulator {
         let start = now.max(self.flash.channel_free[ch]);
         if let Some(a) = &mut self.attr {
             for (i, &t) in d.txns[..n].iter().enumerate() {
+                if self.txns[t].origin != Origin::Host {
+                    continue;
+                }
                 let array = now - a.mark(t);
                 a.phase(t, Part::Array, array);
                 a.phase(t, Part::Channel, start - now);
@@ -461,7 +470,7 @@ impl Simulator {
                 // A program's data went over the channel, then the array
                 // programmed it.
                 let xfer = d.n as Time * self.flash.timing.xfer_ns;
-                for &t in members {
+                for &t in members.iter().filter(|&&t| self.txns[t].origin == Origin::Host) {
                     let rest = now - a.mark(t);
                     a.phase(t, Part::Transfer, xfer.min(rest));
                     a.phase(t, Part::Array, rest.saturating_sub(xfer));

@@ -46,10 +46,10 @@ impl Simulator {
         let d = self.ftl.map.die_of_plane(plane);
         let now = self.engine.now();
         let mark = self.gc.clock(d, now);
-        if let Some(a) = &mut self.attr {
+        let tx = &mut self.txns[t];
+        if let (Some(a), Origin::Host) = (&mut self.attr, tx.origin) {
             a.queued(t, d.index(), now);
         }
-        let tx = &mut self.txns[t];
         tx.seq = self.sched.seq;
         if tx.origin == Origin::Host && tx.kind == CmdKind::Program {
             tx.queued_at = now;

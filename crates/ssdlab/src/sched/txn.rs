@@ -148,7 +148,8 @@ impl Simulator {
             lpn,
             src,
         );
-        if let Some(a) = &mut self.attr {
+        // (Attribution follows host transactions: a request's pages.)
+        if let (Some(a), Origin::Host) = (&mut self.attr, origin) {
             a.created(t, self.engine.now());
         }
         // A GC write's stream: judged when the write is created (a move's
