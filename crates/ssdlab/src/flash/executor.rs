@@ -470,7 +470,10 @@ impl Simulator {
                 // A program's data went over the channel, then the array
                 // programmed it.
                 let xfer = d.n as Time * self.flash.timing.xfer_ns;
-                for &t in members.iter().filter(|&&t| self.txns[t].origin == Origin::Host) {
+                for &t in members
+                    .iter()
+                    .filter(|&&t| self.txns[t].origin == Origin::Host)
+                {
                     let rest = now - a.mark(t);
                     a.phase(t, Part::Transfer, xfer.min(rest));
                     a.phase(t, Part::Array, rest.saturating_sub(xfer));
