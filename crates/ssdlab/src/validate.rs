@@ -420,23 +420,27 @@ fn page_reads(c: &Config, name: String, seed: u64, requests: u64, arrival: Arriv
     }
 }
 
+/// Poisson single-page reads at utilisation `rho` of drive `c`'s one die,
+/// and the service time S = tR + transfer (ns).
+fn md1_reads(c: &Config, rho: f64, requests: u64) -> (Profile, f64) {
+    let t = crate::flash::FlashTiming::new(c);
+    let s = (t.read_ns[0] + t.xfer_ns) as f64;
+    let arrival = Arrival::Poisson {
+        iops: rho / s * 1e9,
+    };
+    (
+        page_reads(c, format!("md1-rho{rho}"), 11, requests, arrival),
+        s,
+    )
+}
+
 /// One die serving Poisson single-page reads is an M/D/1 queue with service
 /// time tR + transfer.
 pub fn md1_checks(requests: u64) -> Result<Vec<Check>> {
     let mut out = vec![];
     let c = one_die(1);
-    let t = crate::flash::FlashTiming::new(&c);
-    let s = (t.read_ns[0] + t.xfer_ns) as f64;
     for rho in [0.5, 0.8] {
-        let p = page_reads(
-            &c,
-            format!("md1-rho{rho}"),
-            11,
-            requests,
-            Arrival::Poisson {
-                iops: rho / s * 1e9,
-            },
-        );
+        let (p, s) = md1_reads(&c, rho, requests);
         let r = run(&c, &Source::Synthetic(p), "trace-reads")?;
         out.push(Check::within(
             format!("M/D/1 mean read response at utilisation {rho}"),
@@ -789,18 +793,8 @@ pub fn attribution_checks(requests: u64) -> Result<Vec<Check>> {
     // One die serving Poisson reads (M/D/1): the mean wait behind other
     // reads is Pollaczek–Khinchine's.
     let c = one_die(1);
-    let t = crate::flash::FlashTiming::new(&c);
-    let s = (t.read_ns[0] + t.xfer_ns) as f64;
     let rho = 0.5;
-    let p = page_reads(
-        &c,
-        format!("md1-rho{rho}"),
-        11,
-        requests,
-        Arrival::Poisson {
-            iops: rho / s * 1e9,
-        },
-    );
+    let (p, s) = md1_reads(&c, rho, requests);
     let (_, done) = run_attributed(&c, &Source::Synthetic(p), "trace-reads")?;
     let n = done.len().max(1) as f64;
     let wait = done.iter().map(|d| part(d, Part::BehindHost)).sum::<f64>() / n;
