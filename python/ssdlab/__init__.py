@@ -284,8 +284,11 @@ def sweep(
     results.parquet, summary.md, charts/); by default a temporary one.
 
     ``seeds`` (an int of at least 1; replaces the spec's ``seeds``) runs
-    every cell that many times, replicate i with every seed of the cell
-    raised by i, the same seeds in every cell: the results then have one
+    every cell that many times, replicate i with a generated workload's
+    seed raised by i and the model's i-th random stream after aging, on the
+    cell's one aged drive (the spec's ``age_each_replicate = true`` ages
+    one per replicate, its seed raised by i), the same seeds in every
+    cell: the results then have one
     row per run with its ``replicate``, ``seed`` and ``workload_seed``, and
     ``out`` also holds ``stats.csv`` (:func:`stats`), which
     :func:`compare` tests schemes with.

@@ -1,6 +1,7 @@
 //! Statistics across seeds: a sweep whose spec sets `seeds = N` runs each
-//! cell of its matrix N times (replicate i with every seed of the cell
-//! raised by i), and this module summarises the replicates: mean, sample
+//! cell of its matrix N times (replicate i with a generated workload's seed
+//! raised by i and the model's i-th random stream after aging), and this
+//! module summarises the replicates: mean, sample
 //! standard deviation and the 95 % confidence interval of the mean
 //! (Student t with n − 1 degrees of freedom) per cell and metric
 //! (`stats.csv`, the summary's `mean ± half-width`, the charts' error

@@ -73,8 +73,9 @@ pub struct SweepArgs {
     /// Do not print the summary (it is in summary.md).
     #[arg(long, short)]
     quiet: bool,
-    /// Run every cell this many times, replicate i with every seed raised
-    /// by i (replaces the spec's `seeds`).
+    /// Run every cell this many times: replicate i with a generated
+    /// workload's seed raised by i and the model's i-th random stream after
+    /// aging (replaces the spec's `seeds`).
     #[arg(long, value_name = "N")]
     seeds: Option<u64>,
 }
@@ -100,6 +101,11 @@ struct Spec {
     /// or, `false`, once per run (the same results, slower).
     #[serde(default = "yes")]
     age_once: bool,
+    /// With `seeds`: age a drive of its own for every replicate (the
+    /// drive's seed raised by i, so aging's random choices differ too)
+    /// instead of one aged drive for all replicates of a cell.
+    #[serde(default)]
+    age_each_replicate: bool,
     limit: Option<u64>,
     /// How trace workloads are read: a format name, a format spec file
     /// (relative to the spec's directory) or an inline spec (default auto).
@@ -108,8 +114,9 @@ struct Spec {
     sort: Option<usize>,
     baseline: String,
     seed: Option<u64>,
-    /// Replicates of every cell (default 1): replicate i runs with every
-    /// seed of the cell raised by i ([`crate::stats`]).
+    /// Replicates of every cell (default 1): replicate i runs with the
+    /// generated workload's seed raised by i and the model's i-th random
+    /// stream after aging ([`crate::stats`]).
     #[serde(default, deserialize_with = "replicate_count")]
     seeds: Option<u64>,
     #[serde(default)]
@@ -230,8 +237,9 @@ struct Run {
     replicas: Vec<Replica>,
 }
 
-/// One run of a cell: its configuration (with replicates, the seed raised
-/// by the replicate's index), label and file.
+/// One run of a cell: its configuration (with replicates, `replicate` set
+/// to the replicate's index, or with `age_each_replicate` the seed raised
+/// by it), label and file.
 struct Replica {
     config: Config,
     /// Human-readable name (progress lines, errors).
@@ -335,6 +343,8 @@ pub(crate) struct Plan {
     /// Per drive, the saved state its runs start from (`states`).
     states: Vec<Option<ssdlab::sim::SavedState>>,
     age_once: bool,
+    /// Replicates age drives of their own (`age_each_replicate`).
+    age_each_replicate: bool,
     runs: Vec<Run>,
     /// Replicates per cell (`seeds`, default 1).
     seeds: usize,
@@ -456,6 +466,12 @@ pub(crate) fn plan(path: &Path, max_runs: u64, seeds_override: Option<u64>) -> R
 
     // Saved states named per drive: read and verified now, each checked
     // against every run of its drive below.
+    if spec.age_each_replicate && !spec.states.is_empty() && seeds > 1 {
+        bail!(
+            "{origin}: `age_each_replicate` ages a drive of its own for every replicate, but `states` \
+             names one aged drive for all of them; use one or the other"
+        );
+    }
     let mut states: Vec<Option<ssdlab::sim::SavedState>> = vec![None; drives.len()];
     for (label, file) in &spec.states {
         let Some(d) = drives.iter().position(|d| &d.label == label) else {
@@ -618,7 +634,11 @@ pub(crate) fn plan(path: &Path, max_runs: u64, seeds_override: Option<u64>) -> R
                         (0..seeds)
                             .map(|i| {
                                 let mut config = config.clone();
-                                config.seed = config.seed.wrapping_add(i as u64);
+                                if spec.age_each_replicate {
+                                    config.seed = config.seed.wrapping_add(i as u64);
+                                } else {
+                                    config.replicate = i as u64;
+                                }
                                 Replica {
                                     config,
                                     label: format!("{label} replicate={i}"),
@@ -666,6 +686,7 @@ pub(crate) fn plan(path: &Path, max_runs: u64, seeds_override: Option<u64>) -> R
         precondition,
         states,
         age_once: spec.age_once,
+        age_each_replicate: spec.age_each_replicate,
         runs,
         seeds,
     })
@@ -711,8 +732,9 @@ fn shared_states(
     let mut pool = Vec::new();
     let mut named = vec![None; plan.states.len()];
     // Runs by what their aging depends on: the drive's keys, and the
-    // workload (cell's workload, replicate) where aging reads it.
-    type AgedAlike = (Vec<(String, String)>, Option<(usize, usize)>);
+    // workload (cell's workload, its seed in the replicate) where aging
+    // reads it.
+    type AgedAlike = (Vec<(String, String)>, Option<(usize, Option<u64>)>);
     let mut groups: std::collections::BTreeMap<AgedAlike, Vec<usize>> = Default::default();
     // every run of every cell, in task order: (cell, replicate)
     let tasks: Vec<(&Run, usize)> = plan
@@ -736,8 +758,14 @@ fn shared_states(
             continue;
         }
         let keys = ssdlab::sim::state::drive_keys(&run.replicas[i].config, pre)?;
-        // a replicate's generated workload has its own seed
-        let workload = pre.reads_workload().then_some((run.workload, i));
+        // a replicate's generated workload has its own seed; a trace is
+        // the same in every replicate
+        let workload = pre.reads_workload().then(|| {
+            (
+                run.workload,
+                workload_seed(&plan.workloads[run.workload].sources[i]),
+            )
+        });
         groups.entry((keys, workload)).or_default().push(t);
     }
     for group in groups.values().filter(|r| plan.age_once && r.len() > 1) {
@@ -1370,12 +1398,18 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
             text,
             "# Sweep `{}`: {} runs ({} cells × {n} seeds)\n\nEach value is the mean over {n} seeds ± the half-width of its 95 % \
              confidence interval (Student t, {} degrees of freedom); in parentheses, the ratio of the mean to the baseline \
-             scheme `{bname}`'s (percent change). Every cell's replicates ran with the same seeds (replicate i: each seed \
-             raised by i). stats.csv has every metric; `ssdlab compare` tests two schemes against each other.",
+             scheme `{bname}`'s (percent change). Every cell's replicates ran with the same seeds ({}). stats.csv has \
+             every metric; `ssdlab compare` tests two schemes against each other.",
             plan.experiment,
             total,
             plan.runs.len(),
-            n - 1
+            n - 1,
+            if plan.age_each_replicate {
+                "replicate i: each seed raised by i, its own aged drive"
+            } else {
+                "replicate i: a generated workload's seed raised by i and the model's i-th random stream, \
+                 on the cell's one aged drive"
+            }
         );
         grid.tables(&mut text, "##");
         write(&out.join("summary.md"), &text)?;

@@ -158,8 +158,9 @@ fn replicates_rows_stats_and_determinism() {
         let i = k % 3;
         assert_eq!(r[3], ["greedy", "same", "tight"][k / 3]);
         assert_eq!(r[4], i.to_string());
-        // the drive's and the workload's seed, both the spec's seed + i
-        assert_eq!(r[5], (1 + i).to_string());
+        // the drive's seed is the spec's (replicates share the aged
+        // drive), the workload's the spec's seed + i
+        assert_eq!(r[5], "1");
         assert_eq!(r[6], (1 + i).to_string());
     }
     let runs = std::fs::read_dir(out.join("runs")).unwrap().count();
@@ -167,7 +168,7 @@ fn replicates_rows_stats_and_determinism() {
     assert!(out
         .join("runs/reps__small__spd_hm_0__tight__replicate=2.json")
         .is_file());
-    // The replicates differ (the seed changes the fill and the workload).
+    // The replicates differ (the workload's seed changes its requests).
     let wl = col(&h, "write_latency_us_mean");
     assert_ne!(rows[0][wl], rows[1][wl]);
 
@@ -532,6 +533,115 @@ fn bad_inputs_are_clear_errors() {
     assert!(!o.status.success());
     assert!(
         err.contains("scheme `greedy` has 1 replicate") && err.contains("at least 2"),
+        "{err}"
+    );
+}
+
+/// Schemes that share an aged drive (they differ only in what aging does
+/// not read), on a precondition that does not read the workload: every
+/// replicate of every cell starts from the same aged drive.
+fn shared_spec(top: &str) -> String {
+    format!(
+        r#"experiment = "shared"
+presets = ["small"]
+workloads = ["spd/hm_0"]
+precondition = "fill:0.9:0.8"
+limit = 2000
+baseline = "big"
+seeds = 3
+{top}
+
+[[scheme]]
+name = "big"
+set = ["geometry.blocks_per_plane=64", "geometry.pages_per_block=32", "buffer.capacity.pages=256"]
+[[scheme]]
+name = "small"
+set = ["geometry.blocks_per_plane=64", "geometry.pages_per_block=32", "buffer.capacity.pages=16"]
+"#
+    )
+}
+
+/// Replicates share the cell's aged drive: a sweep that ages once per
+/// drive, one that ages for every run (`age_once = false`) and one that
+/// starts every run from a saved state give the same bytes (so the same
+/// means), and the replicates still differ (the workload's seed and the
+/// model's random stream). `age_each_replicate` ages each replicate's own
+/// drive (its seed raised), and cannot be used with a named state.
+#[test]
+fn replicates_share_the_aged_drive() {
+    let dir = setup(&shared_spec(""));
+    let spec = dir.path().join("spec.toml");
+    let once = dir.path().join("once");
+    ok(sweep(&spec, &once, &[]));
+    let per_run = dir.path().join("per_run.toml");
+    std::fs::write(&per_run, shared_spec("age_once = false")).unwrap();
+    let every = dir.path().join("every");
+    ok(sweep(&per_run, &every, &[]));
+    assert_same_tree(&once, &every, &[]);
+
+    // The drive aged and saved once, then named in the spec.
+    let state = dir.path().join("small.state");
+    ok(ssdlab()
+        .args([
+            "run",
+            "--preset",
+            "small",
+            "--workload",
+            "spd/hm_0",
+            "--limit",
+            "2000",
+        ])
+        .args([
+            "--set",
+            "geometry.blocks_per_plane=64",
+            "--set",
+            "geometry.pages_per_block=32",
+        ])
+        .args(["--precondition", "fill:0.9:0.8", "--save-state"])
+        .arg(&state)
+        .args(["--save-only", "-q"])
+        .output()
+        .unwrap());
+    let named = dir.path().join("named.toml");
+    std::fs::write(
+        &named,
+        shared_spec(&format!(
+            "states = {{ small = {:?} }}",
+            state.display().to_string()
+        )),
+    )
+    .unwrap();
+    let from_state = dir.path().join("from_state");
+    ok(sweep(&named, &from_state, &[]));
+    assert_same_tree(&once, &from_state, &[]);
+
+    let (h, rows) = csv(&once.join("results.csv"));
+    let wl = col(&h, "write_latency_us_mean");
+    assert_ne!(rows[0][wl], rows[1][wl], "replicates differ");
+    assert!(rows.iter().all(|r| r[col(&h, "seed")] == "1"));
+
+    // Each replicate its own aged drive: the seed raised by i.
+    let own = dir.path().join("own.toml");
+    std::fs::write(&own, shared_spec("age_each_replicate = true")).unwrap();
+    let each = dir.path().join("each");
+    ok(sweep(&own, &each, &[]));
+    let (h, rows) = csv(&each.join("results.csv"));
+    let seeds: Vec<&str> = rows.iter().map(|r| r[col(&h, "seed")].as_str()).collect();
+    assert_eq!(seeds, ["1", "2", "3", "1", "2", "3"]);
+    let both = dir.path().join("both.toml");
+    std::fs::write(
+        &both,
+        shared_spec(&format!(
+            "age_each_replicate = true\nstates = {{ small = {:?} }}",
+            state.display().to_string()
+        )),
+    )
+    .unwrap();
+    let o = sweep(&both, &dir.path().join("x"), &[]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("age_each_replicate") && err.contains("states"),
         "{err}"
     );
 }

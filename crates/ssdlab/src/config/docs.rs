@@ -8,6 +8,7 @@
 pub const KEY_DOCS: &[(&str, &str)] = &[
     ("name", "label echoed in results"),
     ("seed", "seed of the model's random choices (the workload's own seed is separate)"),
+    ("replicate", "the seed's random stream after aging (0: the one aging continues; i: i × 2^128 draws ahead, the same aged drive)"),
     ("geometry", "the flash array"),
     ("geometry.channels", "channels (each one shared bus)"),
     ("geometry.chips_per_channel", "chips (ways) per channel"),

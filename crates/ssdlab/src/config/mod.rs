@@ -27,6 +27,12 @@ pub struct Config {
     pub name: String,
     /// Seed of every random choice of the model (victim policies, fill, ...).
     pub seed: u64,
+    /// Which of the seed's random streams the run draws from after aging:
+    /// replicate i continues from the generator aging left, jumped
+    /// i × 2^128 draws ahead (disjoint streams), so every replicate runs on
+    /// the same aged drive. 0 (the default) is the stream aging continues.
+    #[serde(default)]
+    pub replicate: u64,
     pub geometry: Geometry,
     pub cell: Cell,
     pub timing: Timing,
@@ -39,6 +45,10 @@ pub struct Config {
     pub check: Check,
     pub metrics: MetricsConfig,
 }
+
+/// The most replicate streams (`replicate`): each is 2^128 draws apart,
+/// and reaching stream i costs i jumps of the generator.
+pub const MAX_REPLICATE: u64 = 1_000_000;
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]

@@ -9,6 +9,7 @@ impl Config {
         Config {
             name: name.to_string(),
             seed: 1,
+            replicate: 0,
             geometry,
             cell: Cell {
                 kind,

@@ -42,6 +42,15 @@ impl Config {
         compose: impl FnOnce(&Config, &str) -> Result<()>,
     ) -> Result<()> {
         let err = |f: &str, m: String| Err(Error::config(origin, f, m));
+        if self.replicate > MAX_REPLICATE {
+            return err(
+                "replicate",
+                format!(
+                    "{} is more than the {MAX_REPLICATE} random streams supported",
+                    self.replicate
+                ),
+            );
+        }
         let g = &self.geometry;
         for (f, v) in [
             ("geometry.channels", g.channels),

@@ -80,6 +80,7 @@ impl Metrics {
             workload: ctx.workload,
             trace_format: ctx.trace_format,
             seed: ctx.seed,
+            replicate: ctx.replicate,
             partial: ctx.partial,
             requests,
             simulated_ns: span as u64,
@@ -355,6 +356,8 @@ pub struct ReportContext<'a> {
     /// How the trace was read (traces only).
     pub trace_format: Option<crate::workload::TraceRead>,
     pub seed: u64,
+    /// The random stream after aging (`replicate`).
+    pub replicate: u64,
     pub buffer_pages: u64,
     /// How the buffer was sized, in words.
     pub buffer_sizing: String,
@@ -419,6 +422,10 @@ pub struct Report {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace_format: Option<crate::workload::TraceRead>,
     pub seed: u64,
+    /// The random stream the run drew from after aging (`replicate`;
+    /// absent for 0).
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub replicate: u64,
     /// The run was interrupted: the figures cover the requests completed
     /// up to `simulated_ns` (absent when the run finished).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -991,4 +998,8 @@ pub struct TwoPlaneReport {
     /// their data positions, outside the allocator (reported where any).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub sequential_pages: u64,
+}
+
+fn is_zero_u64(v: &u64) -> bool {
+    *v == 0
 }

@@ -385,6 +385,11 @@ impl Simulator {
                 (ftl, pre, None)
             }
         };
+        // A replicate's own stream: the generator as aging left it, jumped
+        // `replicate` × 2^128 draws ahead (the aged drive is the same).
+        for _ in 0..cfg.replicate {
+            rng.jump();
+        }
         if cfg.gc_threshold_beyond_spare() {
             let writes = match writes {
                 Some(w) => w,
@@ -707,6 +712,7 @@ impl Simulator {
             workload: self.host.workload.clone(),
             trace_format: self.trace_format.clone(),
             seed: self.cfg.seed,
+            replicate: self.cfg.replicate,
             buffer_pages: self.buffer.pages,
             buffer_sizing: self.buffer.sizing.clone(),
             facts,
