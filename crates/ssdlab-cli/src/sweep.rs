@@ -751,6 +751,7 @@ fn shared_states(
     for (t, &(run, i)) in mine {
         if let Some(s) = &plan.states[run.drive] {
             let k = *named[run.drive].get_or_insert_with(|| {
+                s.keep_decoded();
                 pool.push(s.clone());
                 pool.len() - 1
             });
@@ -778,6 +779,7 @@ fn shared_states(
             pre,
         )
         .with_context(|| format!("aging the drive of run {}", first.label))?;
+        state.keep_decoded();
         pool.push(state);
         for &t in group {
             of_run[t] = Some(pool.len() - 1);

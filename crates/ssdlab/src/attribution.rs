@@ -107,11 +107,13 @@ pub type Causes = [f64; PARTS];
 /// What a die did over time, integrated: how long it ran host work, ran
 /// GC work or sat idle while GC was under way on it, and sat idle otherwise
 /// (the three parts a queued transaction's wait is split into).
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy)]
 pub(crate) struct DieClock {
     /// 0 idle, 1 running host work, 2 running GC work.
     busy: u8,
     gc_active: bool,
+    /// Where time goes now (`QUEUE_PARTS`' index), from the two above.
+    slot: u8,
     since: Time,
     acc: [Time; 3],
 }
@@ -120,8 +122,17 @@ pub(crate) struct DieClock {
 const QUEUE_PARTS: [Part; 3] = [Part::BehindHost, Part::BehindGc, Part::Held];
 
 impl DieClock {
-    fn slot(&self) -> usize {
-        match (self.busy, self.gc_active) {
+    /// A die idle from time 0, no GC under way.
+    const IDLE: DieClock = DieClock {
+        busy: 0,
+        gc_active: false,
+        slot: 2,
+        since: 0,
+        acc: [0; 3],
+    };
+
+    fn slot(busy: u8, gc_active: bool) -> u8 {
+        match (busy, gc_active) {
             (1, _) => 0,
             (2, _) | (0, true) => 1,
             _ => 2,
@@ -131,13 +142,17 @@ impl DieClock {
     /// The accumulated times up to `now`.
     fn at(&self, now: Time) -> [Time; 3] {
         let mut a = self.acc;
-        a[self.slot()] += now - self.since;
+        a[self.slot as usize] += now - self.since;
         a
     }
 
-    fn settle(&mut self, now: Time) {
-        self.acc = self.at(now);
+    /// Account the time up to `now`, then change state.
+    fn settle(&mut self, now: Time, busy: u8, gc_active: bool) {
+        self.acc[self.slot as usize] += now - self.since;
         self.since = now;
+        self.busy = busy;
+        self.gc_active = gc_active;
+        self.slot = DieClock::slot(busy, gc_active);
     }
 }
 
@@ -158,7 +173,10 @@ pub(crate) struct Attribution {
     /// The parts (and buffer causes) of the page about to complete: set by
     /// whoever completes a page, taken by the request's completion.
     pub(crate) page: Parts,
+    /// The page's buffer causes, when it waited for a buffer slot
+    /// (`page_buffered`; otherwise it has none).
     pub(crate) page_causes: Causes,
+    pub(crate) page_buffered: bool,
     /// While a flush's completion admits waiting writes: that flush's parts.
     pub(crate) blame: Option<Parts>,
     /// Parts a page carries from an earlier stage into a later one (a
@@ -169,10 +187,11 @@ pub(crate) struct Attribution {
 impl Attribution {
     pub(crate) fn new(dies: usize) -> Attribution {
         Attribution {
-            dies: vec![DieClock::default(); dies],
+            dies: vec![DieClock::IDLE; dies],
             txns: Vec::new(),
             page: [0; PARTS],
             page_causes: [0.0; PARTS],
+            page_buffered: false,
             blame: None,
             carry: FxHashMap::default(),
         }
@@ -235,6 +254,15 @@ impl Attribution {
         e.mark += ns;
     }
 
+    /// Transaction `t` waits `wait` for the channel, then spends `ns` in
+    /// transfer (a command's cycles): both phases at once.
+    pub(crate) fn channel_then_transfer(&mut self, t: TxnId, wait: Time, ns: Time) {
+        let e = &mut self.txns[t.index()];
+        e.parts[Part::Channel as usize] += wait;
+        e.parts[Part::Transfer as usize] += ns;
+        e.mark += wait + ns;
+    }
+
     /// Transaction `t`'s mark.
     pub(crate) fn mark(&self, t: TxnId) -> Time {
         self.txns[t.index()].mark
@@ -248,28 +276,31 @@ impl Attribution {
     /// Die `die` started a command at `now` (GC work or not).
     pub(crate) fn die_busy(&mut self, die: usize, gc: bool, now: Time) {
         let d = &mut self.dies[die];
-        d.settle(now);
-        d.busy = if gc { 2 } else { 1 };
+        d.settle(now, if gc { 2 } else { 1 }, d.gc_active);
     }
 
     /// Die `die` finished its command at `now`.
     pub(crate) fn die_idle(&mut self, die: usize, now: Time) {
         let d = &mut self.dies[die];
-        d.settle(now);
-        d.busy = 0;
+        d.settle(now, 0, d.gc_active);
     }
 
     /// Whether a GC is under way on die `die` changed at `now`.
     pub(crate) fn die_gc(&mut self, die: usize, active: bool, now: Time) {
         let d = &mut self.dies[die];
-        d.settle(now);
-        d.gc_active = active;
+        d.settle(now, d.busy, active);
     }
 
     /// The page about to complete has these parts (no buffer causes).
     pub(crate) fn set_page(&mut self, parts: Parts) {
         self.page = parts;
-        self.page_causes = [0.0; PARTS];
+        self.page_buffered = false;
+    }
+
+    /// The buffer causes of the page about to complete (None: it has
+    /// none).
+    pub(crate) fn page_causes(&self) -> Option<&Causes> {
+        self.page_buffered.then_some(&self.page_causes)
     }
 
     /// A page carries `parts` from a stage that ended into the next.
@@ -278,6 +309,7 @@ impl Attribution {
     }
 
     /// What page `lpn` of `req` carries (nothing for most pages).
+    #[inline]
     pub(crate) fn carried(&mut self, req: ReqId, lpn: Lpn) -> Parts {
         if self.carry.is_empty() {
             return [0; PARTS];
@@ -294,10 +326,11 @@ impl Attribution {
         let wait = (now - arrival).saturating_sub(before);
         parts[Part::Buffer as usize] += wait;
         self.page = parts;
-        self.page_causes = [0.0; PARTS];
+        self.page_buffered = wait > 0;
         if wait == 0 {
             return;
         }
+        self.page_causes = [0.0; PARTS];
         match self.blame {
             Some(flush) => {
                 let total: Time = flush.iter().sum();

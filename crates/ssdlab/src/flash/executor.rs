@@ -210,8 +210,7 @@ impl Simulator {
             if let Some(a) = &mut self.attr {
                 for &t in members {
                     if self.txns[t].origin == Origin::Host {
-                        a.phase(t, Part::Channel, start - now);
-                        a.phase(t, Part::Transfer, self.flash.timing.cmd_ns);
+                        a.channel_then_transfer(t, start - now, self.flash.timing.cmd_ns);
                     }
                 }
             }

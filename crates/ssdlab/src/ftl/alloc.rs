@@ -54,7 +54,7 @@ pub(crate) fn static_table(cfg: &Config) -> Vec<u32> {
 }
 
 /// Allocation's state (module documentation).
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Allocation {
     /// Free blocks: per plane (global block ids), or with aligned block
     /// groups per die (group indices: block `g` of every plane of the die).

@@ -29,7 +29,7 @@ pub enum BlockState {
 }
 
 /// Per-block and per-plane state (module documentation).
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Blocks {
     pub(crate) valid: Vec<u16>,
     /// Pages programmed per block; in index order (`parity` off) also the

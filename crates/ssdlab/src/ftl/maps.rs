@@ -9,7 +9,7 @@ use super::PageMap;
 
 /// Data versions for the consistency checker: every host write of an LPN
 /// gets the next version number, and the page that holds it carries it.
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub struct Versions {
     /// Latest version the host wrote per LPN (0 = only preconditioned data).
     pub latest: Vec<u32>,
@@ -18,7 +18,7 @@ pub struct Versions {
 }
 
 /// The forward and reverse maps, and the checker's versions.
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Maps {
     /// Forward map: the page of each LPN (host pages, then DFTL's
     /// translation pages), or INVALID.

@@ -57,7 +57,7 @@ use writepoint::WritePoints;
 /// write points and allocation — beside the geometry, the GC units'
 /// domains and FAST's hybrid map; its methods (this file and the others of
 /// `ftl/`) are the one interface the rest of the simulator uses.
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub struct Ftl {
     pub map: AddrMap,
     planes: u32,

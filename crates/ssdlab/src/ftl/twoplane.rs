@@ -133,7 +133,7 @@ struct Open {
 }
 
 /// The state of a two-plane allocator (module documentation).
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub struct TwoPlane {
     policy: Policy,
     th_dn: u64,

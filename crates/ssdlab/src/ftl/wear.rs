@@ -5,7 +5,7 @@
 
 use crate::addr::PlaneId;
 
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub struct Wear {
     per_plane: Vec<u64>,
     max: u64,

@@ -17,7 +17,7 @@ use super::*;
 use crate::addr::{BlockId, DieId, PlaneId, INVALID};
 
 /// The write points of every plane (module documentation).
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct WritePoints {
     /// Active block per plane and write stream (global id) or INVALID:
     /// `active[plane * streams + stream]`.

@@ -26,7 +26,7 @@ use crate::addr::INVALID;
 use crate::config::VictimPolicy;
 use crate::engine::Time;
 
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub struct VictimIndex {
     policy: VictimPolicy,
     d: u32,
@@ -35,7 +35,7 @@ pub struct VictimIndex {
     kind: Kind,
 }
 
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 enum Kind {
     Buckets {
         /// head[plane * (ppb+1) + valid] -> first block or INVALID

@@ -436,23 +436,19 @@ impl Simulator {
     /// A page of host request `req` is done (now).
     pub(crate) fn sub_done(&mut self, req: ReqId) {
         let now = self.engine.now();
-        let parts = self.attr.as_mut().map(|a| {
-            let page = std::mem::take(&mut a.page);
-            let causes = std::mem::take(&mut a.page_causes);
-            (page, causes)
-        });
         let r = &mut self.host.reqs[req];
         assert!(
             r.pages_left > 0,
             "a request done for a page more than it has"
         );
-        if let Some((page, _)) = &parts {
-            if attribution::total(page) != now - r.arrival {
+        if let Some(a) = &self.attr {
+            if attribution::total(&a.page) != now - r.arrival {
                 self.error.get_or_insert(Error::Consistency(format!(
                     "latency attribution: a page of a request that arrived at {} ns completed at \
-                     {now} ns with parts {page:?} summing to {} ns",
+                     {now} ns with parts {:?} summing to {} ns",
                     r.arrival,
-                    attribution::total(page)
+                    a.page,
+                    attribution::total(&a.page)
                 )));
             }
         }
@@ -469,8 +465,8 @@ impl Simulator {
             self.metrics.trim.requests += 1;
         } else {
             self.metrics.record_latency(op == Op::Write, lat, now);
-            if let (Some((page, causes)), Some(sums)) = (&parts, &mut self.metrics.attribution) {
-                sums.record(op == Op::Write, lat, page, causes);
+            if let (Some(a), Some(sums)) = (&self.attr, &mut self.metrics.attribution) {
+                sums.record(op == Op::Write, lat, &a.page, a.page_causes());
             }
         }
         if let Some(log) = &mut self.request_log {
@@ -480,7 +476,7 @@ impl Simulator {
                 op,
                 offset: r.offset,
                 size: r.size,
-                parts: parts.map(|(p, _)| p),
+                parts: self.attr.as_ref().map(|a| a.page),
             });
         }
         self.metrics.last_completion = now;

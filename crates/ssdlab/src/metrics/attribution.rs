@@ -49,13 +49,18 @@ impl Default for AttributionSums {
 impl AttributionSums {
     /// A request of latency `lat` completed with these parts and buffer
     /// causes.
-    pub fn record(&mut self, write: bool, lat: Time, parts: &Parts, causes: &Causes) {
+    /// (`causes`: None when it waited for no buffer slot.)
+    pub fn record(&mut self, write: bool, lat: Time, parts: &Parts, causes: Option<&Causes>) {
         let b = &mut self.bins[write as usize][bin(lat)];
         b.requests += 1;
         b.latency += lat as u128;
         for i in 0..PARTS {
             b.parts[i] += parts[i] as u128;
-            b.causes[i] += causes[i];
+        }
+        if let Some(causes) = causes {
+            for i in 0..PARTS {
+                b.causes[i] += causes[i];
+            }
         }
     }
 

@@ -46,6 +46,9 @@ pub const SECTIONS: &[&str] = &["geometry", "cell", "timing", "flash", "ftl", "g
 /// interrupt.
 const POLL_BYTES: u64 = 16 << 20;
 
+/// The buffer between bincode and the compressor, each way.
+const STREAM_BUFFER: usize = 1 << 20;
+
 /// What a state depends on, and what it records.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 struct Header {
@@ -139,6 +142,19 @@ pub struct SavedState {
     origin: Option<String>,
     header: Header,
     payload: std::ops::Range<usize>,
+    /// The decoded drive, kept for later runs when asked
+    /// ([`keep_decoded`](Self::keep_decoded)), shared by the clones.
+    kept: std::sync::Arc<Kept>,
+}
+
+/// A decoded drive: the FTL, the generator and the aging report.
+type Decoded = (Ftl, Xoshiro256PlusPlus, PreconditionReport);
+
+#[derive(Default)]
+struct Kept {
+    /// Keep the drive once decoded (and checked).
+    keep: std::sync::atomic::AtomicBool,
+    drive: std::sync::Mutex<Option<std::sync::Arc<Decoded>>>,
 }
 
 /// What aging read of the workload, for the state's `workload` key.
@@ -313,8 +329,10 @@ impl SavedState {
         bytes.extend_from_slice(&0u64.to_le_bytes());
         let encoder = zstd::stream::write::Encoder::new(std::mem::take(&mut bytes), 3)
             .map_err(|e| Error::Invalid(format!("compressing a drive state: {e}")))?;
+        // (bincode writes a map entry at a time: buffered, the compressor
+        // sees large blocks.)
         let mut w = Watched {
-            inner: encoder,
+            inner: std::io::BufWriter::with_capacity(STREAM_BUFFER, encoder),
             since: 0,
         };
         bincode::serialize_into(
@@ -328,6 +346,8 @@ impl SavedState {
         .map_err(|e| bincode_error("encoding a drive state", e))?;
         bytes = w
             .inner
+            .into_inner()
+            .map_err(|e| Error::Invalid(format!("compressing a drive state: {}", e.error())))?
             .finish()
             .map_err(|e| Error::Invalid(format!("compressing a drive state: {e}")))?;
         let len = (bytes.len() - at - 8) as u64;
@@ -417,6 +437,7 @@ impl SavedState {
             origin,
             payload: pstart as usize..body,
             bytes,
+            kept: Default::default(),
         })
     }
 
@@ -558,12 +579,36 @@ impl SavedState {
         Ok(())
     }
 
+    /// Keep the drive in memory once decoded, so that every later run from
+    /// this state (or a clone of it) copies it instead of decoding it
+    /// again: for a state that several runs start from (a sweep's).
+    pub fn keep_decoded(&self) {
+        self.kept.keep.store(true, Ordering::Relaxed);
+    }
+
     /// Decode the FTL, the generator and the report (after [`check`]), and
-    /// verify the FTL is consistent.
-    pub(crate) fn decode(
-        &self,
-        cfg: &Config,
-    ) -> Result<(Ftl, Xoshiro256PlusPlus, PreconditionReport)> {
+    /// verify the FTL is consistent; a kept drive is copied (it was checked
+    /// when decoded, for a drive of the same keys).
+    pub(crate) fn decode(&self, cfg: &Config) -> Result<Decoded> {
+        if !self.kept.keep.load(Ordering::Relaxed) {
+            return self.decode_bytes(cfg);
+        }
+        // (One run decodes; the others wait for it, then copy.)
+        let mut kept = self.kept.drive.lock().unwrap_or_else(|e| e.into_inner());
+        let drive = match &*kept {
+            Some(d) => d.clone(),
+            None => {
+                let d = std::sync::Arc::new(self.decode_bytes(cfg)?);
+                *kept = Some(d.clone());
+                d
+            }
+        };
+        drop(kept);
+        let (ftl, rng, report) = &*drive;
+        Ok((ftl.clone(), rng.clone(), report.clone()))
+    }
+
+    fn decode_bytes(&self, cfg: &Config) -> Result<Decoded> {
         use bincode::Options;
         let name = self.name();
         let decoder = zstd::stream::read::Decoder::with_buffer(&self.bytes[self.payload.clone()])
@@ -572,7 +617,8 @@ impl SavedState {
             .with_fixint_encoding()
             .with_limit(payload_limit(cfg))
             .deserialize_from(Watched {
-                inner: decoder,
+                // (bincode reads a map entry at a time: from a buffer.)
+                inner: std::io::BufReader::with_capacity(STREAM_BUFFER, decoder),
                 since: 0,
             })
             .map_err(|e| bincode_error(&format!("reading the drive state {name}"), e))?;
@@ -595,3 +641,4 @@ impl SavedState {
 }
 
 use bincode::Options as _;
+use std::sync::atomic::Ordering;

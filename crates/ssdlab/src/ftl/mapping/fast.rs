@@ -35,7 +35,7 @@ use crate::addr::{BlockId, Lpn, PlaneId, Ppn, INVALID};
 use crate::config::{BlockGroups, Config};
 use crate::domain::Domains;
 
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub struct Fast {
     planes: u32,
     ppd: u32,

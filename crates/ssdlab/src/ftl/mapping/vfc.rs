@@ -54,7 +54,7 @@ use crate::domain::VfcLayout;
 use crate::ftl::BlockState;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub struct Vfc {
     /// Chips per VFC, and VFCs (the layout's).
     pub chips: u32,
