@@ -100,8 +100,10 @@ impl Simulator {
     pub(crate) fn dispatch(&mut self, die: DieId) {
         let first = die.first_plane(self.ppd);
         let planes = die.planes(self.ppd);
-        for p in planes.clone() {
-            self.clean_gc_head(p);
+        if !self.sched.reads_only {
+            for p in planes.clone() {
+                self.clean_gc_head(p);
+            }
         }
         // Choose the leading transaction: the oldest eligible head (under
         // PAS, among host writes, the fastest wanted page type first, then
@@ -119,6 +121,9 @@ impl Simulator {
         let mut said = [(0u32, 0u32); MAX_PLANES_PER_DIE];
         let order = self.sched.queues.order;
         for class in order.classes {
+            if self.sched.reads_only && class != Class::Read {
+                continue;
+            }
             for p in planes.clone() {
                 if let Some(t) = self.sched.queues.head(p, class) {
                     let rank = match class {
@@ -237,6 +242,25 @@ impl Simulator {
             n = self.fill_registers(class, &mut members, n);
         }
         self.execute(die, kind, &members[..n], None);
+    }
+
+    /// Has `die` a read it may run now: the head of one of its read queues,
+    /// ready?
+    pub(crate) fn reads_ready(&self, die: DieId) -> bool {
+        die.planes(self.ppd).any(|p| {
+            self.sched
+                .queues
+                .head(p, Class::Read)
+                .is_some_and(|t| self.ready(p, Class::Read, t).is_some())
+        })
+    }
+
+    /// Dispatch on `die` a command from its read queues only: the reads a
+    /// suspended program or erase lets run (`flash/suspend.rs`).
+    pub(crate) fn dispatch_reads(&mut self, die: DieId) {
+        self.sched.reads_only = true;
+        self.dispatch(die);
+        self.sched.reads_only = false;
     }
 
     /// Multi-register planes (`flash.plane_registers` = k): every plane of a

@@ -16,6 +16,9 @@ pub(crate) struct Sched {
     pub(crate) kicked: Vec<DieId>,
     pub(crate) kick_flag: Vec<bool>,
     pub(crate) seq: u64,
+    /// The command builder takes heads of the read queues only (the reads
+    /// of a suspension).
+    pub(crate) reads_only: bool,
 }
 
 impl Sched {
@@ -36,6 +39,7 @@ impl Sched {
             kicked: Vec::new(),
             kick_flag: vec![false; cfg.total_dies() as usize],
             seq: 0,
+            reads_only: false,
         }
     }
 }
@@ -64,6 +68,10 @@ impl Simulator {
             self.sched.queues.push(plane, class, t);
         }
         self.kick(d);
+        // A read queued on a busy die may suspend its program or erase.
+        if class == Class::Read && self.flash.susp.is_some() && self.flash.dies[d.index()].busy {
+            self.request_suspend(d);
+        }
     }
 
     #[inline]
