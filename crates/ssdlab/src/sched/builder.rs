@@ -97,10 +97,26 @@ impl Simulator {
         self.peek_dest(plane, t, None).unwrap_or((INVALID, INVALID))
     }
 
+    /// Dispatch on `die`: the next command by the scheduling policy.
+    #[inline]
     pub(crate) fn dispatch(&mut self, die: DieId) {
+        self.dispatch_from::<false>(die)
+    }
+
+    /// Dispatch on `die` a command from its read queues only: the reads a
+    /// suspended program or erase lets run (`flash/suspend.rs`).
+    pub(crate) fn dispatch_reads(&mut self, die: DieId) {
+        self.dispatch_from::<true>(die)
+    }
+
+    /// The command builder; `READS_ONLY`: from the read queues only (a
+    /// suspension's reads, a separate instance so that the common one is
+    /// as it was).
+    #[inline(always)]
+    fn dispatch_from<const READS_ONLY: bool>(&mut self, die: DieId) {
         let first = die.first_plane(self.ppd);
         let planes = die.planes(self.ppd);
-        if !self.sched.reads_only {
+        if !READS_ONLY {
             for p in planes.clone() {
                 self.clean_gc_head(p);
             }
@@ -121,7 +137,7 @@ impl Simulator {
         let mut said = [(0u32, 0u32); MAX_PLANES_PER_DIE];
         let order = self.sched.queues.order;
         for class in order.classes {
-            if self.sched.reads_only && class != Class::Read {
+            if READS_ONLY && class != Class::Read {
                 continue;
             }
             for p in planes.clone() {
@@ -253,14 +269,6 @@ impl Simulator {
                 .head(p, Class::Read)
                 .is_some_and(|t| self.ready(p, Class::Read, t).is_some())
         })
-    }
-
-    /// Dispatch on `die` a command from its read queues only: the reads a
-    /// suspended program or erase lets run (`flash/suspend.rs`).
-    pub(crate) fn dispatch_reads(&mut self, die: DieId) {
-        self.sched.reads_only = true;
-        self.dispatch(die);
-        self.sched.reads_only = false;
     }
 
     /// Multi-register planes (`flash.plane_registers` = k): every plane of a

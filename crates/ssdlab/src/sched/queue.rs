@@ -16,9 +16,6 @@ pub(crate) struct Sched {
     pub(crate) kicked: Vec<DieId>,
     pub(crate) kick_flag: Vec<bool>,
     pub(crate) seq: u64,
-    /// The command builder takes heads of the read queues only (the reads
-    /// of a suspension).
-    pub(crate) reads_only: bool,
 }
 
 impl Sched {
@@ -39,7 +36,6 @@ impl Sched {
             kicked: Vec::new(),
             kick_flag: vec![false; cfg.total_dies() as usize],
             seq: 0,
-            reads_only: false,
         }
     }
 }
