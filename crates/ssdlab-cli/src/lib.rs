@@ -401,8 +401,10 @@ fn simulate_with(
         use std::io::Write;
         let mut header =
             "arrival_ns,completion_ns,op,offset_bytes,size_bytes,latency_ns".to_string();
+        // (`suspended` only with program and erase suspension on.)
+        let shown = ssdlab::attribution::Part::shown(!cfg.flash.suspension.is_off()).len();
         if cfg.metrics.attribution {
-            for p in ssdlab::attribution::Part::ALL {
+            for p in &ssdlab::attribution::Part::ALL[..shown] {
                 header += &format!(",{}_ns", p.name());
             }
         }
@@ -426,7 +428,7 @@ fn simulate_with(
                     c.completion_ns - c.arrival_ns
                 );
                 if let Some(parts) = &c.parts {
-                    for p in parts {
+                    for p in &parts[..shown] {
                         line += &format!(",{p}");
                     }
                 }

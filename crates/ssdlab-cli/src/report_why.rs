@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::report::esc;
 
 /// Parts in the result's order, with their colours (distinct, print-safe).
-const PARTS: [(&str, &str, &str); 8] = [
+const PARTS: [(&str, &str, &str); 9] = [
     ("buffer", "waiting for a buffer slot", "#8c6bb1"),
     ("mapping", "waiting for mapping reads", "#e7298a"),
     ("held", "held by the scheduler", "#a6761d"),
@@ -19,6 +19,7 @@ const PARTS: [(&str, &str, &str); 8] = [
     ("channel", "waiting for the channel", "#ff7f00"),
     ("transfer", "transfer", "#b2df8a"),
     ("array", "array time", "#33a02c"),
+    ("suspended", "suspension", "#6a3d9a"),
 ];
 
 /// Runs listed at most (the rest are counted).
@@ -44,8 +45,17 @@ pub(crate) fn section(runs: &[(String, Value)], names: &[String], out: &mut Stri
          percentile on. A buffer slot's wait is split again, in brackets, by how the flushes the writes waited \
          for spent their time.</p>"
     );
+    // (`suspended` is a part of runs with program and erase suspension.)
+    let suspension = with.iter().any(|(_, a)| {
+        a["parts"]
+            .as_array()
+            .is_some_and(|p| p.iter().any(|k| k == "suspended"))
+    });
     out.push_str("<p class=\"legend\">");
-    for (_, words, colour) in PARTS {
+    for (key, words, colour) in PARTS {
+        if key == "suspended" && !suspension {
+            continue;
+        }
         let _ = write!(
             out,
             "<span><i style=\"background:{colour}\"></i>{}</span> ",

@@ -22,7 +22,14 @@
 //!   use it), **transfer** (its command's command cycles and data transfer,
 //!   the pages of its multi-plane command before its own included), and
 //!   **array** (the array's read or program time, the longest of a
-//!   multi-plane command's).
+//!   multi-plane command's);
+//! - **suspended** (`flash.suspension`): a read's suspend latency (the
+//!   program or erase it suspends stopping; the time until that operation
+//!   reached the point where it stops is its wait behind it), and the time a
+//!   program spent suspended (suspend latency, the reads served, resume
+//!   latency). A transaction queued while a die serves reads in a
+//!   suspension waits behind host work; once the operation resumes, behind
+//!   it. The part is reported only when suspension is on.
 //!
 //! A command counts as GC work when its first transaction is GC's. A buffer
 //! slot's wait has a second reading, its **causes**: the wait of a write
@@ -40,7 +47,7 @@ use crate::types::{ReqId, TxnId};
 use rustc_hash::FxHashMap;
 
 /// The number of parts.
-pub const PARTS: usize = 8;
+pub const PARTS: usize = 9;
 
 /// A part of a request's latency (module documentation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,6 +60,7 @@ pub enum Part {
     Channel,
     Transfer,
     Array,
+    Suspended,
 }
 
 impl Part {
@@ -66,7 +74,18 @@ impl Part {
         Part::Channel,
         Part::Transfer,
         Part::Array,
+        Part::Suspended,
     ];
+
+    /// The parts outputs show: all of them with program and erase
+    /// suspension on, else all but `suspended` (always zero then).
+    pub fn shown(suspension: bool) -> &'static [Part] {
+        if suspension {
+            &Part::ALL
+        } else {
+            &Part::ALL[..PARTS - 1]
+        }
+    }
 
     /// Its name in JSON keys and CSV columns.
     pub fn name(self) -> &'static str {
@@ -79,6 +98,7 @@ impl Part {
             Part::Channel => "channel",
             Part::Transfer => "transfer",
             Part::Array => "array",
+            Part::Suspended => "suspended",
         }
     }
 
@@ -93,6 +113,7 @@ impl Part {
             Part::Channel => "waiting for the channel",
             Part::Transfer => "transfer",
             Part::Array => "array time",
+            Part::Suspended => "suspension (suspend latency, time suspended)",
         }
     }
 }

@@ -11,6 +11,9 @@ pub type Time = u64;
 
 /// What happens when an event fires. The payload (`Event::arg`) is a die
 /// index, `die * 16 + index` for `TransferDone`, and unused for `Arrival`.
+/// An event may also carry a tag (`Event::tag`): a die's `DieDone` carries
+/// the die's command epoch, so that a completion a suspension made stale is
+/// recognised (`flash.suspension`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EventKind {
     /// The next host request arrives.
@@ -23,10 +26,13 @@ pub enum EventKind {
     TransferDone,
     /// The command executing on this die finished; the die is free.
     DieDone,
+    /// A program or erase on this die reached the point where it suspends
+    /// for the reads queued meanwhile (`flash.suspension`).
+    Suspend,
 }
 
-/// An event: its time, the sequence number that orders ties, and its kind
-/// and argument packed in one word (written and read back whole: a heap
+/// An event: its time, the sequence number that orders ties, and its tag,
+/// kind and argument packed in one word (written and read back whole: a heap
 /// that reads an event it has just pushed then gets it from the store
 /// buffer, which a narrower field layout defeats).
 #[derive(Clone, Copy, Debug)]
@@ -37,21 +43,34 @@ pub struct Event {
 }
 
 impl Event {
-    const KINDS: [EventKind; 4] = [
+    /// Indexed by the 3 bits of the kind (the last entries are never
+    /// written).
+    const KINDS: [EventKind; 8] = [
         EventKind::Arrival,
         EventKind::ReadArrayDone,
         EventKind::TransferDone,
         EventKind::DieDone,
+        EventKind::Suspend,
+        EventKind::Suspend,
+        EventKind::Suspend,
+        EventKind::Suspend,
     ];
 
     #[inline]
     pub fn kind(&self) -> EventKind {
-        Self::KINDS[(self.payload >> 32) as usize & 3]
+        Self::KINDS[(self.payload >> 32) as usize & 7]
     }
 
     #[inline]
     pub fn arg(&self) -> u32 {
         self.payload as u32
+    }
+
+    /// The tag it was scheduled with (0 unless
+    /// [`Engine::schedule_tagged`] gave one).
+    #[inline]
+    pub fn tag(&self) -> u32 {
+        (self.payload >> 35) as u32
     }
 }
 
@@ -72,6 +91,11 @@ impl Ord for Event {
         (other.time, other.seq).cmp(&(self.time, self.seq))
     }
 }
+
+/// Bits of an event's tag.
+pub const TAG_BITS: u32 = 29;
+/// The mask of an event's tag.
+pub const TAG_MASK: u32 = (1 << TAG_BITS) - 1;
 
 /// The event queue and the simulation clock.
 #[derive(Default)]
@@ -107,6 +131,17 @@ impl Engine {
             payload: (kind as u64) << 32 | arg as u64,
         });
     }
+    /// Schedule an event carrying a tag (its low [`TAG_BITS`] bits).
+    #[inline]
+    pub fn schedule_tagged(&mut self, time: Time, kind: EventKind, arg: u32, tag: u32) {
+        assert!(time >= self.now, "event scheduled in the past");
+        self.seq += 1;
+        self.heap.push(Event {
+            time,
+            seq: self.seq,
+            payload: ((tag & TAG_MASK) as u64) << 35 | (kind as u64) << 32 | arg as u64,
+        });
+    }
     /// Remove the earliest event and advance the clock to it.
     #[inline]
     pub fn pop(&mut self) -> Option<Event> {
@@ -136,7 +171,10 @@ mod tests {
         for kind in Event::KINDS {
             e.schedule(11, kind, u32::MAX);
             let ev = e.pop().unwrap();
-            assert_eq!((ev.kind(), ev.arg()), (kind, u32::MAX));
+            assert_eq!((ev.kind(), ev.arg(), ev.tag()), (kind, u32::MAX, 0));
+            e.schedule_tagged(11, kind, u32::MAX, TAG_MASK);
+            let ev = e.pop().unwrap();
+            assert_eq!((ev.kind(), ev.arg(), ev.tag()), (kind, u32::MAX, TAG_MASK));
         }
     }
 }

@@ -886,12 +886,180 @@ pub fn steady_state_checks(requests: u64) -> Result<Vec<Check>> {
     Ok(out)
 }
 
+/// Program and erase suspension (`flash.suspension`), exact to the
+/// nanosecond on one die: a read arriving in the middle of an erase (or of
+/// a program's array phase) completes after the suspend latency, tR and its
+/// transfer; the operation ends that much later plus the resume latency; a
+/// read arriving during a program's data transfer suspends it when its
+/// array phase starts; and beyond `max_per_op` suspensions a read waits for
+/// the operation to end. The drive's command cycles are 0.
+pub fn suspension_checks() -> Result<Vec<Check>> {
+    use crate::attribution::Part;
+    let mut out = vec![];
+    let suspend = |mut c: Config, max: u32| {
+        c.flash.suspension = crate::config::Suspension {
+            program: true,
+            erase: true,
+            program_suspend_us: 100.0,
+            erase_suspend_us: 700.0,
+            resume_us: 40.0,
+            max_per_op: max,
+        };
+        c
+    };
+    let with_reads = |src: Source, reads: &[(u64, u64)]| {
+        let Source::Records {
+            name,
+            records: given,
+        } = src
+        else {
+            unreachable!("a list of records")
+        };
+        let mut recs = given.as_ref().clone();
+        recs.extend(reads.iter().map(|&(t, lpn)| rec(t, Op::Read, lpn)));
+        recs.sort_by_key(|r| r.time_ns);
+        records(&name, recs)
+    };
+    let part = |c: &crate::Completion, p: Part| c.parts.map_or(0, |x| x[p as usize]) as f64 / 1e3;
+
+    // The erase of gc_scenario's GC: on one plane of 8 blocks x 4 pages,
+    // the 25th write (at 24 s) triggers a GC of an all-invalid block, whose
+    // erase starts when that write's program ends.
+    let mut c1 = one_die(1);
+    c1.geometry.blocks_per_plane = 8;
+    c1.geometry.pages_per_block = 4;
+    c1.ftl.overprovisioning = 0.5;
+    let t = crate::flash::FlashTiming::new(&c1);
+    let (tr, tp, te, x) = (t.read_ns[0], t.program_ns[0], t.erase_ns, t.xfer_ns);
+    let (se, sp, res) = (700_000, 100_000, 40_000);
+    let erase_start = 24_000_000_000 + x + tp;
+    let window_e = se + tr + x + res;
+    let c = suspend(c1.clone(), 0);
+    let (r, done) = run_attributed(
+        &c,
+        &with_reads(gc_scenario(false), &[(erase_start + te / 2, 7)]),
+        "none",
+    )?;
+    out.push(Check::exact_ns(
+        "suspension: a read in the middle of an erase = erase suspend + tR + transfer",
+        r.read.latency_us.mean,
+        se + tr + x,
+    ));
+    out.push(Check::exact_ns(
+        "suspension: that erase ends later by suspend + tR + transfer + resume (GC = trigger + tBERS + that)",
+        r.gc.time_us.mean,
+        x + tp + te + window_e,
+    ));
+    let read = done
+        .iter()
+        .find(|d| d.op == Op::Read)
+        .expect("the read completed");
+    out.push(Check::exact_ns(
+        "suspension: attribution, that read's suspended part = erase suspend latency",
+        part(read, Part::Suspended),
+        se,
+    ));
+    let counts = r
+        .suspension
+        .as_ref()
+        .map_or((0, 0), |u| (u.erase_suspensions, u.program_suspensions));
+    out.push(Check::within(
+        "suspension: one erase suspension, no program suspension",
+        (counts.0 * 1000 + counts.1) as f64,
+        1000.0,
+        "erases x 1000 + programs",
+        0.0,
+    ));
+
+    // A program: one write at 0 (transfer, then tPROG), and a read of
+    // another page in the middle of its array phase, or during its transfer.
+    let c0 = one_die(1);
+    let c = suspend(c0.clone(), 0);
+    let window_p = sp + tr + x + res;
+    let at = x + tp / 2;
+    let src = records("a read during a program", {
+        vec![rec(0, Op::Write, 0), rec(at, Op::Read, 100)]
+    });
+    let (r, done) = run_attributed(&c, &src, "trace-reads")?;
+    out.push(Check::exact_ns(
+        "suspension: a read in the middle of a program's array phase = program suspend + tR + transfer",
+        r.read.latency_us.mean,
+        sp + tr + x,
+    ));
+    out.push(Check::exact_ns(
+        "suspension: that program ends later by suspend + tR + transfer + resume",
+        r.write.latency_us.mean,
+        x + tp + window_p,
+    ));
+    let write = done
+        .iter()
+        .find(|d| d.op == Op::Write)
+        .expect("the write completed");
+    out.push(Check::exact_ns(
+        "suspension: attribution, that write's suspended part = suspend + tR + transfer + resume",
+        part(write, Part::Suspended),
+        window_p,
+    ));
+    let src = records("a read during a program's transfer", {
+        vec![rec(0, Op::Write, 0), rec(x / 2, Op::Read, 100)]
+    });
+    let r = run(&c, &src, "trace-reads")?;
+    out.push(Check::exact_ns(
+        "suspension: a read during a program's data transfer waits for its array phase, then suspend + tR + transfer",
+        r.read.latency_us.mean,
+        (x - x / 2) + sp + tr + x,
+    ));
+    // Suspension off: the read waits for the program.
+    let r = run(&c0, &src, "trace-reads")?;
+    out.push(Check::exact_ns(
+        "suspension off: that read waits for the program's end, then tR + transfer",
+        r.read.latency_us.mean,
+        (x + tp - x / 2) + tr + x,
+    ));
+
+    // max_per_op = 2: three reads in one erase, each after the previous
+    // suspension ended; the third waits for the erase.
+    let c = suspend(c1, 2);
+    let arrivals = [100_000, 1_100_000, 2_100_000];
+    let reads: Vec<(u64, u64)> = arrivals
+        .iter()
+        .zip([7, 8, 10])
+        .map(|(&a, lpn)| (erase_start + a, lpn))
+        .collect();
+    let (r, done) = run_attributed(&c, &with_reads(gc_scenario(false), &reads), "none")?;
+    let lat: Vec<u64> = done
+        .iter()
+        .filter(|d| d.op == Op::Read)
+        .map(|d| d.completion_ns - d.arrival_ns)
+        .collect();
+    let erase_end = te + 2 * window_e;
+    out.push(Check::exact_ns(
+        "suspension, max_per_op = 2: the first two reads in an erase = erase suspend + tR + transfer each",
+        (lat.first().copied().unwrap_or(0) + lat.get(1).copied().unwrap_or(0)) as f64 / 2e3,
+        se + tr + x,
+    ));
+    out.push(Check::exact_ns(
+        "suspension, max_per_op = 2: the third waits for the erase's end (tBERS + 2 suspensions), then tR + transfer",
+        lat.get(2).copied().unwrap_or(0) as f64 / 1e3,
+        erase_end - arrivals[2] + tr + x,
+    ));
+    out.push(Check::within(
+        "suspension, max_per_op = 2: two erase suspensions",
+        r.suspension.as_ref().map_or(0, |u| u.erase_suspensions) as f64,
+        2.0,
+        "suspensions",
+        0.0,
+    ));
+    Ok(out)
+}
+
 /// The whole suite.
 pub fn all() -> Result<Vec<Check>> {
     let mut v = timing_checks()?;
     v.extend(attribution_checks(300_000)?);
     v.extend(steady_state_checks(10_000)?);
     v.extend(parallel_gc_checks()?);
+    v.extend(suspension_checks()?);
     v.extend(page_type_checks(20_000)?);
     v.extend(pas_checks()?);
     v.extend(md1_checks(300_000)?);

@@ -102,7 +102,8 @@ fn every_numeric_key_refuses_extremes_by_name_or_runs() {
     // between variants (a buffer by footprint, a GC threshold in blocks),
     // and the policies that read the keys the preset does not use (DFTL's
     // cache, FAST's logs, APM's thresholds, a timed hot-data window, PAS,
-    // the closed loop). Every key is tried on every base.
+    // the closed loop, program and erase suspension). Every key is tried on
+    // every base.
     let mut small = Config::preset("small").unwrap();
     small.geometry.blocks_per_plane = 128;
     small.ftl.overprovisioning = 0.25;
@@ -135,6 +136,13 @@ fn every_numeric_key_refuses_extremes_by_name_or_runs() {
         ),
         scheme("apm", &small),
         scheme("pa-sqd-su-pas", &tlc),
+        with(
+            &small,
+            &[
+                "flash.suspension.program=true",
+                "flash.suspension.erase=true",
+            ],
+        ),
     ];
     let mut tried = 0;
     let mut refused = 0;

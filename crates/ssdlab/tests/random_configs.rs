@@ -53,6 +53,9 @@ struct Case {
     attribution: bool,
     /// A timed warm-up until steady state (`until-steady:wa:500`).
     until_steady: bool,
+    /// Program and erase suspension (`flash.suspension`): 0 off, 1
+    /// programs, 2 erases, 3 both; its latencies and limit from the seed.
+    suspension: usize,
 }
 
 fn case() -> impl Strategy<Value = Case> {
@@ -87,6 +90,7 @@ fn case() -> impl Strategy<Value = Case> {
             0usize..3,
             any::<bool>(),
             any::<bool>(),
+            0usize..4,
         ),
     )
         .prop_map(
@@ -94,7 +98,7 @@ fn case() -> impl Strategy<Value = Case> {
                 (planes, dies, page_only, pairs, alloc, mapping),
                 (buffer, victim, controller, odd_even, transfer),
                 (fcfs, closed, hot, rmw, read_share, seed, sch),
-                (registers, hold_die, tlc, attribution, until_steady),
+                (registers, hold_die, tlc, attribution, until_steady, suspension),
             )| Case {
                 planes,
                 dies,
@@ -161,6 +165,7 @@ fn case() -> impl Strategy<Value = Case> {
                 tlc,
                 attribution,
                 until_steady,
+                suspension,
             },
         )
 }
@@ -207,6 +212,16 @@ fn config(k: &Case) -> Config {
     c.check.enabled = true;
     c.check.interval_requests = 1_000;
     c.metrics.attribution = k.attribution;
+    if k.suspension > 0 {
+        c.flash.suspension = ssdlab::config::Suspension {
+            program: k.suspension != 2,
+            erase: k.suspension != 1,
+            program_suspend_us: 5.0 + (k.seed % 50) as f64,
+            erase_suspend_us: 10.0 + (k.seed % 200) as f64,
+            resume_us: (k.seed % 20) as f64,
+            max_per_op: (k.seed % 3) as u32,
+        };
+    }
     if let Some(name) = k.scheme {
         if name.starts_with("spd") || name == "superpage" {
             // Die-Writes need a buffer and multi-plane over the whole die.
@@ -378,6 +393,7 @@ proptest! {
         prop_assert!(r.gc.count > 0, "GC must run: {:?}", k);
         prop_assert_eq!(wrong.load(std::sync::atomic::Ordering::Relaxed), 0);
         prop_assert_eq!(r.attribution.is_some(), k.attribution);
+        prop_assert_eq!(r.suspension.is_some(), k.suspension > 0);
         let again = run(&c).unwrap();
         prop_assert_eq!(serde_json::to_string(&r).unwrap(), serde_json::to_string(&again).unwrap());
         if k.attribution {

@@ -56,3 +56,8 @@ fn latency_parts_match_timing_and_md1() {
 fn a_constant_service_is_judged_steady() {
     assert_all(validate::steady_state_checks(10_000).unwrap());
 }
+
+#[test]
+fn suspension_times_reads_and_operations_exactly() {
+    assert_all(validate::suspension_checks().unwrap());
+}

@@ -207,6 +207,60 @@ pub struct FlashRules {
     /// those array reads longer.
     #[serde(default = "yes")]
     pub wordline_buffer: bool,
+    /// Program and erase suspension: a read queued on a die busy with a
+    /// program or an erase suspends it (off unless the table says which).
+    #[serde(default, skip_serializing_if = "Suspension::is_off")]
+    pub suspension: Suspension,
+}
+
+/// Program and erase suspension (`flash.suspension`; Wu and He, "Reducing
+/// SSD Read Latency via NAND Flash Program and Erase Suspension", FAST
+/// 2012): a read queued on a die whose program or erase is in its array
+/// phase suspends it (after the suspend latency the die serves the die's
+/// queued reads), and the operation then resumes (after the resume
+/// latency) with the array time it had left. The default latencies are
+/// MQSim's (Tavakkol et al., FAST 2018) default configuration's: 100 µs to
+/// suspend a program, 700 µs an erase, none to resume, no limit on
+/// suspensions per operation. Absent, or with neither `program` nor
+/// `erase`, nothing is suspended.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Suspension {
+    /// A read may suspend a program: a host, GC or mapping program, or the
+    /// program phase of a copyback (the whole multi-plane command).
+    pub program: bool,
+    /// A read may suspend an erase (the whole multi-plane erase).
+    pub erase: bool,
+    /// From the suspension of a program to the start of the read, µs.
+    pub program_suspend_us: f64,
+    /// From the suspension of an erase to the start of the read, µs.
+    pub erase_suspend_us: f64,
+    /// From the end of the last read of a suspension to the operation
+    /// running again, µs.
+    pub resume_us: f64,
+    /// The most suspensions of one operation (0: no limit); a read that
+    /// finds the limit reached waits for the operation to end.
+    pub max_per_op: u32,
+}
+
+impl Default for Suspension {
+    fn default() -> Suspension {
+        Suspension {
+            program: false,
+            erase: false,
+            program_suspend_us: 100.0,
+            erase_suspend_us: 700.0,
+            resume_us: 0.0,
+            max_per_op: 0,
+        }
+    }
+}
+
+impl Suspension {
+    /// Nothing is suspended.
+    pub fn is_off(&self) -> bool {
+        !self.program && !self.erase
+    }
 }
 
 fn one() -> u32 {

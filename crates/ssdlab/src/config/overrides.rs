@@ -30,6 +30,7 @@ impl Config {
             return Ok(self.clone());
         }
         let mut root = toml::Value::try_from(self).expect("config serialises");
+        with_optional_tables(&mut root);
         for set in sets {
             let origin = format!("--set {}", crate::workload::input::escape_controls(set));
             let (key, value) = set
@@ -113,6 +114,20 @@ impl Config {
         );
         root.try_into()
             .map_err(|e: toml::de::Error| Error::config(&origin, "value", e.message().to_string()))
+    }
+}
+
+/// Tables a configuration leaves out while they are off (so that its
+/// TOML and JSON stay as they were before the table existed), put back
+/// with their defaults, so that `--set` can reach their keys.
+fn with_optional_tables(root: &mut toml::Value) {
+    if let Some(flash) = root.get_mut("flash").and_then(toml::Value::as_table_mut) {
+        if !flash.contains_key("suspension") {
+            flash.insert(
+                "suspension".into(),
+                toml::Value::try_from(Suspension::default()).expect("suspension serialises"),
+            );
+        }
     }
 }
 

@@ -24,6 +24,7 @@ impl Config {
                 copyback_odd_even: false,
                 plane_registers: 1,
                 wordline_buffer: true,
+                suspension: Suspension::default(),
             },
             ftl: Ftl {
                 overprovisioning: 0.15,

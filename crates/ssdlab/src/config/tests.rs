@@ -60,6 +60,11 @@ fn every_key_is_documented() {
             .with_overrides(&["buffer.capacity=\"none\"".into()])
             .unwrap(),
     );
+    configs.push(
+        small
+            .with_overrides(&["flash.suspension.erase=true".into()])
+            .unwrap(),
+    );
     for c in &configs {
         let commented = c.to_toml_commented();
         let mut section = String::new();
@@ -154,4 +159,55 @@ fn overrides_switch_variants_and_explain_tables() {
         .to_string();
     assert!(e.contains("unknown key `bogus`; known here: pages"), "{e}");
     assert!(c.with_overrides(&["buffer.capacity=none".into()]).is_ok());
+}
+
+/// Program and erase suspension: absent from a configuration while off (its
+/// TOML and JSON as before), reachable by `--set`, and its values checked
+/// with the key named.
+#[test]
+fn suspension_is_optional_and_checked() {
+    let c = Config::preset("spd-512g").unwrap();
+    assert!(c.flash.suspension.is_off());
+    assert!(!c.to_toml().contains("suspension"));
+    let on = c
+        .with_overrides(&[
+            "flash.suspension.erase=true".into(),
+            "flash.suspension.resume_us=5.0".into(),
+        ])
+        .unwrap();
+    let s = &on.flash.suspension;
+    assert!(s.erase && !s.program && s.resume_us == 5.0 && s.erase_suspend_us == 700.0);
+    assert!(on.to_toml().contains("[flash.suspension]"));
+    assert_eq!(Config::from_toml(&on.to_toml(), "x").unwrap(), on);
+    // A table in a file: the keys not given take their defaults.
+    let text = c.to_toml() + "\n[flash.suspension]\nprogram = true\nmax_per_op = 2\n";
+    let f = Config::from_toml(&text, "x.toml").unwrap();
+    assert!(f.flash.suspension.program && f.flash.suspension.max_per_op == 2);
+    // Switched off again, it leaves the configuration as it was.
+    let off = on
+        .with_overrides(&["flash.suspension.erase=false".into()])
+        .unwrap();
+    assert_eq!(off.to_toml(), c.to_toml());
+    for (set, key) in [
+        (
+            "flash.suspension.erase_suspend_us=-1.0",
+            "flash.suspension.erase_suspend_us",
+        ),
+        (
+            "flash.suspension.program_suspend_us=nan",
+            "flash.suspension.program_suspend_us",
+        ),
+        (
+            "flash.suspension.resume_us=1e9",
+            "flash.suspension.resume_us",
+        ),
+        (
+            "flash.suspension.max_per_op=-1",
+            "flash.suspension.max_per_op",
+        ),
+        ("flash.suspension.bogus=1", "bogus"),
+    ] {
+        let e = c.with_overrides(&[set.into()]).unwrap_err().to_string();
+        assert!(e.contains(key), "{set}: {e}");
+    }
 }

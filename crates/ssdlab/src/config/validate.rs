@@ -322,6 +322,9 @@ impl Config {
                 ),
             );
         }
+        if let Err((f, m)) = check_suspension(&self.flash.suspension) {
+            return err(f, m);
+        }
         match self.buffer.capacity {
             BufferCapacity::FootprintPercent(p) if !(p > 0.0 && p <= 100.0) => {
                 return err(
@@ -395,4 +398,23 @@ impl Config {
         }
         Ok(())
     }
+}
+
+/// `flash.suspension`'s values (checked whether it is on or not): the
+/// latencies finite, non-negative and no longer than a flash operation may
+/// take.
+fn check_suspension(s: &Suspension) -> std::result::Result<(), (&'static str, String)> {
+    for (f, v) in [
+        ("flash.suspension.program_suspend_us", s.program_suspend_us),
+        ("flash.suspension.erase_suspend_us", s.erase_suspend_us),
+        ("flash.suspension.resume_us", s.resume_us),
+    ] {
+        if !v.is_finite() || v < 0.0 {
+            return Err((f, format!("{v} must be finite and non-negative")));
+        }
+        if v > MAX_OPERATION_US {
+            return Err((f, too_slow(v, "µs")));
+        }
+    }
+    Ok(())
 }

@@ -14,6 +14,12 @@
 //! reads for as long as its longest read and programs for as long as its
 //! longest program, so a command of k copybacks on one plane takes tR +
 //! tPROG (`validate::parallel_gc_checks` checks it exactly).
+//!
+//! **Suspension** (`flash.suspension`, `suspend.rs`): while a program or an
+//! erase is suspended, the die's record holds the read commands it serves
+//! and the operation's record waits in the suspension state; a `DieDone`
+//! carries the die's epoch, which a suspension advances, so the operation's
+//! first completion, made stale, is dropped.
 
 use crate::addr::{DieId, PlaneId, Ppn, INVALID};
 use crate::attribution::Part;
@@ -48,6 +54,8 @@ pub(crate) struct Executor {
     /// `Die`, which every event copies.
     held: Vec<u64>,
     pub(crate) ppd: u32,
+    /// Program and erase suspension's state (`flash.suspension`), or None.
+    pub(crate) susp: Option<Box<super::suspend::Suspensions>>,
 }
 
 impl Executor {
@@ -69,6 +77,7 @@ impl Executor {
             registers_per_plane: cfg.flash.plane_registers,
             held: vec![0; cfg.total_dies() as usize],
             ppd: cfg.geometry.planes_per_die,
+            susp: super::suspend::Suspensions::new(cfg),
         }
     }
 }
@@ -168,11 +177,20 @@ impl Simulator {
         let now = self.engine.now();
         let n = members.len();
         let origin = self.txns[members[0]].origin;
+        // A read a suspension serves starts after the suspend latency (the
+        // first of the suspension) and takes no plane register (the
+        // suspended operation keeps its own).
+        let (at, suspended) = match &mut self.flash.susp {
+            Some(s) => s.reading(die, now),
+            None => (now, false),
+        };
         let d = &mut self.flash.dies[die.index()];
         assert!(!d.busy, "die {die} given a command while busy");
         d.busy = true;
-        self.flash
-            .take_registers(die, members.iter().map(|&t| self.txns[t].plane));
+        if !suspended {
+            self.flash
+                .take_registers(die, members.iter().map(|&t| self.txns[t].plane));
+        }
         let d = &mut self.flash.dies[die.index()];
         d.finished = 0;
         d.n = n as u8;
@@ -181,9 +199,15 @@ impl Simulator {
             for &t in members {
                 if self.txns[t].origin == Origin::Host {
                     a.dispatched(t, die.index(), now);
+                    a.phase(t, Part::Suspended, at - now);
                 }
             }
             a.die_busy(die.index(), origin == Origin::Gc, now);
+        }
+        if suspended {
+            if let Some(m) = &mut self.metrics.suspension {
+                m.read_pages += n as u64;
+            }
         }
         self.metrics.planes_busy(now, n as i32);
         self.metrics.cmds.add(kind, origin, n);
@@ -205,18 +229,18 @@ impl Simulator {
         // or data phase starts.
         let t0 = if self.flash.timing.cmd_ns > 0 {
             let ch = self.channel_of_die(die);
-            let start = now.max(self.flash.channel_free[ch]);
+            let start = at.max(self.flash.channel_free[ch]);
             self.flash.channel_free[ch] = start + self.flash.timing.cmd_ns;
             if let Some(a) = &mut self.attr {
                 for &t in members {
                     if self.txns[t].origin == Origin::Host {
-                        a.channel_then_transfer(t, start - now, self.flash.timing.cmd_ns);
+                        a.channel_then_transfer(t, start - at, self.flash.timing.cmd_ns);
                     }
                 }
             }
             start + self.flash.timing.cmd_ns
         } else {
-            now
+            at
         };
         let gc = origin == Origin::Gc;
         match kind {
@@ -282,15 +306,16 @@ impl Simulator {
                         }
                     }
                 }
-                self.engine
-                    .schedule(xfer_end + array, EventKind::DieDone, die.0);
+                self.suspendable(die, origin, false, xfer_end, xfer_end + array);
+                self.die_done_at(xfer_end + array, die);
             }
             CmdKind::Erase => {
                 if gc {
                     self.metrics.gc.erase_ns += self.flash.timing.erase_ns as u128 * n as u128;
                 }
-                self.engine
-                    .schedule(t0 + self.flash.timing.erase_ns, EventKind::DieDone, die.0);
+                let end = t0 + self.flash.timing.erase_ns;
+                self.suspendable(die, origin, true, t0, end);
+                self.die_done_at(end, die);
             }
             CmdKind::Copyback => {
                 // Aligned sources are read in one multi-plane read; joined
@@ -351,8 +376,9 @@ impl Simulator {
                     tr_sum as u128
                 };
                 self.metrics.gc.write_ns += tp as u128 * n as u128;
-                self.engine
-                    .schedule(t0 + read + tp, EventKind::DieDone, die.0);
+                // (A copyback may be suspended in its program phase.)
+                self.suspendable(die, origin, false, t0 + read, t0 + read + tp);
+                self.die_done_at(t0 + read + tp, die);
             }
         }
     }
@@ -421,7 +447,20 @@ impl Simulator {
         if self.txns[d.txns[0]].origin == Origin::Gc {
             self.metrics.gc.transfer_ns += xfer as u128 * n as u128;
         }
-        self.engine.schedule(end, EventKind::DieDone, die.0);
+        self.die_done_at(end, die);
+    }
+
+    /// The command on `die` ends at `at`: its `DieDone`, with the die's
+    /// epoch under suspension.
+    #[inline]
+    pub(crate) fn die_done_at(&mut self, at: Time, die: DieId) {
+        match &self.flash.susp {
+            None => self.engine.schedule(at, EventKind::DieDone, die.0),
+            Some(s) => {
+                self.engine
+                    .schedule_tagged(at, EventKind::DieDone, die.0, s.epoch[die.index()])
+            }
+        }
     }
 
     pub(crate) fn on_transfer_done(&mut self, arg: u32) {
@@ -450,7 +489,15 @@ impl Simulator {
         }
     }
 
-    pub(crate) fn on_die_done(&mut self, die: DieId) {
+    pub(crate) fn on_die_done(&mut self, die: DieId, epoch: u32) {
+        let mut suspended = 0;
+        if let Some(s) = &mut self.flash.susp {
+            match s.done(die, epoch) {
+                super::suspend::Done::Stale => return,
+                super::suspend::Done::Read => return self.suspended_read_done(die),
+                super::suspend::Done::Command(t) => suspended = t,
+            }
+        }
         let now = self.engine.now();
         let d = self.flash.dies[die.index()];
         let members = &d.txns[d.finished as usize..d.n as usize];
@@ -469,13 +516,16 @@ impl Simulator {
                 // A program's data went over the channel, then the array
                 // programmed it.
                 let xfer = d.n as Time * self.flash.timing.xfer_ns;
+                // (Suspended meanwhile: that long.)
                 for &t in members
                     .iter()
                     .filter(|&&t| self.txns[t].origin == Origin::Host)
                 {
                     let rest = now - a.mark(t);
+                    let array = rest.saturating_sub(xfer);
                     a.phase(t, Part::Transfer, xfer.min(rest));
-                    a.phase(t, Part::Array, rest.saturating_sub(xfer));
+                    a.phase(t, Part::Suspended, suspended.min(array));
+                    a.phase(t, Part::Array, array - suspended.min(array));
                 }
             }
         }

@@ -5,6 +5,7 @@
 //! times computed here.
 
 pub mod executor;
+pub(crate) mod suspend;
 
 use serde::Serialize;
 

@@ -36,17 +36,28 @@ struct Bin {
 #[derive(Clone)]
 pub struct AttributionSums {
     bins: [Vec<Bin>; 2],
+    /// Program and erase suspension is on: the report shows `suspended`.
+    pub suspension: bool,
 }
 
 impl Default for AttributionSums {
     fn default() -> Self {
         AttributionSums {
             bins: [vec![Bin::default(); BINS], vec![Bin::default(); BINS]],
+            suspension: false,
         }
     }
 }
 
 impl AttributionSums {
+    /// Empty sums; `suspension`: the report shows `suspended`.
+    pub fn new(suspension: bool) -> AttributionSums {
+        AttributionSums {
+            suspension,
+            ..AttributionSums::default()
+        }
+    }
+
     /// A request of latency `lat` completed with these parts and buffer
     /// causes.
     /// (`causes`: None when it waited for no buffer slot.)
@@ -67,7 +78,10 @@ impl AttributionSums {
     /// The report: per operation, the bands of `hist`'s quantiles.
     pub fn report(&self, read: &Histogram<u64>, write: &Histogram<u64>) -> AttributionReport {
         AttributionReport {
-            parts: Part::ALL.iter().map(|p| p.name().to_string()).collect(),
+            parts: Part::shown(self.suspension)
+                .iter()
+                .map(|p| p.name().to_string())
+                .collect(),
             read: self.bands(0, read),
             write: self.bands(1, write),
         }
@@ -113,8 +127,8 @@ impl AttributionSums {
                 } else {
                     sum.latency as f64 / sum.requests as f64 / 1000.0
                 },
-                share_pct: PartShares::from(|p| pct(sum.parts[p as usize] as f64)),
-                buffer_causes_pct: PartShares::from(|p| {
+                share_pct: PartShares::from(self.suspension, |p| pct(sum.parts[p as usize] as f64)),
+                buffer_causes_pct: PartShares::from(self.suspension, |p| {
                     if buffer == 0.0 {
                         0.0
                     } else {
@@ -178,10 +192,13 @@ pub struct PartShares {
     pub channel: f64,
     pub transfer: f64,
     pub array: f64,
+    /// With program and erase suspension on (`flash.suspension`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suspended: Option<f64>,
 }
 
 impl PartShares {
-    fn from(f: impl Fn(Part) -> f64) -> PartShares {
+    fn from(suspension: bool, f: impl Fn(Part) -> f64) -> PartShares {
         PartShares {
             buffer: f(Part::Buffer),
             mapping: f(Part::Mapping),
@@ -191,6 +208,7 @@ impl PartShares {
             channel: f(Part::Channel),
             transfer: f(Part::Transfer),
             array: f(Part::Array),
+            suspended: suspension.then(|| f(Part::Suspended)),
         }
     }
 
@@ -205,6 +223,7 @@ impl PartShares {
             Part::Channel => self.channel,
             Part::Transfer => self.transfer,
             Part::Array => self.array,
+            Part::Suspended => self.suspended.unwrap_or(0.0),
         }
     }
 }

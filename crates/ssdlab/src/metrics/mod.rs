@@ -78,8 +78,24 @@ pub struct Metrics {
     series: Option<Series>,
     /// Latency attribution's sums (`metrics.attribution`), or None.
     pub attribution: Option<Box<AttributionSums>>,
+    /// Program and erase suspension's counters (`flash.suspension`), or None.
+    pub suspension: Option<SuspensionTotals>,
     /// Cumulative figures by completions, for the steady-state check.
     rounds: steady::Rounds,
+}
+
+/// Program and erase suspension's counters (`flash.suspension`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SuspensionTotals {
+    /// Suspensions of programs (copybacks' program phases included) and of
+    /// erases.
+    pub programs: u64,
+    pub erases: u64,
+    /// Time operations spent suspended (suspend latency, the reads served,
+    /// resume latency), ns.
+    pub suspended_ns: u128,
+    /// Pages read while an operation was suspended.
+    pub read_pages: u64,
 }
 
 /// Accumulators of the time series: one bucket per interval from `start`.
@@ -248,6 +264,7 @@ impl Metrics {
             }),
             rounds: steady::Rounds::new(0),
             attribution: None,
+            suspension: None,
             read_lat: hist(),
             write_lat: hist(),
             lat_sum: [0; 2],
@@ -306,7 +323,11 @@ impl Metrics {
         fresh.qd_since = now;
         fresh.first_arrival = Some(now);
         fresh.last_completion = now;
-        fresh.attribution = self.attribution.as_ref().map(|_| Box::default());
+        fresh.attribution = self
+            .attribution
+            .as_ref()
+            .map(|a| Box::new(AttributionSums::new(a.suspension)));
+        fresh.suspension = self.suspension.map(|_| SuspensionTotals::default());
         fresh.rounds = steady::Rounds::new(now);
         *self = fresh;
     }

@@ -288,6 +288,20 @@ impl Metrics {
                 .attribution
                 .as_ref()
                 .map(|a| a.report(&self.read_lat, &self.write_lat)),
+            suspension: self.suspension.map(|t| {
+                let n = t.programs + t.erases;
+                SuspensionReport {
+                    program_suspensions: t.programs,
+                    erase_suspensions: t.erases,
+                    suspended_us: t.suspended_ns as f64 / 1e3,
+                    mean_suspended_us: if n == 0 {
+                        0.0
+                    } else {
+                        t.suspended_ns as f64 / 1e3 / n as f64
+                    },
+                    pages_read_suspended: t.read_pages,
+                }
+            }),
             warnings: Vec::new(),
         };
         report.warnings = super::warnings::find(&report, self, &ctx.facts);
@@ -482,6 +496,9 @@ pub struct Report {
     /// the tails beyond p50, p99 and p99.9.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attribution: Option<super::AttributionReport>,
+    /// Program and erase suspension (`flash.suspension`; absent when off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suspension: Option<SuspensionReport>,
     /// What makes these figures mean less than they seem (empty when
     /// nothing was found): saturation, reads of never-written data, GC not
     /// running or not yet steady, a warm-up longer than the run, addresses
@@ -560,6 +577,22 @@ pub struct FlashReport {
     /// (MSB) write shares of MLC/TLC drives.
     pub page_types: PageTypeReport,
     pub commands: Vec<CommandCount>,
+}
+
+/// Program and erase suspension (`flash.suspension`): how often reads
+/// suspended an operation, and for how long.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct SuspensionReport {
+    /// Suspensions of programs (copybacks' program phases included).
+    pub program_suspensions: u64,
+    pub erase_suspensions: u64,
+    /// Time operations spent suspended: suspend latency, the reads served,
+    /// resume latency.
+    pub suspended_us: f64,
+    /// Per suspension.
+    pub mean_suspended_us: f64,
+    /// Pages read while an operation was suspended.
+    pub pages_read_suspended: u64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -830,6 +863,17 @@ impl Report {
             g.time_us.mean_erase,
             self.write_amplification
         );
+        if let Some(u) = &self.suspension {
+            let _ = writeln!(
+                s,
+                "  suspend  {} program and {} erase suspensions   {} pages read suspended   {:.1} us suspended ({:.1} us each)",
+                u.program_suspensions,
+                u.erase_suspensions,
+                u.pages_read_suspended,
+                u.suspended_us,
+                u.mean_suspended_us
+            );
+        }
         if g.full_merges + g.switch_merges > 0 {
             let _ = writeln!(
                 s,

@@ -97,11 +97,29 @@ impl Simulator {
         self.peek_dest(plane, t, None).unwrap_or((INVALID, INVALID))
     }
 
+    /// Dispatch on `die`: the next command by the scheduling policy.
+    #[inline]
     pub(crate) fn dispatch(&mut self, die: DieId) {
+        self.dispatch_from::<false>(die)
+    }
+
+    /// Dispatch on `die` a command from its read queues only: the reads a
+    /// suspended program or erase lets run (`flash/suspend.rs`).
+    pub(crate) fn dispatch_reads(&mut self, die: DieId) {
+        self.dispatch_from::<true>(die)
+    }
+
+    /// The command builder; `READS_ONLY`: from the read queues only (a
+    /// suspension's reads, a separate instance so that the common one is
+    /// as it was).
+    #[inline(always)]
+    fn dispatch_from<const READS_ONLY: bool>(&mut self, die: DieId) {
         let first = die.first_plane(self.ppd);
         let planes = die.planes(self.ppd);
-        for p in planes.clone() {
-            self.clean_gc_head(p);
+        if !READS_ONLY {
+            for p in planes.clone() {
+                self.clean_gc_head(p);
+            }
         }
         // Choose the leading transaction: the oldest eligible head (under
         // PAS, among host writes, the fastest wanted page type first, then
@@ -119,6 +137,9 @@ impl Simulator {
         let mut said = [(0u32, 0u32); MAX_PLANES_PER_DIE];
         let order = self.sched.queues.order;
         for class in order.classes {
+            if READS_ONLY && class != Class::Read {
+                continue;
+            }
             for p in planes.clone() {
                 if let Some(t) = self.sched.queues.head(p, class) {
                     let rank = match class {
@@ -237,6 +258,17 @@ impl Simulator {
             n = self.fill_registers(class, &mut members, n);
         }
         self.execute(die, kind, &members[..n], None);
+    }
+
+    /// Has `die` a read it may run now: the head of one of its read queues,
+    /// ready?
+    pub(crate) fn reads_ready(&self, die: DieId) -> bool {
+        die.planes(self.ppd).any(|p| {
+            self.sched
+                .queues
+                .head(p, Class::Read)
+                .is_some_and(|t| self.ready(p, Class::Read, t).is_some())
+        })
     }
 
     /// Multi-register planes (`flash.plane_registers` = k): every plane of a

@@ -64,6 +64,10 @@ impl Simulator {
             self.sched.queues.push(plane, class, t);
         }
         self.kick(d);
+        // A read queued on a busy die may suspend its program or erase.
+        if class == Class::Read && self.flash.susp.is_some() && self.flash.dies[d.index()].busy {
+            self.request_suspend(d);
+        }
     }
 
     #[inline]

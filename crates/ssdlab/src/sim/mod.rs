@@ -470,7 +470,12 @@ impl Simulator {
                 .then(|| Box::new(Attribution::new(cfg.total_dies() as usize))),
         };
         if cfg.metrics.attribution {
-            sim.metrics.attribution = Some(Box::default());
+            sim.metrics.attribution = Some(Box::new(crate::metrics::AttributionSums::new(
+                !cfg.flash.suspension.is_off(),
+            )));
+        }
+        if !cfg.flash.suspension.is_off() {
+            sim.metrics.suspension = Some(crate::metrics::SuspensionTotals::default());
         }
         sim.host.page_types = compose::page_types(cfg)?;
         sim.host.steady = precondition
@@ -580,7 +585,8 @@ impl Simulator {
                 EventKind::Arrival => self.on_arrival(),
                 EventKind::ReadArrayDone => self.on_read_array_done(DieId(ev.arg())),
                 EventKind::TransferDone => self.on_transfer_done(ev.arg()),
-                EventKind::DieDone => self.on_die_done(DieId(ev.arg())),
+                EventKind::DieDone => self.on_die_done(DieId(ev.arg()), ev.tag()),
+                EventKind::Suspend => self.on_suspend(DieId(ev.arg())),
             }
             self.end_event();
             if let Some(e) = self.error.take() {
@@ -729,6 +735,7 @@ impl Simulator {
 
     /// Run the consistency checker now.
     pub fn check(&self) -> std::result::Result<(), String> {
+        self.check_suspensions()?;
         let buf = self.buffer.cache.as_ref();
         self.ftl.check(|lpn| {
             buf.and_then(|b| b.newest_version(lpn))
