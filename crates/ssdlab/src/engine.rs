@@ -10,7 +10,8 @@ use std::collections::BinaryHeap;
 pub type Time = u64;
 
 /// What happens when an event fires. The payload (`Event::arg`) is a die
-/// index, `die * 16 + index` for `TransferDone`, and unused for `Arrival`.
+/// index, `die * 16 + index` for `TransferDone`, the idle detector's
+/// generation for `GcIdle`, and unused for `Arrival`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EventKind {
     /// The next host request arrives.
@@ -23,6 +24,8 @@ pub enum EventKind {
     TransferDone,
     /// The command executing on this die finished; the die is free.
     DieDone,
+    /// Idle-time GC's timer: the drive may have been idle long enough.
+    GcIdle,
 }
 
 /// An event: its time, the sequence number that orders ties, and its kind
@@ -37,16 +40,22 @@ pub struct Event {
 }
 
 impl Event {
-    const KINDS: [EventKind; 4] = [
+    const KINDS: [EventKind; 8] = [
         EventKind::Arrival,
         EventKind::ReadArrayDone,
         EventKind::TransferDone,
         EventKind::DieDone,
+        EventKind::GcIdle,
+        // Not scheduled: the table is a power of two long, so that the
+        // lookup needs no bounds check.
+        EventKind::GcIdle,
+        EventKind::GcIdle,
+        EventKind::GcIdle,
     ];
 
     #[inline]
     pub fn kind(&self) -> EventKind {
-        Self::KINDS[(self.payload >> 32) as usize & 3]
+        Self::KINDS[(self.payload >> 32) as usize & 7]
     }
 
     #[inline]

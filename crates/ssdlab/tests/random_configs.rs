@@ -6,8 +6,8 @@ use proptest::prelude::*;
 
 use ssdlab::config::{
     Alignment, BlockGroups, BufferCapacity, CellType, Eviction, GcThreshold, HostMode,
-    HotSeparation, Mapping, Migration, PageLayout, PlaneAllocation, ProgramOrder, SchedPolicy,
-    VictimPolicy, WriteCompletion, WriteUnit,
+    HotSeparation, IdleGc, Mapping, Migration, PageLayout, PlaneAllocation, ProgramOrder,
+    SchedPolicy, VictimPolicy, WriteCompletion, WriteUnit,
 };
 use ssdlab::scheme;
 use ssdlab::workload::synthetic::{Address, Arrival, Profile, SizeDist};
@@ -53,6 +53,10 @@ struct Case {
     attribution: bool,
     /// A timed warm-up until steady state (`until-steady:wa:500`).
     until_steady: bool,
+    /// GC pacing where the rest of the case allows it (per-plane GC,
+    /// page writes): bit 0 semi-preemptive GC, bit 1 idle-time GC (open
+    /// loop).
+    pacing: usize,
 }
 
 fn case() -> impl Strategy<Value = Case> {
@@ -87,6 +91,7 @@ fn case() -> impl Strategy<Value = Case> {
             0usize..3,
             any::<bool>(),
             any::<bool>(),
+            0usize..4,
         ),
     )
         .prop_map(
@@ -94,7 +99,7 @@ fn case() -> impl Strategy<Value = Case> {
                 (planes, dies, page_only, pairs, alloc, mapping),
                 (buffer, victim, controller, odd_even, transfer),
                 (fcfs, closed, hot, rmw, read_share, seed, sch),
-                (registers, hold_die, tlc, attribution, until_steady),
+                (registers, hold_die, tlc, attribution, until_steady, pacing),
             )| Case {
                 planes,
                 dies,
@@ -161,6 +166,7 @@ fn case() -> impl Strategy<Value = Case> {
                 tlc,
                 attribution,
                 until_steady,
+                pacing,
             },
         )
 }
@@ -299,6 +305,29 @@ fn config(k: &Case) -> Config {
         }
         c.gc.parity_destinations =
             c.flash.copyback_odd_even && c.gc.migration == Migration::Copyback;
+    }
+    // GC pacing: per-plane GC of a page or DFTL map, pages written one by
+    // one, the die not held.
+    if k.pacing > 0
+        && c.ftl.block_groups == BlockGroups::Plane
+        && c.gc.join_percent == 0.0
+        && !c.ftl.mapping.hybrid()
+        && c.ftl.write_unit == WriteUnit::Page
+        && !c.gc.hold_die
+    {
+        if k.pacing & 1 != 0 {
+            c.gc.preemptive = true;
+            c.gc.hard_threshold = Some(GcThreshold::Blocks(1));
+        }
+        if k.pacing & 2 != 0 && c.host.mode == HostMode::OpenLoop {
+            let blocks = c
+                .gc_threshold_pages()
+                .div_ceil(c.geometry.pages_per_block as u64);
+            c.gc.idle = Some(IdleGc {
+                after_us: 200.0,
+                high_watermark: GcThreshold::Blocks(blocks as u32 + 2),
+            });
+        }
     }
     c
 }

@@ -78,6 +78,8 @@ pub struct Metrics {
     series: Option<Series>,
     /// Latency attribution's sums (`metrics.attribution`), or None.
     pub attribution: Option<Box<AttributionSums>>,
+    /// GC pacing's counts (`gc.preemptive`, `gc.idle`), or None.
+    pub pacing: Option<PacingTotals>,
     /// Cumulative figures by completions, for the steady-state check.
     rounds: steady::Rounds,
 }
@@ -150,6 +152,49 @@ impl Series {
         }
         &mut self.buckets[i]
     }
+}
+
+/// GC pacing's counts (the report's `gc.pacing`; `gc/pace.rs`).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct PacingTotals {
+    /// Semi-preemptive GC: host transactions dispatched ahead of a GC step
+    /// (a move's start, or an erase) of their die that the scheduling
+    /// policy would have run first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preemptions: Option<u64>,
+    /// Idle-time GC's counts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle: Option<IdleTotals>,
+}
+
+impl PacingTotals {
+    /// The counts of what is on, all zero.
+    pub fn new(preemptive: bool, idle: bool) -> PacingTotals {
+        PacingTotals {
+            preemptions: preemptive.then_some(0),
+            idle: idle.then(IdleTotals::default),
+        }
+    }
+
+    fn fresh(&self) -> PacingTotals {
+        PacingTotals::new(self.preemptions.is_some(), self.idle.is_some())
+    }
+}
+
+/// Idle-time GC's counts.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct IdleTotals {
+    /// Idle periods: timers that found the drive still idle.
+    pub periods: u64,
+    /// GCs idle GC started.
+    pub gcs: u64,
+    /// Page moves idle GCs queued.
+    pub moves: u64,
+    /// Blocks erased by GCs that ended as idle GCs (one that its plane's
+    /// threshold turned into an ordinary GC counts as ordinary).
+    pub erases: u64,
+    /// Paused idle GCs that a later idle period resumed.
+    pub resumed: u64,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -248,6 +293,7 @@ impl Metrics {
             }),
             rounds: steady::Rounds::new(0),
             attribution: None,
+            pacing: None,
             read_lat: hist(),
             write_lat: hist(),
             lat_sum: [0; 2],
@@ -307,6 +353,7 @@ impl Metrics {
         fresh.first_arrival = Some(now);
         fresh.last_completion = now;
         fresh.attribution = self.attribution.as_ref().map(|_| Box::default());
+        fresh.pacing = self.pacing.as_ref().map(PacingTotals::fresh);
         fresh.rounds = steady::Rounds::new(now);
         *self = fresh;
     }
