@@ -306,13 +306,15 @@ fn config(k: &Case) -> Config {
         c.gc.parity_destinations =
             c.flash.copyback_odd_even && c.gc.migration == Migration::Copyback;
     }
-    // GC pacing: per-plane GC of a page or DFTL map, pages written one by
-    // one, the die not held.
+    // GC pacing: per-plane GC of a page map, pages written one by one, no
+    // DVP placement or type pools, the die not held.
     if k.pacing > 0
         && c.ftl.block_groups == BlockGroups::Plane
         && c.gc.join_percent == 0.0
-        && !c.ftl.mapping.hybrid()
+        && c.ftl.mapping == Mapping::Page
         && c.ftl.write_unit == WriteUnit::Page
+        && c.ftl.plane_allocation != PlaneAllocation::Dvp
+        && !c.ftl.type_pools
         && !c.gc.hold_die
     {
         if k.pacing & 1 != 0 {

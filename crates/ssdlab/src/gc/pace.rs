@@ -7,8 +7,9 @@
 //! points are the starts of its steps: a move (a copyback, or the read
 //! that begins a move through the controller; its program, whose data is
 //! already in the controller, is not a point) and the erase. At each, while
-//! the plane has at least the hard threshold free, the die's pending host
-//! reads and writes go first: the command builder leaves such a plane's GC
+//! the plane has at least the hard threshold free (and its GC can still
+//! count on more pages than its victim holds, plus a block), the die's
+//! pending host reads and writes go first: the command builder leaves such a plane's GC
 //! head aside while any host head of the die may run, and the plane's GC
 //! no longer holds its host writes (`gc_holds_host_writes`). Below the hard
 //! threshold the plane's GC is not preemptible: the scheduling policy and
@@ -84,7 +85,8 @@ impl Pace {
 }
 
 /// What GC pacing requires: per-plane GC (each plane its own victims and
-/// GC queue), programs page by page, and a die not held for whole GCs;
+/// GC queue) of a page map, programs page by page, and a die not held for
+/// whole GCs;
 /// idle-time GC also an open loop (a closed loop is never idle).
 pub(crate) fn requirements(c: &Config) -> crate::config::Requirement {
     use crate::config::{BlockGroups, HostMode, WriteUnit};
@@ -99,10 +101,16 @@ pub(crate) fn requirements(c: &Config) -> crate::config::Requirement {
         "per-plane GC (ftl.block_groups = \"plane\")"
     } else if c.gc.join_percent != 0.0 {
         "gc.join_percent = 0 (ParaGC's joined GCs share a die's cache)"
-    } else if c.ftl.mapping.hybrid() {
-        "page or DFTL mapping (a hybrid map reclaims by merges)"
+    } else if c.ftl.mapping != crate::config::Mapping::Page {
+        "ftl.mapping = \"page\" (a hybrid map reclaims by merges; under DFTL the translation \
+         pages GC rewrites are not paced)"
     } else if c.ftl.write_unit != WriteUnit::Page {
         "ftl.write_unit = \"page\" (Die-Writes and super pages go whole)"
+    } else if c.ftl.plane_allocation == crate::config::PlaneAllocation::Dvp {
+        "a plane allocation other than \"dvp\" (DVPFTL's virtual pages are not paced)"
+    } else if c.ftl.type_pools {
+        "ftl.type_pools = false (host writes let through during a GC strand pages in PA-SSD's \
+         type pools where GC cannot reclaim them)"
     } else if c.gc.hold_die {
         "gc.hold_die = false (a held die runs no host command during a GC)"
     } else if c.gc.idle.is_some() && c.host.mode != HostMode::OpenLoop {
@@ -119,13 +127,28 @@ pub(crate) fn requirements(c: &Config) -> crate::config::Requirement {
 
 impl Simulator {
     /// Semi-preemptive GC: may host work of the die go ahead of `plane`'s
-    /// GC now (the plane has at least the hard threshold free)?
+    /// GC now? The plane has at least the hard threshold free, and the
+    /// pages its GC can count on exceed what its victim still holds by more
+    /// than a block (one host write takes at most a block from them), so
+    /// that host writes let through never leave the GC without room to
+    /// finish.
     #[inline]
     pub(crate) fn gc_preemptible(&self, plane: PlaneId) -> bool {
-        self.gc
-            .pace
-            .hard
-            .is_some_and(|h| self.ftl.free_pages(plane) >= h)
+        let Some(h) = self.gc.pace.hard else {
+            return false;
+        };
+        if self.ftl.free_pages(plane) < h {
+            return false;
+        }
+        let g = &self.gc.jobs[self.gc.unit(plane)];
+        if g.victim == INVALID {
+            return true;
+        }
+        let mut left = self.ftl.unit_valid(g.victim) as u64;
+        if g.second != INVALID {
+            left += self.ftl.valid_count(crate::addr::BlockId(g.second)) as u64;
+        }
+        self.ftl.gc_free_pages(plane) > left + self.ftl.pages_per_block() as u64
     }
 
     /// Does `plane`'s GC let its host writes go (preemptible, or an idle
