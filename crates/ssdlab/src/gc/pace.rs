@@ -9,12 +9,12 @@
 //! already in the controller, is not a point) and the erase. At each, while
 //! the plane has at least the hard threshold free (and its GC can still
 //! count on more pages than its victim holds, plus a block), the die's
-//! pending host reads and writes go first: the command builder leaves such a plane's GC
-//! head aside while any host head of the die may run, and the plane's GC
-//! no longer holds its host writes (`gc_holds_host_writes`). Below the hard
-//! threshold the plane's GC is not preemptible: the scheduling policy and
-//! the hold apply as without the option. A running command is never
-//! interrupted (that is program/erase suspension).
+//! pending host reads and writes go first: the command builder leaves such
+//! a plane's GC head aside while any host head of the die may run, and the
+//! plane's GC no longer holds its host writes (`gc_holds_host_writes`).
+//! Below the hard threshold the plane's GC is not preemptible: the
+//! scheduling policy and the hold apply as without the option. A running
+//! command is never interrupted (that is program/erase suspension).
 //!
 //! **Idle-time GC** (`gc.idle = { after_us, high_watermark }`). The drive is
 //! idle when no host request is outstanding. Each time the last outstanding
