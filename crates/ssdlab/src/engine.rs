@@ -10,10 +10,11 @@ use std::collections::BinaryHeap;
 pub type Time = u64;
 
 /// What happens when an event fires. The payload (`Event::arg`) is a die
-/// index, `die * 16 + index` for `TransferDone`, and unused for `Arrival`.
-/// An event may also carry a tag (`Event::tag`): a die's `DieDone` carries
-/// the die's command epoch, so that a completion a suspension made stale is
-/// recognised (`flash.suspension`).
+/// index, `die * 16 + index` for `TransferDone`, the idle detector's
+/// generation for `GcIdle`, and unused for `Arrival`. An event may also
+/// carry a tag (`Event::tag`): a die's `DieDone` carries the die's command
+/// epoch, so that a completion a suspension made stale is recognised
+/// (`flash.suspension`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EventKind {
     /// The next host request arrives.
@@ -29,6 +30,8 @@ pub enum EventKind {
     /// A program or erase on this die reached the point where it suspends
     /// for the reads queued meanwhile (`flash.suspension`).
     Suspend,
+    /// Idle-time GC's timer: the drive may have been idle long enough.
+    GcIdle,
 }
 
 /// An event: its time, the sequence number that orders ties, and its tag,
@@ -44,16 +47,17 @@ pub struct Event {
 
 impl Event {
     /// Indexed by the 3 bits of the kind (the last entries are never
-    /// written).
+    /// written: the table is a power of two long, so that the lookup needs
+    /// no bounds check).
     const KINDS: [EventKind; 8] = [
         EventKind::Arrival,
         EventKind::ReadArrayDone,
         EventKind::TransferDone,
         EventKind::DieDone,
         EventKind::Suspend,
-        EventKind::Suspend,
-        EventKind::Suspend,
-        EventKind::Suspend,
+        EventKind::GcIdle,
+        EventKind::GcIdle,
+        EventKind::GcIdle,
     ];
 
     #[inline]

@@ -10,7 +10,9 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::config::{BufferCapacity, Config, GcThreshold, HostMode, Migration, VictimPolicy};
+use crate::config::{
+    BufferCapacity, Config, GcThreshold, HostMode, IdleGc, Migration, SchedPolicy, VictimPolicy,
+};
 use crate::error::Result;
 use crate::workload::synthetic::{Address, Arrival, Profile, SizeDist};
 use crate::workload::{IoRecord, Op, Source};
@@ -336,6 +338,196 @@ pub fn parallel_gc_checks() -> Result<Vec<Check>> {
         "IPPBE: GC = 8 x (tR + tPROG) + one tBERS (+ trigger)",
         r.gc.time_us.mean,
         x + tp + 8 * (tr + tp) + te,
+    ));
+    Ok(out)
+}
+
+/// GC pacing, on one plane of 8 blocks of 32 pages whose GC moves 4 pages
+/// by copyback ([`victim_with`]; GC starts at the 193rd write, at t0, after
+/// its transfer + tPROG). One host request arrives 1 µs into the first
+/// copyback. Without preemption a host write waits for the rest of it, the
+/// other 3 copybacks and the erase (GC holds its plane's writes), then
+/// transfer + tPROG; with semi-preemptive GC and a hard threshold of one
+/// block (the plane has 63 free pages) it goes right after the first
+/// copyback; with a hard threshold of two blocks (64 pages: above the free
+/// space) GC is not preemptible. Under `sched.policy = "gc-first"` a host
+/// read likewise waits for the whole GC, or for the rest of one copyback.
+/// Idle-time GC: see [`idle_checks`].
+pub fn pacing_checks() -> Result<Vec<Check>> {
+    let mut out = vec![];
+    let mut c = one_die(1);
+    c.geometry.blocks_per_plane = 8;
+    c.geometry.pages_per_block = 32;
+    c.ftl.overprovisioning = 0.5;
+    let t = crate::flash::FlashTiming::new(&c);
+    let (tr, tp, te, x) = (t.read_ns[0], t.program_ns[0], t.erase_ns, t.xfer_ns);
+    let mv = tr + tp;
+    let t0 = 192 * 1_000_000_000;
+    let arrive = t0 + x + tp + 1_000;
+    let with = |op: Op| {
+        let Source::Records { records: r, .. } = victim_with(4) else {
+            unreachable!("victim_with gives records")
+        };
+        let mut recs = r.as_ref().clone();
+        recs.push(rec(arrive, op, 100));
+        records(&format!("victim-with-4-and-a-{op:?}"), recs)
+    };
+    // (hard threshold in blocks, or None: not preemptive)
+    for (op, policy) in [
+        (Op::Write, SchedPolicy::ReadPriority),
+        (Op::Read, SchedPolicy::GcFirst),
+    ] {
+        let what = if op == Op::Write {
+            "host write"
+        } else {
+            "host read (gc-first)"
+        };
+        let own = if op == Op::Write { x + tp } else { tr + x };
+        for hard in [None, Some(1), Some(2)] {
+            let mut c = c.clone();
+            c.sched.policy = policy;
+            c.gc.preemptive = hard.is_some();
+            c.gc.hard_threshold = hard.map(GcThreshold::Blocks);
+            let r = run(&c, &with(op), "none")?;
+            let lat = if op == Op::Write {
+                r.write.latency_us.max
+            } else {
+                r.read.latency_us.max
+            };
+            let preempts = hard == Some(1);
+            let (label, expected) = match hard {
+                None => (
+                    format!("{what} mid-GC, not preemptive = rest of the copyback + 3 copybacks + tBERS + its own"),
+                    mv - 1_000 + 3 * mv + te + own,
+                ),
+                Some(1) => (
+                    format!("{what} mid-GC, preemptive (63 free >= 32) = rest of the copyback + its own"),
+                    mv - 1_000 + own,
+                ),
+                Some(_) => (
+                    format!("{what} mid-GC, below the hard threshold (63 free < 64) = as not preemptive"),
+                    mv - 1_000 + 3 * mv + te + own,
+                ),
+            };
+            out.push(Check::exact_ns(label, lat, expected));
+            if hard.is_some() {
+                let n =
+                    r.gc.pacing
+                        .as_ref()
+                        .and_then(|p| p.preemptions)
+                        .unwrap_or(u64::MAX);
+                out.push(Check::within_abs(
+                    format!(
+                        "{what}, hard threshold {} blocks: preemptions counted",
+                        hard.unwrap_or(0)
+                    ),
+                    n as f64,
+                    preempts as u64 as f64,
+                    "transactions",
+                    0.0,
+                ));
+            }
+            if preempts && op == Op::Write {
+                // The GC, from its trigger, also waited for the write's
+                // program it let go first.
+                out.push(Check::exact_ns(
+                    "preempted GC = trigger + 4 copybacks + the host program + tBERS",
+                    r.gc.time_us.mean,
+                    x + tp + 4 * mv + (x + tp) + te,
+                ));
+            }
+        }
+    }
+    out.extend(idle_checks()?);
+    Ok(out)
+}
+
+/// 161 single-page writes one second apart on one plane of 8 blocks of 32
+/// pages (128 logical pages): block 0 keeps 2 valid pages, every other
+/// closed block at least 29; the plane is left with 95 free pages, above
+/// the GC threshold (64), below an idle watermark of 3 blocks (96). Then
+/// reads of LPN 100 at `reads` (ns).
+fn idle_scenario(reads: &[u64]) -> Source {
+    let mut lpns: Vec<u64> = (0..32).collect();
+    lpns.extend(2..32);
+    lpns.extend(32..128);
+    lpns.extend([32, 34, 36]);
+    let mut recs: Vec<IoRecord> = lpns
+        .iter()
+        .enumerate()
+        .map(|(i, &l)| rec(i as u64 * 1_000_000_000, Op::Write, l))
+        .collect();
+    recs.extend(reads.iter().map(|&t| rec(t, Op::Read, 100)));
+    records(&format!("idle-gc-{}-reads", reads.len()), recs)
+}
+
+/// Idle-time GC with `gc.idle = { after_us = 1000, high_watermark =
+/// { blocks = 3 } }` on [`idle_scenario`]'s drive: after the last write
+/// completes (at T = 160 s + transfer + tPROG), one idle GC starts at
+/// exactly T + 1 ms, moves block 0's 2 pages and erases it (2 × (tR +
+/// tPROG) + tBERS), which lifts the plane to 125 free pages: no second.
+/// A host read arriving 1 µs into its first copyback waits for the rest
+/// of it only (then tR + transfer); the GC pauses, and resumes 1 ms after
+/// that read completes.
+pub fn idle_checks() -> Result<Vec<Check>> {
+    let mut out = vec![];
+    let mut c = one_die(1);
+    c.geometry.blocks_per_plane = 8;
+    c.geometry.pages_per_block = 32;
+    c.ftl.overprovisioning = 0.5;
+    c.gc.idle = Some(IdleGc {
+        after_us: 1_000.0,
+        high_watermark: GcThreshold::Blocks(3),
+    });
+    let t = crate::flash::FlashTiming::new(&c);
+    let (tr, tp, te, x) = (t.read_ns[0], t.program_ns[0], t.erase_ns, t.xfer_ns);
+    let mv = tr + tp;
+    let start = 160 * 1_000_000_000 + x + tp + 1_000_000;
+    let idle = |r: &Report| r.gc.pacing.as_ref().and_then(|p| p.idle.clone());
+
+    let r = run(&c, &idle_scenario(&[200_000_000_000]), "none")?;
+    let i = idle(&r).unwrap_or_default();
+    out.push(Check::within(
+        "idle GC: one GC, 2 pages moved, 1 block erased",
+        (r.gc.count * 10_000 + i.gcs * 1_000 + i.moves * 10 + i.erases) as f64,
+        11_021.0,
+        "GCs x 10^4 + idle GCs x 1000 + moves x 10 + erases",
+        0.0,
+    ));
+    out.push(Check::exact_ns(
+        "idle GC on an idle die = 2 x (tR + tPROG) + tBERS",
+        r.gc.time_us.mean,
+        2 * mv + te,
+    ));
+    out.push(Check::exact_ns(
+        "a read after idle GC = tR + transfer",
+        r.read.latency_us.max,
+        tr + x,
+    ));
+
+    let r = run(
+        &c,
+        &idle_scenario(&[start + 1_000, 300_000_000_000]),
+        "none",
+    )?;
+    let i = idle(&r).unwrap_or_default();
+    let lat = mv - 1_000 + tr + x;
+    out.push(Check::exact_ns(
+        "a read 1 us into idle GC (started at last completion + after_us) = rest of the copyback + tR + transfer",
+        r.read.latency_us.max,
+        lat,
+    ));
+    out.push(Check::exact_ns(
+        "idle GC paused by it resumes after_us after it: GC = 1 us + the read + after_us + (tR + tPROG) + tBERS",
+        r.gc.time_us.mean,
+        1_000 + lat + 1_000_000 + mv + te,
+    ));
+    out.push(Check::within(
+        "idle GC paused once and resumed once",
+        (i.gcs * 100 + i.resumed * 10 + i.erases) as f64,
+        111.0,
+        "idle GCs x 100 + resumed x 10 + erases",
+        0.0,
     ));
     Ok(out)
 }
@@ -1060,6 +1252,7 @@ pub fn all() -> Result<Vec<Check>> {
     v.extend(steady_state_checks(10_000)?);
     v.extend(parallel_gc_checks()?);
     v.extend(suspension_checks()?);
+    v.extend(pacing_checks()?);
     v.extend(page_type_checks(20_000)?);
     v.extend(pas_checks()?);
     v.extend(md1_checks(300_000)?);

@@ -6,8 +6,8 @@ use proptest::prelude::*;
 
 use ssdlab::config::{
     Alignment, BlockGroups, BufferCapacity, CellType, Eviction, GcThreshold, HostMode,
-    HotSeparation, Mapping, Migration, PageLayout, PlaneAllocation, ProgramOrder, SchedPolicy,
-    VictimPolicy, WriteCompletion, WriteUnit,
+    HotSeparation, IdleGc, Mapping, Migration, PageLayout, PlaneAllocation, ProgramOrder,
+    SchedPolicy, VictimPolicy, WriteCompletion, WriteUnit,
 };
 use ssdlab::scheme;
 use ssdlab::workload::synthetic::{Address, Arrival, Profile, SizeDist};
@@ -56,6 +56,10 @@ struct Case {
     /// Program and erase suspension (`flash.suspension`): 0 off, 1
     /// programs, 2 erases, 3 both; its latencies and limit from the seed.
     suspension: usize,
+    /// GC pacing where the rest of the case allows it (per-plane GC,
+    /// page writes): bit 0 semi-preemptive GC, bit 1 idle-time GC (open
+    /// loop).
+    pacing: usize,
 }
 
 fn case() -> impl Strategy<Value = Case> {
@@ -91,6 +95,7 @@ fn case() -> impl Strategy<Value = Case> {
             any::<bool>(),
             any::<bool>(),
             0usize..4,
+            0usize..4,
         ),
     )
         .prop_map(
@@ -98,7 +103,7 @@ fn case() -> impl Strategy<Value = Case> {
                 (planes, dies, page_only, pairs, alloc, mapping),
                 (buffer, victim, controller, odd_even, transfer),
                 (fcfs, closed, hot, rmw, read_share, seed, sch),
-                (registers, hold_die, tlc, attribution, until_steady, suspension),
+                (registers, hold_die, tlc, attribution, until_steady, suspension, pacing),
             )| Case {
                 planes,
                 dies,
@@ -166,6 +171,7 @@ fn case() -> impl Strategy<Value = Case> {
                 attribution,
                 until_steady,
                 suspension,
+                pacing,
             },
         )
 }
@@ -314,6 +320,31 @@ fn config(k: &Case) -> Config {
         }
         c.gc.parity_destinations =
             c.flash.copyback_odd_even && c.gc.migration == Migration::Copyback;
+    }
+    // GC pacing: per-plane GC of a page map, pages written one by one, no
+    // DVP placement or type pools, the die not held.
+    if k.pacing > 0
+        && c.ftl.block_groups == BlockGroups::Plane
+        && c.gc.join_percent == 0.0
+        && c.ftl.mapping == Mapping::Page
+        && c.ftl.write_unit == WriteUnit::Page
+        && c.ftl.plane_allocation != PlaneAllocation::Dvp
+        && !c.ftl.type_pools
+        && !c.gc.hold_die
+    {
+        if k.pacing & 1 != 0 {
+            c.gc.preemptive = true;
+            c.gc.hard_threshold = Some(GcThreshold::Blocks(1));
+        }
+        if k.pacing & 2 != 0 && c.host.mode == HostMode::OpenLoop {
+            let blocks = c
+                .gc_threshold_pages()
+                .div_ceil(c.geometry.pages_per_block as u64);
+            c.gc.idle = Some(IdleGc {
+                after_us: 200.0,
+                high_watermark: GcThreshold::Blocks(blocks as u32 + 2),
+            });
+        }
     }
     c
 }

@@ -33,6 +33,11 @@ fn parallel_gc_takes_ceil_n_over_k_copyback_rounds() {
 }
 
 #[test]
+fn preemptive_and_idle_gc_latency_in_closed_form() {
+    assert_all(validate::pacing_checks().unwrap());
+}
+
+#[test]
 fn one_die_reads_match_md1() {
     assert_all(validate::md1_checks(300_000).unwrap());
 }

@@ -625,6 +625,37 @@ pub struct Gc {
     /// multi-block erase command in one tBERS).
     #[serde(default = "one_block")]
     pub blocks_per_gc: u32,
+    /// Semi-preemptive GC (Lee et al., TCAD 2013; MQSim's preemptible GC):
+    /// between the page moves of a plane's GC, pending host reads and
+    /// writes of its die go first while the plane has at least
+    /// `hard_threshold` free; below it GC is not preempted. Off (default):
+    /// GC's moves hold the host writes of their plane and rank by
+    /// `sched.policy`. Written only when on.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub preemptive: bool,
+    /// Semi-preemptive GC's hard threshold, in the form of `threshold`
+    /// (percent of the plane, or free blocks): below it a plane's GC is
+    /// not preempted. At most `threshold`. Needed with `preemptive`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hard_threshold: Option<GcThreshold>,
+    /// Idle-time GC: once no host request has been outstanding for
+    /// `after_us`, planes below `high_watermark` collect until they reach
+    /// it or a request arrives. Off (absent, the default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle: Option<IdleGc>,
+}
+
+/// Idle-time GC (`gc.idle`).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct IdleGc {
+    /// How long the drive must have had no host request outstanding
+    /// before idle GC starts, µs.
+    pub after_us: f64,
+    /// Idle GC collects a plane while its free pages are below this (in
+    /// the form of `gc.threshold`; above the threshold), and starts no
+    /// further victim once they reach it.
+    pub high_watermark: GcThreshold,
 }
 
 fn one_block() -> u32 {
@@ -897,7 +928,12 @@ impl Config {
     }
 
     pub fn gc_threshold_pages(&self) -> u64 {
-        match self.gc.threshold {
+        self.threshold_pages(self.gc.threshold)
+    }
+
+    /// A threshold in the form of `gc.threshold` as free pages of a plane.
+    pub fn threshold_pages(&self, t: GcThreshold) -> u64 {
+        match t {
             GcThreshold::Percent(p) => (self.pages_per_plane() as f64 * p / 100.0).ceil() as u64,
             GcThreshold::Blocks(b) => b as u64 * self.geometry.pages_per_block as u64,
         }

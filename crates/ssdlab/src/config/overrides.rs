@@ -62,6 +62,16 @@ impl Config {
                     }
                     *table_at(&mut root, parent_path, &origin, key)? = old;
                 }
+                // An optional key written only when set (`gc.preemptive`,
+                // `gc.idle`): a documented key is added.
+                if super::docs::key_doc(key).is_some() {
+                    let parent = table_at(&mut root, parent_path, &origin, key)?;
+                    parent.insert(last.to_string(), value.clone());
+                    if let Err(e) = Config::deserialize(root.clone()) {
+                        return Err(Error::config(&origin, key, value_error(key, &e)));
+                    }
+                    continue;
+                }
                 let parent = table_at(&mut root, parent_path, &origin, key)?;
                 let mut known: Vec<_> = parent.keys().cloned().collect();
                 known.sort();

@@ -59,6 +59,9 @@ impl Config {
                 hold_die: false,
                 parity_destinations: false,
                 blocks_per_gc: 1,
+                preemptive: false,
+                hard_threshold: None,
+                idle: None,
             },
             buffer: Buffer {
                 capacity: BufferCapacity::None,

@@ -65,6 +65,25 @@ fn every_key_is_documented() {
             .with_overrides(&["flash.suspension.erase=true".into()])
             .unwrap(),
     );
+    // GC pacing's keys, written only when on, in both forms.
+    configs.push(
+        small
+            .with_overrides(&[
+                "gc.preemptive=true".into(),
+                "gc.hard_threshold={blocks=1}".into(),
+                "gc.idle={after_us=100, high_watermark={blocks=200}}".into(),
+            ])
+            .unwrap(),
+    );
+    configs.push(
+        small
+            .with_overrides(&[
+                "gc.preemptive=true".into(),
+                "gc.hard_threshold={percent=1.5}".into(),
+                "gc.idle={after_us=100, high_watermark={percent=12.5}}".into(),
+            ])
+            .unwrap(),
+    );
     for c in &configs {
         let commented = c.to_toml_commented();
         let mut section = String::new();
@@ -209,5 +228,75 @@ fn suspension_is_optional_and_checked() {
     ] {
         let e = c.with_overrides(&[set.into()]).unwrap_err().to_string();
         assert!(e.contains(key), "{set}: {e}");
+    }
+}
+
+/// GC pacing's keys are absent from a configuration that does not use
+/// them (presets, and so every result keyed on a configuration, stay as
+/// they were), may be set with `--set`, and are checked.
+#[test]
+fn pacing_keys_only_when_on() {
+    let small = Config::preset("small").unwrap();
+    let text = small.to_toml();
+    assert!(
+        !text.contains("preemptive") && !text.contains("hard_threshold") && !text.contains("idle"),
+        "{text}"
+    );
+    let on = small
+        .with_overrides(&[
+            "gc.preemptive=true".into(),
+            "gc.hard_threshold={blocks=2}".into(),
+        ])
+        .unwrap();
+    assert!(on.gc.preemptive);
+    assert_eq!(on.gc.hard_threshold, Some(GcThreshold::Blocks(2)));
+    assert_eq!(Config::from_toml(&on.to_toml(), "x").unwrap(), on);
+    let cases: &[(&[&str], &str)] = &[
+        (&["gc.preemptive=true"], "gc.hard_threshold"),
+        (&["gc.hard_threshold={blocks=2}"], "gc.preemptive"),
+        (
+            &["gc.preemptive=true", "gc.hard_threshold={blocks=0}"],
+            "gc.hard_threshold.blocks",
+        ),
+        // above gc.threshold (5 % of the plane)
+        (
+            &["gc.preemptive=true", "gc.hard_threshold={percent=8}"],
+            "gc.hard_threshold.percent",
+        ),
+        (&["gc.preemptive=yes"], "gc.preemptive"),
+        (
+            &["gc.idle={after_us=-1, high_watermark={blocks=200}}"],
+            "gc.idle.after_us",
+        ),
+        // at or below gc.threshold
+        (
+            &["gc.idle={after_us=10, high_watermark={percent=5}}"],
+            "gc.idle.high_watermark.percent",
+        ),
+        (
+            &["gc.idle={after_us=10, high_watermark={blocks=2047}}"],
+            "gc.idle.high_watermark.blocks",
+        ),
+        (&["gc.idle={after_us=10}"], "gc.idle"),
+        (
+            &[
+                "gc.idle={after_us=10, high_watermark={blocks=200}}",
+                "host.mode=closed-loop",
+            ],
+            "gc.idle",
+        ),
+        (
+            &[
+                "gc.preemptive=true",
+                "gc.hard_threshold={blocks=1}",
+                "gc.hold_die=true",
+            ],
+            "gc.preemptive",
+        ),
+    ];
+    for (sets, key) in cases {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        let e = small.with_overrides(&sets).unwrap_err().to_string();
+        assert!(e.contains(key), "{sets:?}: {e}");
     }
 }

@@ -311,6 +311,9 @@ impl Config {
         if self.gc.moves_in_flight == 0 {
             return err("gc.moves_in_flight", "must be at least 1".into());
         }
+        if let Err((key, why)) = self.pacing_values() {
+            return err(key, why);
+        }
         let k = self.flash.plane_registers;
         let most = (crate::types::MAX_PLANES_PER_DIE as u32 / g.planes_per_die.max(1)).min(8);
         if k == 0 || k > most {
@@ -417,4 +420,74 @@ fn check_suspension(s: &Suspension) -> std::result::Result<(), (&'static str, St
         }
     }
     Ok(())
+}
+
+impl Config {
+    /// The values of GC pacing: semi-preemptive GC's hard threshold and
+    /// idle-time GC's interval and high watermark.
+    fn pacing_values(&self) -> std::result::Result<(), (&'static str, String)> {
+        let thr = self.gc_threshold_pages();
+        let form = |t: GcThreshold, percent: &'static str, blocks: &'static str| match t {
+            GcThreshold::Percent(p) if !(p > 0.0 && p < 100.0) => {
+                Err((percent, format!("{p} is outside (0, 100)")))
+            }
+            GcThreshold::Blocks(0) => Err((blocks, "must be at least 1".to_string())),
+            GcThreshold::Percent(_) => Ok(percent),
+            GcThreshold::Blocks(_) => Ok(blocks),
+        };
+        match (self.gc.preemptive, self.gc.hard_threshold) {
+            (true, None) => return Err((
+                "gc.preemptive",
+                "needs gc.hard_threshold (the free space, as { blocks = N } or { percent = P } \
+                     of a plane, below which its GC is not preempted)"
+                    .into(),
+            )),
+            (false, Some(_)) => {
+                return Err((
+                    "gc.hard_threshold",
+                    "is semi-preemptive GC's: it needs gc.preemptive = true".into(),
+                ))
+            }
+            (true, Some(h)) => {
+                let key = form(h, "gc.hard_threshold.percent", "gc.hard_threshold.blocks")?;
+                let pages = self.threshold_pages(h);
+                if pages > thr {
+                    return Err((
+                        key,
+                        format!(
+                            "{pages} free pages per plane is above gc.threshold ({thr} pages): \
+                             a GC, which starts below gc.threshold, would never be preempted"
+                        ),
+                    ));
+                }
+            }
+            (false, None) => {}
+        }
+        if let Some(idle) = self.gc.idle {
+            if !(idle.after_us.is_finite() && idle.after_us >= 0.0 && idle.after_us <= 1e12) {
+                return Err((
+                    "gc.idle.after_us",
+                    format!("{} is outside [0, 1e12] µs", idle.after_us),
+                ));
+            }
+            let key = form(
+                idle.high_watermark,
+                "gc.idle.high_watermark.percent",
+                "gc.idle.high_watermark.blocks",
+            )?;
+            let pages = self.threshold_pages(idle.high_watermark);
+            let most = self.pages_per_plane() - 2 * self.geometry.pages_per_block as u64;
+            if pages <= thr || pages > most {
+                return Err((
+                    key,
+                    format!(
+                        "{pages} free pages per plane is outside ({thr}, {most}]: above gc.threshold, \
+                         and leaving two blocks of the plane's {} pages for data and GC",
+                        self.pages_per_plane()
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
 }

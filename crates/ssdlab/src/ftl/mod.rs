@@ -294,6 +294,16 @@ impl Ftl {
                 && self.alloc.free[self.free_list(plane)].len() <= self.alloc.reserve_blocks)
     }
 
+    /// Does some closed block of `plane` hold an invalid page, so that a
+    /// GC there may gain space? Judged from the plane's totals: more
+    /// invalid pages than its active blocks could hold.
+    pub fn reclaimable(&self, plane: PlaneId) -> bool {
+        let pages = self.ppb as u64 * self.bpp as u64;
+        let written = pages.saturating_sub(self.free_pages(plane));
+        let invalid = written.saturating_sub(self.plane_valid(plane) as u64);
+        invalid > self.points.streams as u64 * self.ppb as u64
+    }
+
     /// Program the next page of `plane` with `lpn` (INVALID: a page whose data
     /// is already stale, programmed but not mapped). Updates both maps,
     /// invalidates the LPN's previous page, closes the block when full.

@@ -59,12 +59,20 @@
 //!   of its units collects (`Gc::clock`); a host program stores it when queued
 //!   and replaces it, at dispatch, by the GC time it waited through
 //!   (`gc.blocked_share`).
+//! - **Pacing** (`pace.rs`, optional). Semi-preemptive GC: at the start of
+//!   each GC step host work of the die goes first while the plane has at
+//!   least `gc.hard_threshold` free (`gc_preemptible`, used by the command
+//!   builder; `gc_holds_host_writes` lets the plane's host writes go).
+//!   Idle-time GC: after `gc.idle.after_us` with no host request
+//!   outstanding, planes below the high watermark collect; host work pauses
+//!   them (`GcJob::paused`).
 //! - **Livelock guard.** A victim whose pages are all valid frees nothing;
 //!   after more than `blocks_per_plane` such victims in a row in one unit the
 //!   run stops with an error saying GC cannot free space.
 
 pub mod fast_merge;
 pub mod group;
+pub mod pace;
 pub mod paragc;
 pub mod plane;
 pub mod victim;
@@ -114,6 +122,11 @@ pub(crate) struct GcJob {
     pub(crate) mix: [u64; 3],
     /// Consecutive GCs that reclaimed nothing (livelock guard).
     pub(crate) fruitless: u32,
+    /// Started by idle-time GC (`pace.rs`).
+    pub(crate) idle: bool,
+    /// An idle GC paused by host work: starts no move until the next idle
+    /// period (or until its plane needs GC).
+    pub(crate) paused: bool,
 }
 
 impl GcJob {
@@ -173,6 +186,8 @@ pub(crate) struct Gc {
     /// of the VFC, which must not happen between the members of a
     /// multi-plane command).
     pub(crate) deferred: Vec<PlaneId>,
+    /// GC pacing: semi-preemptive and idle-time GC (`pace.rs`).
+    pub(crate) pace: pace::Pace,
 }
 
 impl Gc {
@@ -193,6 +208,8 @@ impl Gc {
                     draining: false,
                     mix: [0; 3],
                     fruitless: 0,
+                    idle: false,
+                    paused: false,
                 };
                 planes as usize
             ],
@@ -211,6 +228,7 @@ impl Gc {
             blocks_per_gc: cfg.gc.blocks_per_gc,
             reclaimer,
             deferred: Vec::new(),
+            pace: pace::Pace::new(cfg),
         }
     }
 
@@ -317,7 +335,11 @@ impl Simulator {
     /// it needs one and is not collecting.
     #[inline]
     pub(crate) fn gc_trigger(&mut self, plane: PlaneId) {
-        if self.gc.active(self.gc.unit(plane)) {
+        let u = self.gc.unit(plane);
+        if self.gc.active(u) {
+            if self.gc.jobs[u].paused {
+                self.idle_urgent(plane);
+            }
             return;
         }
         self.gc_trigger_idle(plane);
@@ -428,6 +450,8 @@ impl Simulator {
         g.erases_left = 0;
         g.start = now;
         g.erase_queued = false;
+        g.idle = false;
+        g.paused = false;
         if let Some(free) = self.ftl.free_lane_pages() {
             g.mix = free;
         }
@@ -534,6 +558,7 @@ impl Simulator {
         if second != INVALID {
             self.erase_block(BlockId(second), now);
         }
+        let idle = self.gc.jobs[u].idle;
         self.gc.jobs[u].erases_left = self.gc.jobs[u].erases_left.saturating_sub(1);
         if self.gc.jobs[u].erases_left > 0 {
             return;
@@ -542,10 +567,15 @@ impl Simulator {
         self.metrics.series_gc(now);
         self.metrics.gc.duration_ns += (now - self.gc.jobs[u].start) as u128;
         self.gc.jobs[u].victim = INVALID;
+        self.gc.jobs[u].idle = false;
+        self.gc.jobs[u].paused = false;
         let die = self.ftl.map.die_of_plane(tx.plane);
         self.gc_clock_change(die, -1, now);
         self.flush_gc_translation();
         self.gc_trigger(tx.plane);
+        if idle {
+            self.idle_erased(tx.plane, 1 + (second != INVALID) as u64);
+        }
         if let Reclaimer::Para(_) = self.gc.reclaimer {
             self.para_gc_ended(die);
         }
@@ -572,6 +602,11 @@ impl Simulator {
     /// groups reserved for them all); ParaGC: not while the plane's joined
     /// GC runs (its moves wait in the cache).
     pub(crate) fn gc_holds_host_writes(&self, plane: PlaneId) -> bool {
+        // GC pacing: a preemptible GC, or an idle GC paused by host work,
+        // lets them go (per-plane GC only).
+        if self.gc.pace.on() && self.gc_yields(plane) {
+            return false;
+        }
         let u = self.gc.unit(plane);
         if self.sched.queues.head(plane, Class::Gc).is_some() {
             return true;

@@ -13,7 +13,10 @@ impl Simulator {
     /// Queue the next moves of plane `u`'s victim, walking its pages in
     /// order, then erase it once all are done.
     pub(crate) fn plane_refill(&mut self, u: usize) {
-        self.plane_moves(u, None);
+        // An idle GC paused by host work starts no move (`pace.rs`).
+        if !self.gc.jobs[u].paused {
+            self.plane_moves(u, None);
+        }
         self.try_erase(u);
     }
 
@@ -48,6 +51,9 @@ impl Simulator {
             self.ftl.prefetch(lpn);
             let t = self.gc_txn(u, kind, plane, lpn, ppn);
             self.gc.jobs[u].pending += 1;
+            if self.gc.jobs[u].idle {
+                self.idle_move();
+            }
             if kind == CmdKind::Read {
                 self.gc.jobs[u].reading += 1;
                 self.enqueue(plane, Class::Gc, t);

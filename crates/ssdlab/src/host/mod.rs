@@ -387,6 +387,9 @@ impl Simulator {
         }
         self.host.outstanding += 1;
         self.host.submitted += 1;
+        if self.gc.pace.idle.is_some() {
+            self.idle_host_arrived();
+        }
         match rec.op {
             Op::Read => self.metrics.read_bytes += rec.size,
             Op::Write => self.metrics.write_bytes += rec.size,
@@ -488,6 +491,14 @@ impl Simulator {
         );
         self.host.outstanding -= 1;
         self.host.completed += 1;
+        // Idle-time GC: the drive has no request outstanding; its timer is
+        // set if more requests are to come.
+        if self.host.outstanding == 0
+            && self.gc.pace.idle.is_some()
+            && self.host.next_record.is_some()
+        {
+            self.idle_arm();
+        }
         if self.cfg.host.mode == HostMode::ClosedLoop {
             // One arrival event per instant carries all requests owed then.
             if self.host.closed_due == 0 {

@@ -80,6 +80,8 @@ pub struct Metrics {
     pub attribution: Option<Box<AttributionSums>>,
     /// Program and erase suspension's counters (`flash.suspension`), or None.
     pub suspension: Option<SuspensionTotals>,
+    /// GC pacing's counts (`gc.preemptive`, `gc.idle`), or None.
+    pub pacing: Option<PacingTotals>,
     /// Cumulative figures by completions, for the steady-state check.
     rounds: steady::Rounds,
 }
@@ -166,6 +168,49 @@ impl Series {
         }
         &mut self.buckets[i]
     }
+}
+
+/// GC pacing's counts (the report's `gc.pacing`; `gc/pace.rs`).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct PacingTotals {
+    /// Semi-preemptive GC: host transactions dispatched ahead of a GC step
+    /// (a move's start, or an erase) of their die that the scheduling
+    /// policy would have run first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preemptions: Option<u64>,
+    /// Idle-time GC's counts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle: Option<IdleTotals>,
+}
+
+impl PacingTotals {
+    /// The counts of what is on, all zero.
+    pub fn new(preemptive: bool, idle: bool) -> PacingTotals {
+        PacingTotals {
+            preemptions: preemptive.then_some(0),
+            idle: idle.then(IdleTotals::default),
+        }
+    }
+
+    fn fresh(&self) -> PacingTotals {
+        PacingTotals::new(self.preemptions.is_some(), self.idle.is_some())
+    }
+}
+
+/// Idle-time GC's counts.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct IdleTotals {
+    /// Idle periods: timers that found the drive still idle.
+    pub periods: u64,
+    /// GCs idle GC started.
+    pub gcs: u64,
+    /// Page moves idle GCs queued.
+    pub moves: u64,
+    /// Blocks erased by GCs that ended as idle GCs (one that its plane's
+    /// threshold turned into an ordinary GC counts as ordinary).
+    pub erases: u64,
+    /// Paused idle GCs that a later idle period resumed.
+    pub resumed: u64,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -265,6 +310,7 @@ impl Metrics {
             rounds: steady::Rounds::new(0),
             attribution: None,
             suspension: None,
+            pacing: None,
             read_lat: hist(),
             write_lat: hist(),
             lat_sum: [0; 2],
@@ -328,6 +374,7 @@ impl Metrics {
             .as_ref()
             .map(|a| Box::new(AttributionSums::new(a.suspension)));
         fresh.suspension = self.suspension.map(|_| SuspensionTotals::default());
+        fresh.pacing = self.pacing.as_ref().map(PacingTotals::fresh);
         fresh.rounds = steady::Rounds::new(now);
         *self = fresh;
     }

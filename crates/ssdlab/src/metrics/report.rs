@@ -174,6 +174,7 @@ impl Metrics {
                 in_place_copybacks: gc.in_place_copybacks,
                 logs_closed_early: gc.logs_closed_early,
                 erases: gc.erases,
+                pacing: self.pacing.clone(),
                 victim_valid_pages: VictimValid {
                     victims: gc.victims,
                     mean: ratio(gc.victim_valid, gc.victims),
@@ -665,6 +666,10 @@ pub struct GcReport {
     #[serde(default, skip_serializing_if = "is_zero")]
     pub logs_closed_early: u64,
     pub erases: u64,
+    /// GC pacing's counts (`gc.preemptive`, `gc.idle`; reported only when
+    /// one is on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pacing: Option<super::PacingTotals>,
     /// Valid pages of a victim when it was chosen: mean, and as a share of
     /// its pages (the parallel-GC paper's Tables 3 and 5).
     pub victim_valid_pages: VictimValid,

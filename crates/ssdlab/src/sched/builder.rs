@@ -72,6 +72,8 @@ impl Simulator {
                     CmdKind::Read | CmdKind::Erase => (0, 0),
                 })
             }
+            // An idle GC paused by host work starts no move.
+            Class::Gc if self.gc.pace.idle.is_some() && self.gc_move_paused(t) => None,
             Class::Gc => match tx.kind {
                 CmdKind::Program | CmdKind::Copyback => self.peek_dest(plane, t, None),
                 CmdKind::Read | CmdKind::Erase => Some((0, 0)),
@@ -136,40 +138,76 @@ impl Simulator {
         let (mut seen, mut ok) = (0u32, 0u32);
         let mut said = [(0u32, 0u32); MAX_PLANES_PER_DIE];
         let order = self.sched.queues.order;
-        for class in order.classes {
-            if READS_ONLY && class != Class::Read {
-                continue;
+        // Semi-preemptive GC (`gc/pace.rs`): a first pass leaves aside the
+        // GC heads of planes that may be preempted; only if no host head
+        // of the die may run does a second pass take them.
+        let preemptive = self.gc.pace.hard.is_some();
+        let mut aside = false;
+        let mut aside_seq = u64::MAX;
+        for pass in 0..1 + preemptive as u32 {
+            if pass == 1 {
+                if lead.is_some() || !aside {
+                    break;
+                }
+                (seen_class, seen, ok) = (Class::Read, 0, 0);
             }
-            for p in planes.clone() {
-                if let Some(t) = self.sched.queues.head(p, class) {
-                    let rank = match class {
-                        Class::Write => self.sched.queues.pas_rank(p).unwrap_or(0),
-                        _ => 0,
-                    };
-                    let key = (rank, self.txns[t].seq);
-                    if lead.is_none_or(|(c, _, k, _)| {
-                        c != class && key.1 < k.1 || c == class && key < k
-                    }) {
-                        if seen_class != class {
-                            (seen_class, seen, ok) = (class, 0, 0);
+            for class in order.classes {
+                if READS_ONLY && class != Class::Read {
+                    continue;
+                }
+                for p in planes.clone() {
+                    if let Some(t) = self.sched.queues.head(p, class) {
+                        // (A move's program, its data in the controller, is
+                        // not a preemption point.)
+                        if pass == 0
+                            && preemptive
+                            && class == Class::Gc
+                            && self.txns[t].kind != CmdKind::Program
+                            && self.gc_preemptible(p)
+                        {
+                            aside = true;
+                            aside_seq = aside_seq.min(self.txns[t].seq);
+                            continue;
                         }
-                        let i = p.0 - first.0;
-                        seen |= 1 << i;
-                        if let Some(dst) = self.ready(p, class, t) {
-                            ok |= 1 << i;
-                            said[i as usize] = dst;
-                            lead = Some((class, p, key, dst));
+                        let rank = match class {
+                            Class::Write => self.sched.queues.pas_rank(p).unwrap_or(0),
+                            _ => 0,
+                        };
+                        let key = (rank, self.txns[t].seq);
+                        if lead.is_none_or(|(c, _, k, _)| {
+                            c != class && key.1 < k.1 || c == class && key < k
+                        }) {
+                            if seen_class != class {
+                                (seen_class, seen, ok) = (class, 0, 0);
+                            }
+                            let i = p.0 - first.0;
+                            seen |= 1 << i;
+                            if let Some(dst) = self.ready(p, class, t) {
+                                ok |= 1 << i;
+                                said[i as usize] = dst;
+                                lead = Some((class, p, key, dst));
+                            }
                         }
                     }
                 }
-            }
-            if lead.is_some() && order.strict {
-                break;
+                if lead.is_some() && order.strict {
+                    break;
+                }
             }
         }
         let Some((class, lead_plane, lead_key, lead_dst)) = lead else {
             return;
         };
+        // A host command that went ahead of a GC step set aside, which the
+        // policy would have run first: a preemption.
+        let preempted = aside
+            && class != Class::Gc
+            && if order.strict {
+                let pos = |c: Class| order.classes.iter().position(|&x| x == c);
+                pos(Class::Gc) < pos(class)
+            } else {
+                aside_seq < lead_key.1
+            };
         if class == Class::Write && self.cfg.sched.pas {
             // Older write heads of the die that this one overtook.
             for p in planes.clone() {
@@ -256,6 +294,9 @@ impl Simulator {
         }
         if kind == CmdKind::Copyback && self.flash.registers_per_plane > 1 {
             n = self.fill_registers(class, &mut members, n);
+        }
+        if preempted {
+            self.count_preemptions(n);
         }
         self.execute(die, kind, &members[..n], None);
     }

@@ -27,6 +27,7 @@ const REQUIREMENTS: &[fn(&Config) -> Requirement] = &[
     crate::host::pagetype::requirements,
     crate::sched::pas_requirements,
     crate::gc::plane::requirements,
+    crate::gc::pace::requirements,
     crate::ftl::twoplane::requirements,
 ];
 

@@ -477,6 +477,12 @@ impl Simulator {
         if !cfg.flash.suspension.is_off() {
             sim.metrics.suspension = Some(crate::metrics::SuspensionTotals::default());
         }
+        if sim.gc.pace.on() {
+            sim.metrics.pacing = Some(crate::metrics::PacingTotals::new(
+                cfg.gc.preemptive,
+                cfg.gc.idle.is_some(),
+            ));
+        }
         sim.host.page_types = compose::page_types(cfg)?;
         sim.host.steady = precondition
             .until_steady
@@ -587,6 +593,7 @@ impl Simulator {
                 EventKind::TransferDone => self.on_transfer_done(ev.arg()),
                 EventKind::DieDone => self.on_die_done(DieId(ev.arg()), ev.tag()),
                 EventKind::Suspend => self.on_suspend(DieId(ev.arg())),
+                EventKind::GcIdle => self.on_gc_idle(ev.arg()),
             }
             self.end_event();
             if let Some(e) = self.error.take() {
@@ -740,7 +747,8 @@ impl Simulator {
         self.ftl.check(|lpn| {
             buf.and_then(|b| b.newest_version(lpn))
                 .or_else(|| self.inflight.get(&lpn).map(|&t| self.txns[t].version))
-        })
+        })?;
+        self.check_pace(self.host.outstanding)
     }
 
     /// The FTL, for tests and tools.

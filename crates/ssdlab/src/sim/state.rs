@@ -42,6 +42,11 @@ pub const VERSION: u32 = 1;
 /// refused for a drive that differs in any of their keys.
 pub const SECTIONS: &[&str] = &["geometry", "cell", "timing", "flash", "ftl", "gc", "check"];
 
+/// Keys of those sections that aging does not read and that are written
+/// only when set (GC pacing: it acts on timed GC only): a state serves runs
+/// that differ in them.
+const TIMED_ONLY: &[&str] = &["gc.preemptive", "gc.hard_threshold", "gc.idle"];
+
 /// Bytes the payload is written and read in between two looks for an
 /// interrupt.
 const POLL_BYTES: u64 = 16 << 20;
@@ -237,6 +242,11 @@ fn keys(
             flatten(s, v, &mut out);
         }
     }
+    out.retain(|(k, _)| {
+        !TIMED_ONLY
+            .iter()
+            .any(|t| k == t || k.strip_prefix(t).is_some_and(|r| r.starts_with('.')))
+    });
     out.push(("precondition".into(), pre.to_string()));
     if let Some(w) = workload {
         out.push(("workload".into(), w));
