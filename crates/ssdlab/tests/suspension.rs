@@ -147,3 +147,24 @@ fn off_changes_nothing() {
     assert!(!serde_json::to_string(&plain).unwrap().contains("suspen"));
     assert_eq!(off.to_toml(), c.to_toml());
 }
+
+/// Aging does not read `flash.suspension`: a drive saved without it
+/// starts a run with it, and that run is the one that ages itself.
+#[test]
+fn a_saved_drive_serves_runs_with_suspension() {
+    let c = drive();
+    let src = mix(&c, 2_000);
+    let pre = Precondition::parse("fill:0.9:0.8+trace-reads").unwrap();
+    let (_, saved) = Simulator::new_saving(&c, &src, &pre).unwrap();
+    let on = with(&c, true, true, 0);
+    let loaded = Simulator::new_loaded(&on, &src, &saved)
+        .unwrap()
+        .run(&mut |_| {})
+        .unwrap();
+    let aged = run(&on, &src).0;
+    assert!(aged.suspension.is_some());
+    assert_eq!(
+        serde_json::to_string(&loaded).unwrap(),
+        serde_json::to_string(&aged).unwrap()
+    );
+}

@@ -59,18 +59,17 @@ impl AttributionSums {
     }
 
     /// A request of latency `lat` completed with these parts and buffer
-    /// causes.
-    /// (`causes`: None when it waited for no buffer slot.)
+    /// causes (None when it waited for no buffer slot).
     pub fn record(&mut self, write: bool, lat: Time, parts: &Parts, causes: Option<&Causes>) {
         let b = &mut self.bins[write as usize][bin(lat)];
         b.requests += 1;
         b.latency += lat as u128;
-        for i in 0..PARTS {
-            b.parts[i] += parts[i] as u128;
+        for (sum, &p) in b.parts.iter_mut().zip(parts) {
+            *sum += p as u128;
         }
         if let Some(causes) = causes {
-            for i in 0..PARTS {
-                b.causes[i] += causes[i];
+            for (sum, &c) in b.causes.iter_mut().zip(causes) {
+                *sum += c;
             }
         }
     }
