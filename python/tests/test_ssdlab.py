@@ -288,6 +288,9 @@ INTERRUPT = textwrap.dedent(
     import ssdlab
 
     mode = sys.argv[1]
+    # Ctrl-C as in a terminal, even when these tests run in a background
+    # job, which starts with SIGINT ignored.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     threading.Timer(float(sys.argv[2]), os.kill, (os.getpid(), signal.SIGINT)).start()
     out = {}
     try:
