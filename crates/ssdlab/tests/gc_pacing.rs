@@ -3,27 +3,35 @@
 //! validation suite (`validate::pacing_checks`); here, what they do on a
 //! loaded drive, with the consistency checker on.
 
-use ssdlab::config::{BufferCapacity, GcThreshold, IdleGc};
+mod common;
+
+use ssdlab::config::{GcThreshold, IdleGc};
 use ssdlab::workload::synthetic::{Address, Arrival, Profile, SizeDist};
 use ssdlab::workload::Source;
 use ssdlab::{Config, Precondition, Report, Simulator};
 
-/// Two dies of two planes, 48 blocks of 16 pages each, GC below 4 free
-/// blocks, no write buffer, the checker every 500 requests.
+/// The tests' tiny drive (two dies of two planes, no write buffer, the
+/// checker every 500 requests) cut to 48 blocks of 16 pages, GC below 4
+/// free blocks.
 fn drive() -> Config {
-    let mut c = Config::preset("small").unwrap();
-    c.geometry.channels = 2;
-    c.geometry.chips_per_channel = 1;
+    let mut c = common::tiny();
     c.geometry.dies_per_chip = 1;
     c.geometry.planes_per_die = 2;
     c.geometry.blocks_per_plane = 48;
     c.geometry.pages_per_block = 16;
     c.ftl.overprovisioning = 0.25;
     c.gc.threshold = GcThreshold::Blocks(4);
-    c.buffer.capacity = BufferCapacity::None;
-    c.check.enabled = true;
-    c.check.interval_requests = 500;
     c
+}
+
+/// Host writes waited less than in `off`.
+fn writes_wait_less(r: &Report, off: &Report) {
+    assert!(
+        r.write.latency_us.mean < off.write.latency_us.mean,
+        "{} vs {}",
+        r.write.latency_us.mean,
+        off.write.latency_us.mean
+    );
 }
 
 /// Random 4–16 KiB requests over the whole logical space, Poisson at `iops`.
@@ -99,12 +107,7 @@ fn preemptive_gc_lets_host_work_through_and_counts_it() {
     assert!(r.gc.pacing.as_ref().unwrap().idle.is_none());
     // Host writes no longer wait for whole GCs of their plane (simulated
     // latencies: 2 842 µs against 8 941 µs when written).
-    assert!(
-        r.write.latency_us.mean < off.write.latency_us.mean,
-        "{} vs {}",
-        r.write.latency_us.mean,
-        off.write.latency_us.mean
-    );
+    writes_wait_less(&r, &off);
     // Deterministic.
     assert_eq!(json(&r), json(&run(&on, &src)));
 }
@@ -141,12 +144,7 @@ fn idle_gc_collects_in_the_gaps_and_pauses_for_host_work() {
     assert!(i.resumed > 0, "{i:?}");
     // Idle GC keeps planes above the threshold: host writes wait less
     // (3 176 µs against 8 941 µs when written).
-    assert!(
-        r.write.latency_us.mean < off.write.latency_us.mean,
-        "{} vs {}",
-        r.write.latency_us.mean,
-        off.write.latency_us.mean
-    );
+    writes_wait_less(&r, &off);
     assert_eq!(json(&r), json(&run(&on, &src)));
 }
 
