@@ -21,6 +21,7 @@ pub const KEY_DOCS: &[(&str, &str)] = &[
     ("cell.type", "slc, mlc or tlc"),
     ("cell.page_pattern", "page type of page index i is pattern[i % len]; empty: the cell's types in turn"),
     ("cell.page_layout", "pattern (page_pattern) or wordlines (pages in the strict program order of wordlines)"),
+    ("cell.endurance", "program/erase cycles a block is rated for (absent: slc 100000, mlc 3000, tlc 1000)"),
     ("timing", "array and channel times"),
     ("timing.read_us", "array read time tR per page type (LSB[, CSB], MSB), or one value for all, µs"),
     ("timing.program_us", "array program time tPROG per page type, or one value for all, µs"),

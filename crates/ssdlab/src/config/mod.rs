@@ -93,6 +93,18 @@ impl CellType {
             CellType::Tlc => 3,
         }
     }
+
+    /// Typical rated endurance in program/erase cycles per block: SLC
+    /// 100 000, MLC 3 000, TLC 1 000 (HP, "Solid State Drive Technology:
+    /// Differences between SLC, MLC and TLC NAND", technical white paper,
+    /// Table 1; datasheets of individual parts differ).
+    pub fn rated_endurance(self) -> u32 {
+        match self {
+            CellType::Slc => 100_000,
+            CellType::Mlc => 3_000,
+            CellType::Tlc => 1_000,
+        }
+    }
 }
 
 /// Page type of a page index. LSB pages are the fast ones.
@@ -126,6 +138,19 @@ pub struct Cell {
     /// How page indices map to page types and wordlines.
     #[serde(default)]
     pub page_layout: PageLayout,
+    /// Program/erase cycles a block is rated for. Absent: the cell type's
+    /// typical rating (`CellType::rated_endurance`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endurance: Option<u32>,
+}
+
+impl Cell {
+    /// Program/erase cycles a block is rated for: `cell.endurance`, or the
+    /// cell type's typical rating.
+    pub fn endurance(&self) -> u32 {
+        self.endurance
+            .unwrap_or_else(|| self.kind.rated_endurance())
+    }
 }
 
 /// In which order a multi-bit block's pages may be programmed.

@@ -15,6 +15,7 @@ impl Config {
                 kind,
                 page_pattern: Vec::new(),
                 page_layout: PageLayout::Pattern,
+                endurance: None,
             },
             timing,
             flash: FlashRules {

@@ -65,6 +65,11 @@ fn every_key_is_documented() {
             .with_overrides(&["flash.suspension.erase=true".into()])
             .unwrap(),
     );
+    configs.push(
+        small
+            .with_overrides(&["cell.endurance=2000".into()])
+            .unwrap(),
+    );
     // GC pacing's keys, written only when on, in both forms.
     configs.push(
         small

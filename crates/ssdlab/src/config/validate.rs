@@ -177,6 +177,12 @@ impl Config {
                 "must be at least 1 (0 would make every page hot)".into(),
             );
         }
+        if self.cell.endurance == Some(0) {
+            return err(
+                "cell.endurance",
+                "must be at least 1 program/erase cycle".into(),
+            );
+        }
         let bits = self.cell.kind.bits();
         for (f, v) in [
             ("timing.read_us", &self.timing.read_us),
