@@ -191,13 +191,13 @@ pub(crate) struct TxnParts {
 pub(crate) struct Attribution {
     dies: Vec<DieClock>,
     txns: Vec<TxnParts>,
-    /// The parts (and buffer causes) of the page about to complete: set by
-    /// whoever completes a page, taken by the request's completion.
+    /// The parts of the page about to complete: set by whoever completes a
+    /// page, taken by the request's completion.
     pub(crate) page: Parts,
-    /// The page's buffer causes, when it waited for a buffer slot
-    /// (`page_buffered`; otherwise it has none).
-    pub(crate) page_causes: Causes,
-    pub(crate) page_buffered: bool,
+    /// The page's wait for a buffer slot (0: none). Its causes are worked
+    /// out from it and `blame` only for a request's last page, the one
+    /// whose parts are the request's, as the page completes.
+    page_wait: Time,
     /// While a flush's completion admits waiting writes: that flush's parts.
     pub(crate) blame: Option<Parts>,
     /// Parts a page carries from an earlier stage into a later one (a
@@ -211,8 +211,7 @@ impl Attribution {
             dies: vec![DieClock::IDLE; dies],
             txns: Vec::new(),
             page: [0; PARTS],
-            page_causes: [0.0; PARTS],
-            page_buffered: false,
+            page_wait: 0,
             blame: None,
             carry: FxHashMap::default(),
         }
@@ -251,10 +250,17 @@ impl Attribution {
         e.queued = Some(clock);
     }
 
-    /// Transaction `t` was dispatched at `now` on `die`: its wait split by
-    /// what the die did meanwhile.
-    pub(crate) fn dispatched(&mut self, t: TxnId, die: usize, now: Time) {
-        let clock = self.dies[die].at(now);
+    /// Die `die`'s clock at `now` (what `dispatched` takes: one reading
+    /// for all of a command's transactions).
+    pub(crate) fn clock(&self, die: usize, now: Time) -> [Time; 3] {
+        self.dies[die].at(now)
+    }
+
+    /// Transaction `t` was dispatched at `now` on a die whose clock then
+    /// read `clock`: its wait split by what the die did meanwhile. Then it
+    /// spends `suspend_ns` in `suspended` (a read's suspend latency; 0
+    /// otherwise).
+    pub(crate) fn dispatched(&mut self, t: TxnId, clock: [Time; 3], now: Time, suspend_ns: Time) {
         let e = &mut self.txns[t.index()];
         match e.queued.take() {
             Some(q) => {
@@ -265,7 +271,8 @@ impl Attribution {
             // (Never queued: held until now.)
             None => e.parts[Part::Held as usize] += now.saturating_sub(e.mark),
         }
-        e.mark = e.mark.max(now);
+        e.parts[Part::Suspended as usize] += suspend_ns;
+        e.mark = e.mark.max(now) + suspend_ns;
     }
 
     /// Transaction `t` spends `ns` in part `p` from its mark on.
@@ -282,6 +289,31 @@ impl Attribution {
         e.parts[Part::Channel as usize] += wait;
         e.parts[Part::Transfer as usize] += ns;
         e.mark += wait + ns;
+    }
+
+    /// A read's data register was read by `now`: the time since its mark
+    /// was array time; then it waits `wait` for the channel and its data
+    /// (after the pages of its command before it) takes `out` to leave.
+    pub(crate) fn read_out(&mut self, t: TxnId, now: Time, wait: Time, out: Time) {
+        let e = &mut self.txns[t.index()];
+        e.parts[Part::Array as usize] += now - e.mark;
+        e.parts[Part::Channel as usize] += wait;
+        e.parts[Part::Transfer as usize] += out;
+        e.mark = now + wait + out;
+    }
+
+    /// A program's command ended at `now`: since its mark, its data took
+    /// `xfer` over the channel (or all the time there was), then the array
+    /// programmed it, `suspended` of that time suspended.
+    pub(crate) fn program_done(&mut self, t: TxnId, now: Time, xfer: Time, suspended: Time) {
+        let e = &mut self.txns[t.index()];
+        let rest = now - e.mark;
+        let array = rest.saturating_sub(xfer);
+        let held = suspended.min(array);
+        e.parts[Part::Transfer as usize] += xfer.min(rest);
+        e.parts[Part::Suspended as usize] += held;
+        e.parts[Part::Array as usize] += array - held;
+        e.mark = now;
     }
 
     /// Transaction `t`'s mark.
@@ -315,13 +347,30 @@ impl Attribution {
     /// The page about to complete has these parts (no buffer causes).
     pub(crate) fn set_page(&mut self, parts: Parts) {
         self.page = parts;
-        self.page_buffered = false;
+        self.page_wait = 0;
     }
 
-    /// The buffer causes of the page about to complete (None: it has
-    /// none).
-    pub(crate) fn page_causes(&self) -> Option<&Causes> {
-        self.page_buffered.then_some(&self.page_causes)
+    /// The buffer causes of the page about to complete (None: it waited
+    /// for no buffer slot): its wait split in the proportions of the
+    /// admitting flush's parts, or all of it `buffer` when no flush
+    /// admitted it.
+    pub(crate) fn page_causes(&self) -> Option<Causes> {
+        let wait = self.page_wait;
+        if wait == 0 {
+            return None;
+        }
+        let mut causes = [0.0; PARTS];
+        if let Some(flush) = &self.blame {
+            let total: Time = flush.iter().sum();
+            if total > 0 {
+                for (c, &f) in causes.iter_mut().zip(flush) {
+                    *c = wait as f64 * f as f64 / total as f64;
+                }
+                return Some(causes);
+            }
+        }
+        causes[Part::Buffer as usize] = wait as f64;
+        Some(causes)
     }
 
     /// A page carries `parts` from a stage that ended into the next.
@@ -342,29 +391,16 @@ impl Attribution {
     /// arrived at `arrival`: what it carried, and the rest of its time as a
     /// buffer wait, whose causes are the admitting flush's parts.
     pub(crate) fn buffer_page(&mut self, req: ReqId, lpn: Lpn, arrival: Time, now: Time) {
-        let mut parts = self.carried(req, lpn);
-        let before: Time = parts.iter().sum();
+        let (mut parts, before) = if self.carry.is_empty() {
+            ([0; PARTS], 0)
+        } else {
+            let parts = self.carried(req, lpn);
+            (parts, parts.iter().sum())
+        };
         let wait = (now - arrival).saturating_sub(before);
         parts[Part::Buffer as usize] += wait;
         self.page = parts;
-        self.page_buffered = wait > 0;
-        if wait == 0 {
-            return;
-        }
-        self.page_causes = [0.0; PARTS];
-        match self.blame {
-            Some(flush) => {
-                let total: Time = flush.iter().sum();
-                if total > 0 {
-                    for (c, &f) in self.page_causes.iter_mut().zip(&flush) {
-                        *c = wait as f64 * f as f64 / total as f64;
-                    }
-                    return;
-                }
-                self.page_causes[Part::Buffer as usize] = wait as f64;
-            }
-            None => self.page_causes[Part::Buffer as usize] = wait as f64,
-        }
+        self.page_wait = wait;
     }
 }
 

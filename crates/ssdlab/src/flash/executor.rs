@@ -196,10 +196,10 @@ impl Simulator {
         d.n = n as u8;
         d.txns[..n].copy_from_slice(members);
         if let Some(a) = &mut self.attr {
+            let clock = a.clock(die.index(), now);
             for &t in members {
                 if self.txns[t].origin == Origin::Host {
-                    a.dispatched(t, die.index(), now);
-                    a.phase(t, Part::Suspended, at - now);
+                    a.dispatched(t, clock, now, at - now);
                 }
             }
             a.die_busy(die.index(), origin == Origin::Gc, now);
@@ -428,10 +428,7 @@ impl Simulator {
                 if self.txns[t].origin != Origin::Host {
                     continue;
                 }
-                let array = now - a.mark(t);
-                a.phase(t, Part::Array, array);
-                a.phase(t, Part::Channel, start - now);
-                a.phase(t, Part::Transfer, (i as Time + 1) * xfer);
+                a.read_out(t, now, start - now, (i as Time + 1) * xfer);
             }
         }
         for i in 0..n - 1 {
@@ -521,11 +518,7 @@ impl Simulator {
                     .iter()
                     .filter(|&&t| self.txns[t].origin == Origin::Host)
                 {
-                    let rest = now - a.mark(t);
-                    let array = rest.saturating_sub(xfer);
-                    a.phase(t, Part::Transfer, xfer.min(rest));
-                    a.phase(t, Part::Suspended, suspended.min(array));
-                    a.phase(t, Part::Array, array - suspended.min(array));
+                    a.program_done(t, now, xfer, suspended);
                 }
             }
         }

@@ -60,7 +60,7 @@ impl AttributionSums {
 
     /// A request of latency `lat` completed with these parts and buffer
     /// causes (None when it waited for no buffer slot).
-    pub fn record(&mut self, write: bool, lat: Time, parts: &Parts, causes: Option<&Causes>) {
+    pub fn record(&mut self, write: bool, lat: Time, parts: &Parts, causes: Option<Causes>) {
         let b = &mut self.bins[write as usize][bin(lat)];
         b.requests += 1;
         b.latency += lat as u128;
@@ -68,7 +68,7 @@ impl AttributionSums {
             *sum += p as u128;
         }
         if let Some(causes) = causes {
-            for (sum, &c) in b.causes.iter_mut().zip(causes) {
+            for (sum, c) in b.causes.iter_mut().zip(causes) {
                 *sum += c;
             }
         }
