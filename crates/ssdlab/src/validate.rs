@@ -342,6 +342,66 @@ pub fn parallel_gc_checks() -> Result<Vec<Check>> {
     Ok(out)
 }
 
+/// Single-page writes one second apart on one die of two planes of 8
+/// blocks of 32 pages in aligned block groups, written round-robin over the
+/// planes (write k to plane k mod 2, group k / 64; 256 logical pages, GC
+/// when a plane has fewer than two free blocks: at the 385th write, in
+/// plane 0). Group 0 is left with 4 valid pages in plane 0 and 32 in plane
+/// 1, group 1 with 12 and 12, the other closed groups with at least 16 per
+/// plane and 33 in all.
+pub fn twin_groups() -> Source {
+    let mut lpns: Vec<u64> = (0..256).collect();
+    lpns.extend((0..64).step_by(2).take(28)); // group 0, plane 0: 4 left
+    lpns.extend((64..128).step_by(2).take(20)); // group 1, plane 0: 12 left
+    lpns.extend((65..128).step_by(2).take(20)); // group 1, plane 1: 12 left
+    for (from, n) in [(128, 15), (129, 15), (192, 15), (193, 16)] {
+        lpns.extend((from..from + 64).step_by(2).take(n));
+    }
+    let recs = lpns
+        .iter()
+        .enumerate()
+        .map(|(i, &l)| rec(i as u64 * 1_000_000_000, Op::Write, l))
+        .collect();
+    records("twin-groups", recs)
+}
+
+/// TwinBlk's victim (`gc.twin_victim`) against group greedy, on
+/// [`twin_groups`]: the group with the fewest valid pages in the plane that
+/// needs GC (group 0, 4 there, 36 in all) against the group with the fewest
+/// in all its planes (group 1, 24). One GC either way; its pages counted.
+pub fn twin_victim_checks() -> Result<Vec<Check>> {
+    let mut out = vec![];
+    let mut c = one_die(2);
+    c.geometry.blocks_per_plane = 8;
+    c.geometry.pages_per_block = 32;
+    c.ftl.overprovisioning = 0.5;
+    let c = crate::scheme::by_name("twinblk")?.apply(&c)?;
+    for (twin, pages, which) in [
+        (
+            true,
+            36,
+            "TwinBlk: greedy in the plane that needs GC picks group 0 (4 + 32 valid pages)",
+        ),
+        (
+            false,
+            24,
+            "group greedy picks the fewest valid pages in all planes: group 1 (12 + 12)",
+        ),
+    ] {
+        let mut c = c.clone();
+        c.gc.twin_victim = twin;
+        let r = run(&c, &twin_groups(), "none")?;
+        out.push(Check::within(
+            which,
+            (r.gc.count * 10_000 + r.gc.erases * 100 + r.gc.pages_migrated) as f64,
+            (10_000 + 200 + pages) as f64,
+            "GCs x 10^4 + erases x 100 + pages",
+            0.0,
+        ));
+    }
+    Ok(out)
+}
+
 /// GC pacing, on one plane of 8 blocks of 32 pages whose GC moves 4 pages
 /// by copyback ([`victim_with`]; GC starts at the 193rd write, at t0, after
 /// its transfer + tPROG). One host request arrives 1 µs into the first
@@ -1251,6 +1311,7 @@ pub fn all() -> Result<Vec<Check>> {
     v.extend(attribution_checks(300_000)?);
     v.extend(steady_state_checks(10_000)?);
     v.extend(parallel_gc_checks()?);
+    v.extend(twin_victim_checks()?);
     v.extend(suspension_checks()?);
     v.extend(pacing_checks()?);
     v.extend(page_type_checks(20_000)?);
