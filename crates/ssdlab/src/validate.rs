@@ -107,6 +107,16 @@ pub fn one_die(planes: u32) -> Config {
     c
 }
 
+/// [`one_die`] with 8 blocks of `pages_per_block` pages per plane and half
+/// of them logical: a drive whose GC a few dozen writes set off.
+pub fn small_die(planes: u32, pages_per_block: u32) -> Config {
+    let mut c = one_die(planes);
+    c.geometry.blocks_per_plane = 8;
+    c.geometry.pages_per_block = pages_per_block;
+    c.ftl.overprovisioning = 0.5;
+    c
+}
+
 fn records(name: &str, recs: Vec<IoRecord>) -> Source {
     Source::Records {
         name: name.into(),
@@ -226,10 +236,7 @@ pub fn timing_checks() -> Result<Vec<Check>> {
     // when the 25th page is programmed. Block 0 is made the only block with
     // fewer than two valid pages, so greedy picks it; its GC is queued behind
     // the program that triggered it (GC then has priority).
-    let mut c1 = one_die(1);
-    c1.geometry.blocks_per_plane = 8;
-    c1.geometry.pages_per_block = 4;
-    c1.ftl.overprovisioning = 0.5;
+    let c1 = small_die(1, 4);
     let r = run(&c1, &gc_scenario(false), "none")?;
     out.push(Check::within(
         "GC ran once on an all-invalid block",
@@ -294,10 +301,7 @@ pub fn parallel_gc_checks() -> Result<Vec<Check>> {
         let mut ns = vec![0, 1, k, 2 * k + 1];
         ns.dedup();
         for n in ns {
-            let mut c = one_die(1);
-            c.geometry.blocks_per_plane = 8;
-            c.geometry.pages_per_block = 32;
-            c.ftl.overprovisioning = 0.5;
+            let mut c = small_die(1, 32);
             c.flash.plane_registers = k;
             let t = crate::flash::FlashTiming::new(&c);
             let (tr, tp, te, x) = (t.read_ns[0], t.program_ns[0], t.erase_ns, t.xfer_ns);
@@ -319,10 +323,7 @@ pub fn parallel_gc_checks() -> Result<Vec<Check>> {
     }
     // IPPBE (gc.blocks_per_gc = 2): the two blocks with the fewest valid
     // pages (3 and 5), their 8 pages moved, both erased in one tBERS.
-    let mut c = one_die(1);
-    c.geometry.blocks_per_plane = 8;
-    c.geometry.pages_per_block = 32;
-    c.ftl.overprovisioning = 0.5;
+    let mut c = small_die(1, 32);
     c.gc.blocks_per_gc = 2;
     let t = crate::flash::FlashTiming::new(&c);
     let (tr, tp, te, x) = (t.read_ns[0], t.program_ns[0], t.erase_ns, t.xfer_ns);
@@ -371,10 +372,7 @@ pub fn twin_groups() -> Source {
 /// in all its planes (group 1, 24). One GC either way; its pages counted.
 pub fn twin_victim_checks() -> Result<Vec<Check>> {
     let mut out = vec![];
-    let mut c = one_die(2);
-    c.geometry.blocks_per_plane = 8;
-    c.geometry.pages_per_block = 32;
-    c.ftl.overprovisioning = 0.5;
+    let c = small_die(2, 32);
     let c = crate::scheme::by_name("twinblk")?.apply(&c)?;
     for (twin, pages, which) in [
         (
@@ -415,10 +413,7 @@ pub fn twin_victim_checks() -> Result<Vec<Check>> {
 /// Idle-time GC: see [`idle_checks`].
 pub fn pacing_checks() -> Result<Vec<Check>> {
     let mut out = vec![];
-    let mut c = one_die(1);
-    c.geometry.blocks_per_plane = 8;
-    c.geometry.pages_per_block = 32;
-    c.ftl.overprovisioning = 0.5;
+    let c = small_die(1, 32);
     let t = crate::flash::FlashTiming::new(&c);
     let (tr, tp, te, x) = (t.read_ns[0], t.program_ns[0], t.erase_ns, t.xfer_ns);
     let mv = tr + tp;
@@ -531,10 +526,7 @@ fn idle_scenario(reads: &[u64]) -> Source {
 /// that read completes.
 pub fn idle_checks() -> Result<Vec<Check>> {
     let mut out = vec![];
-    let mut c = one_die(1);
-    c.geometry.blocks_per_plane = 8;
-    c.geometry.pages_per_block = 32;
-    c.ftl.overprovisioning = 0.5;
+    let mut c = small_die(1, 32);
     c.gc.idle = Some(IdleGc {
         after_us: 1_000.0,
         high_watermark: GcThreshold::Blocks(3),
@@ -1012,10 +1004,7 @@ pub fn attribution_checks(requests: u64) -> Result<Vec<Check>> {
     // The write that arrives 1 µs after the one that triggers a GC of an
     // empty victim waits for that program (host work), then for the erase
     // (GC), then is transferred and programmed.
-    let mut c1 = one_die(1);
-    c1.geometry.blocks_per_plane = 8;
-    c1.geometry.pages_per_block = 4;
-    c1.ftl.overprovisioning = 0.5;
+    let c1 = small_die(1, 4);
     let mut late = gc_scenario(false);
     if let Source::Records { records, .. } = &mut late {
         let mut recs = records.as_ref().clone();
@@ -1177,10 +1166,7 @@ pub fn suspension_checks() -> Result<Vec<Check>> {
     // The erase of gc_scenario's GC: on one plane of 8 blocks x 4 pages,
     // the 25th write (at 24 s) triggers a GC of an all-invalid block, whose
     // erase starts when that write's program ends.
-    let mut c1 = one_die(1);
-    c1.geometry.blocks_per_plane = 8;
-    c1.geometry.pages_per_block = 4;
-    c1.ftl.overprovisioning = 0.5;
+    let c1 = small_die(1, 4);
     let t = crate::flash::FlashTiming::new(&c1);
     let (tr, tp, te, x) = (t.read_ns[0], t.program_ns[0], t.erase_ns, t.xfer_ns);
     let (se, sp, res) = (700_000, 100_000, 40_000);
