@@ -125,14 +125,25 @@ pub(super) fn find(r: &Report, m: &Metrics, f: &RunFacts) -> Vec<Warning> {
     // GC: not running, or not yet everywhere.
     let written = r.flash.host_programs;
     if r.gc.count == 0 && written > 0 && f.room_before_gc > 0 {
+        // (Advice for a drive the run aged already differs from advice to
+        // age one.)
+        let mode = &r.precondition.mode;
+        let advice = if ages(mode) {
+            format!(
+                "The aging ({mode}) left more room than the run wrote: age the drive further (a \
+                 fill that uses more of it, or age:X) or replay the workload more (host.replays)"
+            )
+        } else {
+            "To measure it under GC, age it first (for instance --precondition \
+             fill:0.9:0.8+trace-reads) or replay the workload more (host.replays)"
+                .to_string()
+        };
         warn(
             "gc-not-running",
             format!(
                 "no garbage collection ran: the run programmed {written} host pages ({}) into a \
                  drive with room for {} ({}) before GC starts, so the write figures are those of \
-                 a drive not yet full. To measure it under GC, age it first (for instance \
-                 --precondition fill:0.9:0.8+trace-reads) or replay the workload more \
-                 (host.replays)",
+                 a drive not yet full. {advice}",
                 gib(written, f.page_bytes),
                 f.room_before_gc,
                 gib(f.room_before_gc, f.page_bytes)
@@ -207,4 +218,32 @@ pub(super) fn find(r: &Report, m: &Metrics, f: &RunFacts) -> Vec<Warning> {
         _ => {}
     }
     w
+}
+
+/// Does preconditioning `mode` (its parts joined by `+`) write the drive
+/// full of data, rather than only map the pages the workload reads?
+fn ages(mode: &str) -> bool {
+    mode.split('+').any(|step| {
+        ["fill", "age", "trace-writes", "trace-sequence"]
+            .iter()
+            .any(|aging| step.starts_with(aging))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn which_preconditioning_ages_the_drive() {
+        for mode in [
+            "fill:0.3:0.8",
+            "fill:0.9:0.8+trace-reads",
+            "age:2",
+            "trace-writes",
+        ] {
+            assert!(super::ages(mode), "{mode}");
+        }
+        for mode in ["none", "trace-reads", "until-steady:wa"] {
+            assert!(!super::ages(mode), "{mode}");
+        }
+    }
 }
