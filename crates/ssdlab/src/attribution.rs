@@ -316,6 +316,31 @@ impl Attribution {
         e.mark = now;
     }
 
+    /// A program's command ended at `now` under cache program: as
+    /// [`program_done`](Self::program_done), but its array phase started
+    /// at `from`, and from its transfer's end to then it waited in the
+    /// cache register, in part `behind` (the program before it).
+    pub(crate) fn program_waited(
+        &mut self,
+        t: TxnId,
+        now: Time,
+        xfer: Time,
+        from: Time,
+        behind: Part,
+        suspended: Time,
+    ) {
+        let e = &mut self.txns[t.index()];
+        let rest = now - e.mark;
+        let array = rest.saturating_sub(xfer);
+        let wait = from.saturating_sub(e.mark + xfer.min(rest)).min(array);
+        let held = suspended.min(array - wait);
+        e.parts[Part::Transfer as usize] += xfer.min(rest);
+        e.parts[behind as usize] += wait;
+        e.parts[Part::Suspended as usize] += held;
+        e.parts[Part::Array as usize] += array - wait - held;
+        e.mark = now;
+    }
+
     /// Transaction `t`'s mark.
     pub(crate) fn mark(&self, t: TxnId) -> Time {
         self.txns[t.index()].mark

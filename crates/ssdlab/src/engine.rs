@@ -32,6 +32,9 @@ pub enum EventKind {
     Suspend,
     /// Idle-time GC's timer: the drive may have been idle long enough.
     GcIdle,
+    /// The cache register of the program running on this die is free for
+    /// the next program's data (`flash.cache_program`).
+    CacheFree,
 }
 
 /// An event: its time, the sequence number that orders ties, and its tag,
@@ -56,7 +59,7 @@ impl Event {
         EventKind::DieDone,
         EventKind::Suspend,
         EventKind::GcIdle,
-        EventKind::GcIdle,
+        EventKind::CacheFree,
         EventKind::GcIdle,
     ];
 

@@ -1291,6 +1291,105 @@ pub fn suspension_checks() -> Result<Vec<Check>> {
     Ok(out)
 }
 
+/// Cache program and cache read (`flash.cache_program`,
+/// `flash.cache_read`), exact to the nanosecond on one plane with command
+/// cycles c: n page writes queued at once run one page per
+/// max(tPROG, c + transfer) after the first (c + transfer + tPROG, as
+/// without cache, where each takes c + transfer + tPROG); n page reads one
+/// page per c + max(tR, transfer) (the next read's command goes before the
+/// page's data out), without cache c + tR + transfer each; a single page
+/// gains nothing. Both when the array is the bottleneck and when the
+/// channel is. Run with latency attribution on, so that every page's
+/// parts are checked to sum to its latency.
+pub fn cache_checks() -> Result<Vec<Check>> {
+    let mut out = vec![];
+    let n = 16u64;
+    let cmd = 500;
+    // The array the bottleneck (SPD's SLC timing), and the channel (a
+    // bus 40 times slower).
+    for slow_bus in [false, true] {
+        let mut c = one_die(1);
+        c.timing.command_ns = cmd as f64;
+        if slow_bus {
+            c.timing.bus_ns_per_byte *= 40.0;
+        }
+        let t = crate::flash::FlashTiming::new(&c);
+        let (tr, tp, x) = (t.read_ns[0], t.program_ns[0], t.xfer_ns);
+        let what = if slow_bus {
+            "transfer-bound"
+        } else {
+            "array-bound"
+        };
+        let mut on = c.clone();
+        on.flash.cache_program = true;
+        on.flash.cache_read = true;
+        let writes = records("writes", (0..n).map(|p| rec(0, Op::Write, p)).collect());
+        let reads = records("reads", (0..n).map(|p| rec(0, Op::Read, p)).collect());
+        let one_write = records("one write", vec![rec(0, Op::Write, 0)]);
+        let one_read = records("one read", vec![rec(0, Op::Read, 0)]);
+
+        let (r, _) = run_attributed(&on, &writes, "none")?;
+        out.push(Check::exact_ns(
+            format!("cache program ({what}): {n} writes = c + transfer + tPROG + {} x max(tPROG, c + transfer)", n - 1),
+            r.write.latency_us.max,
+            cmd + x + tp + (n - 1) * tp.max(cmd + x),
+        ));
+        out.push(Check::within(
+            format!(
+                "cache program ({what}): every page after the first through the cache register"
+            ),
+            r.cache.as_ref().map_or(0, |k| k.cached_program_pages) as f64,
+            (n - 1) as f64,
+            "pages",
+            0.0,
+        ));
+        let (r, _) = run_attributed(&c, &writes, "none")?;
+        out.push(Check::exact_ns(
+            format!("cache program off ({what}): {n} writes = {n} x (c + transfer + tPROG)"),
+            r.write.latency_us.max,
+            n * (cmd + x + tp),
+        ));
+        let (r, _) = run_attributed(&on, &one_write, "none")?;
+        out.push(Check::exact_ns(
+            format!("cache program ({what}): a single write gains nothing = c + transfer + tPROG"),
+            r.write.latency_us.max,
+            cmd + x + tp,
+        ));
+
+        let (r, _) = run_attributed(&on, &reads, "trace-reads")?;
+        out.push(Check::exact_ns(
+            format!(
+                "cache read ({what}): {n} reads = c + tR + {} x (c + max(tR, transfer)) + transfer",
+                n - 1
+            ),
+            r.read.latency_us.max,
+            cmd + tr + (n - 1) * (cmd + tr.max(x)) + x,
+        ));
+        out.push(Check::within(
+            format!(
+                "cache read ({what}): every page after the first read while the one before left"
+            ),
+            r.cache.as_ref().map_or(0, |k| k.cached_read_pages) as f64,
+            (n - 1) as f64,
+            "pages",
+            0.0,
+        ));
+        let (r, _) = run_attributed(&c, &reads, "trace-reads")?;
+        out.push(Check::exact_ns(
+            format!("cache read off ({what}): {n} reads = {n} x (c + tR + transfer)"),
+            r.read.latency_us.max,
+            n * (cmd + tr + x),
+        ));
+        let (r, _) = run_attributed(&on, &one_read, "trace-reads")?;
+        out.push(Check::exact_ns(
+            format!("cache read ({what}): a single read gains nothing = c + tR + transfer"),
+            r.read.latency_us.max,
+            cmd + tr + x,
+        ));
+    }
+    Ok(out)
+}
+
 /// The whole suite.
 pub fn all() -> Result<Vec<Check>> {
     let mut v = timing_checks()?;
@@ -1299,6 +1398,7 @@ pub fn all() -> Result<Vec<Check>> {
     v.extend(parallel_gc_checks()?);
     v.extend(twin_victim_checks()?);
     v.extend(suspension_checks()?);
+    v.extend(cache_checks()?);
     v.extend(pacing_checks()?);
     v.extend(page_type_checks(20_000)?);
     v.extend(pas_checks()?);

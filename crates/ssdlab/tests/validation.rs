@@ -66,3 +66,8 @@ fn a_constant_service_is_judged_steady() {
 fn suspension_times_reads_and_operations_exactly() {
     assert_all(validate::suspension_checks().unwrap());
 }
+
+#[test]
+fn cache_program_and_read_overlap_transfers_exactly() {
+    assert_all(validate::cache_checks().unwrap());
+}

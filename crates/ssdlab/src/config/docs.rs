@@ -42,6 +42,8 @@ pub const KEY_DOCS: &[(&str, &str)] = &[
     ("flash.suspension.erase_suspend_us", "from an erase's suspension to the read's start, µs"),
     ("flash.suspension.resume_us", "from the last read of a suspension to the operation running again, µs"),
     ("flash.suspension.max_per_op", "most suspensions of one operation (0: no limit)"),
+    ("flash.cache_program", "ONFI cache program: the next program's data goes into the plane's cache register while the array programs (absent: off)"),
+    ("flash.cache_read", "ONFI cache read: the die's next read starts its array phase while the last page's data leaves the cache register (absent: off)"),
     ("ftl", "mapping, allocation and write streams"),
     ("ftl.overprovisioning", "share of physical pages hidden from the host, in [0, 1)"),
     ("ftl.plane_allocation", "static, round-robin, least-busy, die-round-robin, or the request-level apm, parp, dvp"),

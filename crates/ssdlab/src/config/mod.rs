@@ -236,6 +236,23 @@ pub struct FlashRules {
     /// program or an erase suspends it (off unless the table says which).
     #[serde(default, skip_serializing_if = "Suspension::is_off")]
     pub suspension: Suspension,
+    /// ONFI cache program (PROGRAM PAGE CACHE, 80h–15h): while a die's
+    /// array programs a page from a plane's data register, the next
+    /// program's data goes over the channel into the plane's cache
+    /// register, and its array phase starts when the first ends. Off
+    /// (absent) by default.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub cache_program: bool,
+    /// ONFI cache read (READ CACHE RANDOM, 00h–31h): when a read's array
+    /// phase ends, the die's next ready read starts its array phase while
+    /// the first page's data leaves from the cache register. Off (absent)
+    /// by default.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub cache_read: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// Program and erase suspension (`flash.suspension`; Wu and He, "Reducing

@@ -26,6 +26,8 @@ impl Config {
                 plane_registers: 1,
                 wordline_buffer: true,
                 suspension: Suspension::default(),
+                cache_program: false,
+                cache_read: false,
             },
             ftl: Ftl {
                 overprovisioning: 0.15,

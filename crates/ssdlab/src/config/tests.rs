@@ -70,6 +70,14 @@ fn every_key_is_documented() {
             .with_overrides(&["cell.endurance=2000".into()])
             .unwrap(),
     );
+    configs.push(
+        small
+            .with_overrides(&[
+                "flash.cache_program=true".into(),
+                "flash.cache_read=true".into(),
+            ])
+            .unwrap(),
+    );
     // GC pacing's keys, written only when on, in both forms.
     configs.push(
         small

@@ -56,6 +56,9 @@ pub(crate) struct Executor {
     pub(crate) ppd: u32,
     /// Program and erase suspension's state (`flash.suspension`), or None.
     pub(crate) susp: Option<Box<super::suspend::Suspensions>>,
+    /// Cache program's and cache read's state (`flash.cache_program`,
+    /// `flash.cache_read`), or None.
+    pub(crate) cache: Option<Box<super::cache::Caches>>,
 }
 
 impl Executor {
@@ -78,6 +81,7 @@ impl Executor {
             held: vec![0; cfg.total_dies() as usize],
             ppd: cfg.geometry.planes_per_die,
             susp: super::suspend::Suspensions::new(cfg),
+            cache: super::cache::Caches::new(cfg),
         }
     }
 }
@@ -166,13 +170,16 @@ impl Simulator {
     }
 
     /// Run a command of `members` on `die`; a Die-Write gives the writer
-    /// (write stream) of all its pages.
-    pub(crate) fn execute(
+    /// (write stream) of all its pages. `cached`: the command goes into the
+    /// die's cache registers (`flash/cache.rs`): a program while the die's
+    /// array programs, a read while the die's last read leaves.
+    pub(crate) fn execute_as(
         &mut self,
         die: DieId,
         kind: CmdKind,
         members: &[TxnId],
         gang_writer: Option<Writer>,
+        cached: bool,
     ) {
         let now = self.engine.now();
         let n = members.len();
@@ -184,17 +191,26 @@ impl Simulator {
             Some(s) => s.reading(die, now),
             None => (now, false),
         };
-        let d = &mut self.flash.dies[die.index()];
-        assert!(!d.busy, "die {die} given a command while busy");
-        d.busy = true;
-        if !suspended {
-            self.flash
-                .take_registers(die, members.iter().map(|&t| self.txns[t].plane));
+        // A cached command waits in the cache (it takes the die's record,
+        // and its plane registers, when the die's command ends).
+        if cached {
+            assert!(
+                self.flash.dies[die.index()].busy,
+                "die {die} given a cached command while idle"
+            );
+        } else {
+            let d = &mut self.flash.dies[die.index()];
+            assert!(!d.busy, "die {die} given a command while busy");
+            d.busy = true;
+            if !suspended {
+                self.flash
+                    .take_registers(die, members.iter().map(|&t| self.txns[t].plane));
+            }
+            let d = &mut self.flash.dies[die.index()];
+            d.finished = 0;
+            d.n = n as u8;
+            d.txns[..n].copy_from_slice(members);
         }
-        let d = &mut self.flash.dies[die.index()];
-        d.finished = 0;
-        d.n = n as u8;
-        d.txns[..n].copy_from_slice(members);
         if let Some(a) = &mut self.attr {
             let clock = a.clock(die.index(), now);
             for &t in members {
@@ -202,14 +218,18 @@ impl Simulator {
                     a.dispatched(t, clock, now, at - now);
                 }
             }
-            a.die_busy(die.index(), origin == Origin::Gc, now);
+            if !cached {
+                a.die_busy(die.index(), origin == Origin::Gc, now);
+            }
         }
         if suspended {
             if let Some(m) = &mut self.metrics.suspension {
                 m.read_pages += n as u64;
             }
         }
-        self.metrics.planes_busy(now, n as i32);
+        if !cached {
+            self.metrics.planes_busy(now, n as i32);
+        }
         self.metrics.cmds.add(kind, origin, n);
         if self.dftl.cmt.is_some() {
             for &t in members {
@@ -257,6 +277,14 @@ impl Simulator {
                 if gc {
                     self.metrics.gc.read_ns += array as u128 * n as u128;
                 }
+                if cached {
+                    let behind = self.behind_running(die);
+                    let c = self.flash.cache.as_mut().expect("cache read's state");
+                    c.read_cached(die, super::cache::record(members), behind);
+                    if let Some(m) = &mut self.metrics.cache {
+                        m.read_pages += n as u64;
+                    }
+                }
                 self.engine
                     .schedule(t0 + array, EventKind::ReadArrayDone, die.0);
             }
@@ -298,12 +326,41 @@ impl Simulator {
                     for (i, &t) in members.iter().enumerate() {
                         if self.txns[t].req != ReqId::NONE {
                             let at = start + (i as Time + 1) * xfer;
-                            self.engine.schedule(
-                                at,
-                                EventKind::TransferDone,
-                                die.0 * MAX_PLANES_PER_DIE as u32 + i as u32,
-                            );
+                            if cached {
+                                // (Named by the transaction: the command
+                                // is not the die's yet.)
+                                self.engine
+                                    .schedule_tagged(at, EventKind::TransferDone, t.0, 1);
+                            } else {
+                                self.engine.schedule(
+                                    at,
+                                    EventKind::TransferDone,
+                                    die.0 * MAX_PLANES_PER_DIE as u32 + i as u32,
+                                );
+                            }
                         }
+                    }
+                }
+                if cached {
+                    let behind = self.behind_running(die);
+                    let c = self.flash.cache.as_mut().expect("cache program's state");
+                    let from = c.program_cached(
+                        die,
+                        super::cache::record(members),
+                        xfer_end,
+                        array,
+                        behind,
+                    );
+                    if let Some(m) = &mut self.metrics.cache {
+                        m.program_pages += n as u64;
+                    }
+                    self.engine.schedule(from, EventKind::CacheFree, die.0);
+                    self.die_done_at(from + array, die);
+                    return;
+                }
+                if let Some(c) = &mut self.flash.cache {
+                    if c.program_started(die, xfer_end, xfer_end + array) {
+                        self.engine.schedule(xfer_end, EventKind::CacheFree, die.0);
                     }
                 }
                 self.suspendable(die, origin, false, xfer_end, xfer_end + array);
@@ -416,6 +473,31 @@ impl Simulator {
 
     pub(crate) fn on_read_array_done(&mut self, die: DieId) {
         let now = self.engine.now();
+        if let Some(c) = &mut self.flash.cache {
+            if c.read {
+                // A cached read's array phase ended while the die's last
+                // read still leaves: it waits for the cache registers.
+                let d = &mut c.dies[die.index()];
+                if d.next.n > 0 && !d.next_program {
+                    d.next_end = now;
+                    return;
+                }
+                return self.read_out(die, now, None);
+            }
+        }
+        self.read_out(die, now, None)
+    }
+
+    /// The die's read command's array phase ended at `array_end` (now,
+    /// or, for a cached read whose wait for the cache registers ends now,
+    /// earlier: it waited behind the command before it, as `behind` says):
+    /// its data leaves over the channel. Under cache read the die's next
+    /// read, if the policy runs one next, starts first.
+    fn read_out(&mut self, die: DieId, array_end: Time, behind: Option<Part>) {
+        let now = self.engine.now();
+        if self.flash.cache.as_ref().is_some_and(|c| c.read) {
+            self.dispatch_cached_read(die);
+        }
         let d = self.flash.dies[die.index()];
         let n = d.n as usize;
         let ch = self.channel_of_die(die);
@@ -427,6 +509,12 @@ impl Simulator {
             for (i, &t) in d.txns[..n].iter().enumerate() {
                 if self.txns[t].origin != Origin::Host {
                     continue;
+                }
+                // (A cached read waited for the cache registers behind
+                // the read before it, from its array's end to now.)
+                if let Some(p) = behind {
+                    a.phase(t, Part::Array, array_end - a.mark(t));
+                    a.phase(t, p, now - array_end);
                 }
                 a.read_out(t, now, start - now, (i as Time + 1) * xfer);
             }
@@ -460,13 +548,14 @@ impl Simulator {
         }
     }
 
-    pub(crate) fn on_transfer_done(&mut self, arg: u32) {
+    pub(crate) fn on_transfer_done(&mut self, arg: u32, tag: u32) {
         let (die, i) = (
             DieId(arg / MAX_PLANES_PER_DIE as u32),
             (arg % MAX_PLANES_PER_DIE as u32) as usize,
         );
         let d = self.flash.dies[die.index()];
-        let t = d.txns[i];
+        // (Tag 1: a cached program's page, named by its transaction.)
+        let t = if tag == 1 { TxnId(arg) } else { d.txns[i] };
         match self.txns[t].kind {
             CmdKind::Read => {
                 assert_eq!(d.finished as usize, i, "reads finish in transfer order");
@@ -507,8 +596,29 @@ impl Simulator {
         self.metrics.planes_busy(now, -(d.n as i32));
         self.flash.dies[die.index()].busy = false;
         self.flash.release_registers(die);
+        // Cache program and read: the running program's array phase (a
+        // cached one may have waited for it behind the command before
+        // it), and the command in the cache, which runs now.
+        let (mut waited, mut next) = (None, None);
+        if let Some(c) = &mut self.flash.cache {
+            let cd = &c.dies[die.index()];
+            waited = Some((cd.from, cd.behind));
+            next = c.advance(die).map(|r| (r, c.dies[die.index()].end));
+        }
+        if let Some((r, _)) = next {
+            let n = r.n as usize;
+            self.flash.dies[die.index()] = r;
+            self.flash
+                .take_registers(die, r.txns[..n].iter().map(|&t| self.txns[t].plane));
+            self.metrics.planes_busy(now, n as i32);
+        }
         if let Some(a) = &mut self.attr {
-            a.die_idle(die.index(), now);
+            match next {
+                Some((r, _)) => {
+                    a.die_busy(die.index(), self.txns[r.txns[0]].origin == Origin::Gc, now)
+                }
+                None => a.die_idle(die.index(), now),
+            }
             if self.txns[d.txns[0]].kind == CmdKind::Program {
                 // A program's data went over the channel, then the array
                 // programmed it.
@@ -518,8 +628,23 @@ impl Simulator {
                     .iter()
                     .filter(|&&t| self.txns[t].origin == Origin::Host)
                 {
-                    a.program_done(t, now, xfer, suspended);
+                    match waited {
+                        // (Cache program: from its transfer's end to its
+                        // array phase, behind the program before it.)
+                        Some((from, behind)) => {
+                            a.program_waited(t, now, xfer, from, behind, suspended)
+                        }
+                        None => a.program_done(t, now, xfer, suspended),
+                    }
                 }
+            }
+        }
+        // A cached read whose array phase has ended: its data leaves now.
+        if let Some((r, end)) = next {
+            if self.txns[r.txns[0]].kind == CmdKind::Read && end != super::cache::NEVER {
+                let behind =
+                    self.flash.cache.as_ref().expect("cache state").dies[die.index()].behind;
+                self.read_out(die, end, Some(behind));
             }
         }
         for &t in members {

@@ -4,6 +4,7 @@
 //! a channel frees) lives in the simulator, which executes commands with the
 //! times computed here.
 
+pub(crate) mod cache;
 pub mod executor;
 pub(crate) mod suspend;
 

@@ -80,10 +80,25 @@ pub struct Metrics {
     pub attribution: Option<Box<AttributionSums>>,
     /// Program and erase suspension's counters (`flash.suspension`), or None.
     pub suspension: Option<SuspensionTotals>,
+    /// Cache program's and cache read's counters (`flash.cache_program`,
+    /// `flash.cache_read`), or None.
+    pub cache: Option<CacheTotals>,
     /// GC pacing's counts (`gc.preemptive`, `gc.idle`), or None.
     pub pacing: Option<PacingTotals>,
     /// Cumulative figures by completions, for the steady-state check.
     rounds: steady::Rounds,
+}
+
+/// Cache program's and cache read's counters (`flash.cache_program`,
+/// `flash.cache_read`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CacheTotals {
+    /// Pages whose data went into a cache register while the die's array
+    /// programmed the pages before them.
+    pub program_pages: u64,
+    /// Pages read from the array while the pages before them left the
+    /// cache register.
+    pub read_pages: u64,
 }
 
 /// Program and erase suspension's counters (`flash.suspension`).
@@ -310,6 +325,7 @@ impl Metrics {
             rounds: steady::Rounds::new(0),
             attribution: None,
             suspension: None,
+            cache: None,
             pacing: None,
             read_lat: hist(),
             write_lat: hist(),
@@ -374,6 +390,7 @@ impl Metrics {
             .as_ref()
             .map(|a| Box::new(AttributionSums::new(a.suspension)));
         fresh.suspension = self.suspension.map(|_| SuspensionTotals::default());
+        fresh.cache = self.cache.map(|_| CacheTotals::default());
         fresh.pacing = self.pacing.as_ref().map(PacingTotals::fresh);
         fresh.rounds = steady::Rounds::new(now);
         *self = fresh;

@@ -303,6 +303,10 @@ impl Metrics {
                     pages_read_suspended: t.read_pages,
                 }
             }),
+            cache: self.cache.map(|t| CacheReport {
+                cached_program_pages: t.program_pages,
+                cached_read_pages: t.read_pages,
+            }),
             warnings: Vec::new(),
         };
         report.warnings = super::warnings::find(&report, self, &ctx.facts);
@@ -500,6 +504,10 @@ pub struct Report {
     /// Program and erase suspension (`flash.suspension`; absent when off).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suspension: Option<SuspensionReport>,
+    /// Cache program and cache read (`flash.cache_program`,
+    /// `flash.cache_read`; absent when both are off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<CacheReport>,
     /// What makes these figures mean less than they seem (empty when
     /// nothing was found): saturation, reads of never-written data, GC not
     /// running or not yet steady, a warm-up longer than the run, addresses
@@ -594,6 +602,19 @@ pub struct SuspensionReport {
     pub mean_suspended_us: f64,
     /// Pages read while an operation was suspended.
     pub pages_read_suspended: u64,
+}
+
+/// Cache program and cache read (`flash.cache_program`,
+/// `flash.cache_read`): the pages whose transfer overlapped the array
+/// operation before them.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct CacheReport {
+    /// Program pages whose data went into a cache register while the die's
+    /// array programmed the pages before them.
+    pub cached_program_pages: u64,
+    /// Read pages read from the array while the pages before them left the
+    /// cache register.
+    pub cached_read_pages: u64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -877,6 +898,13 @@ impl Report {
                 u.pages_read_suspended,
                 u.suspended_us,
                 u.mean_suspended_us
+            );
+        }
+        if let Some(c) = &self.cache {
+            let _ = writeln!(
+                s,
+                "  cache    {} program pages through the cache register   {} read pages cached",
+                c.cached_program_pages, c.cached_read_pages
             );
         }
         if g.full_merges + g.switch_merges > 0 {

@@ -7,6 +7,12 @@ use crate::sched::Class;
 use crate::sim::Simulator;
 use crate::types::{Dest, Place, TxnId, MAX_PLANES_PER_DIE};
 
+/// The command builder's modes (`dispatch_from`).
+const NORMAL: u8 = 0;
+const READS_ONLY: u8 = 1;
+const CACHE_PROGRAM: u8 = 2;
+const CACHE_READ: u8 = 3;
+
 impl Simulator {
     /// Die-Writes: the heads of `class` on every plane of `die` if they form
     /// a Die-Write that may run now. Host Die-Writes wait for the die's GC
@@ -102,23 +108,40 @@ impl Simulator {
     /// Dispatch on `die`: the next command by the scheduling policy.
     #[inline]
     pub(crate) fn dispatch(&mut self, die: DieId) {
-        self.dispatch_from::<false>(die)
+        self.dispatch_from::<NORMAL>(die)
     }
 
     /// Dispatch on `die` a command from its read queues only: the reads a
     /// suspended program or erase lets run (`flash/suspend.rs`).
     pub(crate) fn dispatch_reads(&mut self, die: DieId) {
-        self.dispatch_from::<true>(die)
+        self.dispatch_from::<READS_ONLY>(die)
     }
 
-    /// The command builder; `READS_ONLY`: from the read queues only (a
-    /// suspension's reads, a separate instance so that the common one is
-    /// as it was).
+    /// Cache program (`flash/cache.rs`): on `die`, busy with a program
+    /// whose cache registers are free, take the command the policy would
+    /// run next into the cache registers if it is a program.
+    pub(crate) fn dispatch_cached_program(&mut self, die: DieId) {
+        self.dispatch_from::<CACHE_PROGRAM>(die)
+    }
+
+    /// Cache read (`flash/cache.rs`): on `die`, whose read's array phase
+    /// just ended, start the command the policy would run next if it is a
+    /// read.
+    pub(crate) fn dispatch_cached_read(&mut self, die: DieId) {
+        self.dispatch_from::<CACHE_READ>(die)
+    }
+
+    /// The command builder; `MODE`: `NORMAL`, `READS_ONLY` (from the read
+    /// queues only: a suspension's reads), or a cached command's
+    /// (`CACHE_PROGRAM`, `CACHE_READ`: the command is built only if it is
+    /// of that kind). Separate instances, so that the common one is as it
+    /// was.
     #[inline(always)]
-    fn dispatch_from<const READS_ONLY: bool>(&mut self, die: DieId) {
+    fn dispatch_from<const MODE: u8>(&mut self, die: DieId) {
+        let reads_only = MODE == READS_ONLY;
         let first = die.first_plane(self.ppd);
         let planes = die.planes(self.ppd);
-        if !READS_ONLY {
+        if !reads_only {
             for p in planes.clone() {
                 self.clean_gc_head(p);
             }
@@ -152,7 +175,7 @@ impl Simulator {
                 (seen_class, seen, ok) = (Class::Read, 0, 0);
             }
             for class in order.classes {
-                if READS_ONLY && class != Class::Read {
+                if reads_only && class != Class::Read {
                     continue;
                 }
                 for p in planes.clone() {
@@ -198,6 +221,18 @@ impl Simulator {
         let Some((class, lead_plane, lead_key, lead_dst)) = lead else {
             return;
         };
+        let lt = self
+            .sched
+            .queues
+            .head(lead_plane, class)
+            .expect("lead exists");
+        let kind = self.txns[lt].kind;
+        match MODE {
+            CACHE_PROGRAM if kind != CmdKind::Program => return,
+            CACHE_READ if kind != CmdKind::Read => return,
+            _ => {}
+        }
+        let cached = MODE == CACHE_PROGRAM || MODE == CACHE_READ;
         // A host command that went ahead of a GC step set aside, which the
         // policy would have run first: a preemption.
         let preempted = aside
@@ -221,19 +256,13 @@ impl Simulator {
                 }
             }
         }
-        let lt = self
-            .sched
-            .queues
-            .head(lead_plane, class)
-            .expect("lead exists");
-        let kind = self.txns[lt].kind;
         if self.unit.gangs() && kind == CmdKind::Program {
             let members = self.gang(die, class).expect("ready() saw the Die-Write");
             for p in planes.clone() {
                 self.sched.queues.pop(p, class);
             }
             let w = self.gang_writer(class, &members[..self.ppd as usize]);
-            return self.execute(die, kind, &members[..self.ppd as usize], Some(w));
+            return self.execute_as(die, kind, &members[..self.ppd as usize], Some(w), cached);
         }
         let mut members = [TxnId::NONE; MAX_PLANES_PER_DIE];
         let mut n = 0;
@@ -298,7 +327,7 @@ impl Simulator {
         if preempted {
             self.count_preemptions(n);
         }
-        self.execute(die, kind, &members[..n], None);
+        self.execute_as(die, kind, &members[..n], None, cached);
     }
 
     /// Has `die` a read it may run now: the head of one of its read queues,

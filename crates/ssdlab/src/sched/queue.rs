@@ -90,6 +90,12 @@ impl Simulator {
         self.sched.kick_flag[d] = false;
         if !self.flash.dies[d].busy {
             self.dispatch(d);
+        } else if let Some(c) = &self.flash.cache {
+            // Cache program: a busy die may take a program into its cache
+            // registers.
+            if c.program && c.open(d, self.engine.now()) {
+                self.dispatch_cached_program(d);
+            }
         }
         true
     }

@@ -22,6 +22,7 @@ const REQUIREMENTS: &[fn(&Config) -> Requirement] = &[
     crate::gc::paragc::requirements,
     crate::ftl::alloc::requirements,
     crate::flash::executor::requirements,
+    crate::flash::cache::requirements,
     crate::ftl::parity_requirements,
     crate::ftl::lanes::requirements,
     crate::host::pagetype::requirements,

@@ -477,6 +477,9 @@ impl Simulator {
         if !cfg.flash.suspension.is_off() {
             sim.metrics.suspension = Some(crate::metrics::SuspensionTotals::default());
         }
+        if cfg.flash.cache_program || cfg.flash.cache_read {
+            sim.metrics.cache = Some(crate::metrics::CacheTotals::default());
+        }
         if sim.gc.pace.on() {
             sim.metrics.pacing = Some(crate::metrics::PacingTotals::new(
                 cfg.gc.preemptive,
@@ -590,10 +593,11 @@ impl Simulator {
             match ev.kind() {
                 EventKind::Arrival => self.on_arrival(),
                 EventKind::ReadArrayDone => self.on_read_array_done(DieId(ev.arg())),
-                EventKind::TransferDone => self.on_transfer_done(ev.arg()),
+                EventKind::TransferDone => self.on_transfer_done(ev.arg(), ev.tag()),
                 EventKind::DieDone => self.on_die_done(DieId(ev.arg()), ev.tag()),
                 EventKind::Suspend => self.on_suspend(DieId(ev.arg())),
                 EventKind::GcIdle => self.on_gc_idle(ev.arg()),
+                EventKind::CacheFree => self.kick(DieId(ev.arg())),
             }
             self.end_event();
             if let Some(e) = self.error.take() {
@@ -743,6 +747,7 @@ impl Simulator {
     /// Run the consistency checker now.
     pub fn check(&self) -> std::result::Result<(), String> {
         self.check_suspensions()?;
+        self.check_caches()?;
         let buf = self.buffer.cache.as_ref();
         self.ftl.check(|lpn| {
             buf.and_then(|b| b.newest_version(lpn))

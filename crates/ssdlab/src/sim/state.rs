@@ -43,13 +43,15 @@ pub const VERSION: u32 = 1;
 pub const SECTIONS: &[&str] = &["geometry", "cell", "timing", "flash", "ftl", "gc", "check"];
 
 /// Keys of those sections that aging does not read and that are written
-/// only when set (GC pacing, program and erase suspension: they act on
+/// only when set (GC pacing, program and erase suspension, cache program and read: they act on
 /// timed work only): a state serves runs that differ in them.
 const TIMED_ONLY: &[&str] = &[
     "gc.preemptive",
     "gc.hard_threshold",
     "gc.idle",
     "flash.suspension",
+    "flash.cache_program",
+    "flash.cache_read",
 ];
 
 /// Bytes the payload is written and read in between two looks for an
