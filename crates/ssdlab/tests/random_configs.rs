@@ -60,6 +60,10 @@ struct Case {
     /// page writes): bit 0 semi-preemptive GC, bit 1 idle-time GC (open
     /// loop).
     pacing: usize,
+    /// ONFI cache program (bit 0) and cache read (bit 1), where the rest
+    /// of the case allows them (one register set per plane; no program
+    /// suspension, no suspension at all for cache read).
+    cache: usize,
 }
 
 fn case() -> impl Strategy<Value = Case> {
@@ -96,6 +100,7 @@ fn case() -> impl Strategy<Value = Case> {
             any::<bool>(),
             0usize..4,
             0usize..4,
+            0usize..4,
         ),
     )
         .prop_map(
@@ -103,7 +108,7 @@ fn case() -> impl Strategy<Value = Case> {
                 (planes, dies, page_only, pairs, alloc, mapping),
                 (buffer, victim, controller, odd_even, transfer),
                 (fcfs, closed, hot, rmw, read_share, seed, sch),
-                (registers, hold_die, tlc, attribution, until_steady, suspension, pacing),
+                (registers, hold_die, tlc, attribution, until_steady, suspension, pacing, cache),
             )| Case {
                 planes,
                 dies,
@@ -172,6 +177,7 @@ fn case() -> impl Strategy<Value = Case> {
                 until_steady,
                 suspension,
                 pacing,
+                cache,
             },
         )
 }
@@ -346,6 +352,10 @@ fn config(k: &Case) -> Config {
             });
         }
     }
+    if c.flash.plane_registers == 1 {
+        c.flash.cache_program = k.cache & 1 != 0 && !c.flash.suspension.program;
+        c.flash.cache_read = k.cache & 2 != 0 && c.flash.suspension.is_off();
+    }
     c
 }
 
@@ -425,6 +435,7 @@ proptest! {
         prop_assert_eq!(wrong.load(std::sync::atomic::Ordering::Relaxed), 0);
         prop_assert_eq!(r.attribution.is_some(), k.attribution);
         prop_assert_eq!(r.suspension.is_some(), k.suspension > 0);
+        prop_assert_eq!(r.cache.is_some(), c.flash.cache_program || c.flash.cache_read);
         let again = run(&c).unwrap();
         prop_assert_eq!(serde_json::to_string(&r).unwrap(), serde_json::to_string(&again).unwrap());
         if k.attribution {

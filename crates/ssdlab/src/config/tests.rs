@@ -313,3 +313,63 @@ fn pacing_keys_only_when_on() {
         assert!(e.contains(key), "{sets:?}: {e}");
     }
 }
+
+/// Cache program and cache read: absent from a configuration while off
+/// (its TOML and JSON as before), reachable by `--set`, and refused with
+/// the key named where the model does not combine them.
+#[test]
+fn cache_modes_are_optional_and_checked() {
+    let c = Config::preset("spd-512g").unwrap();
+    assert!(!c.flash.cache_program && !c.flash.cache_read);
+    assert!(!c.to_toml().contains("cache_program") && !c.to_toml().contains("cache_read"));
+    let on = c
+        .with_overrides(&[
+            "flash.cache_program=true".into(),
+            "flash.cache_read=true".into(),
+        ])
+        .unwrap();
+    assert!(on.flash.cache_program && on.flash.cache_read);
+    let text = on.to_toml();
+    assert!(text.contains("cache_program = true") && text.contains("cache_read = true"));
+    assert_eq!(Config::from_toml(&text, "x").unwrap(), on);
+    let off = on
+        .with_overrides(&[
+            "flash.cache_program=false".into(),
+            "flash.cache_read=false".into(),
+        ])
+        .unwrap();
+    assert_eq!(off.to_toml(), c.to_toml());
+    let refused = |sets: &[&str], key: &str| {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        let e = Config::preset("small")
+            .unwrap()
+            .with_overrides(&sets)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(key), "{sets:?}: {e}");
+    };
+    refused(
+        &["flash.cache_program=true", "flash.suspension.program=true"],
+        "flash.cache_program",
+    );
+    refused(
+        &["flash.cache_read=true", "flash.suspension.erase=true"],
+        "flash.cache_read",
+    );
+    refused(
+        &[
+            "flash.cache_program=true",
+            "flash.plane_registers=2",
+            "gc.migration=\"copyback\"",
+        ],
+        "flash.cache_program",
+    );
+    // Erase suspension and cache program compose.
+    assert!(Config::preset("small")
+        .unwrap()
+        .with_overrides(&[
+            "flash.cache_program=true".into(),
+            "flash.suspension.erase=true".into(),
+        ])
+        .is_ok());
+}

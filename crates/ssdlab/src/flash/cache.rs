@@ -220,7 +220,8 @@ impl Simulator {
     /// cache belongs to a busy die and is of the running command's kind (a
     /// program, or a read); its planes are distinct (one page per cache
     /// register); a cached program's pages come after the running
-    /// program's pages of the same block (program order), and its array
+    /// program's pages of the same block (strict program order: pages in
+    /// index order), and its array
     /// phase starts no earlier than the running one's ends; the cache
     /// registers are open only while a program runs.
     pub(crate) fn check_caches(&self) -> std::result::Result<(), String> {
@@ -269,13 +270,16 @@ impl Simulator {
                 planes |= 1 << p;
             }
             if kind == CmdKind::Program {
+                let strict = self.cfg.ftl.program_order == crate::config::ProgramOrder::Strict;
                 if d.next_from < d.end {
                     return Err(format!(
                         "die {i}: a cached program's array phase starts at {} ns, before the running one ends at {} ns",
                         d.next_from, d.end
                     ));
                 }
-                for &t in next {
+                // (Under relaxed program order a block's pages go in the
+                // order of their types' lanes, which the FTL checks.)
+                for &t in next.iter().filter(|_| strict) {
                     let dst = self.txns[t].src;
                     for &r in running {
                         let prev = self.txns[r].src;

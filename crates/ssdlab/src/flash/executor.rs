@@ -549,30 +549,35 @@ impl Simulator {
     }
 
     pub(crate) fn on_transfer_done(&mut self, arg: u32, tag: u32) {
+        // (Tag 1: a cached program's page, named by its transaction.)
+        if tag == 1 {
+            return self.write_acknowledged(TxnId(arg));
+        }
         let (die, i) = (
             DieId(arg / MAX_PLANES_PER_DIE as u32),
             (arg % MAX_PLANES_PER_DIE as u32) as usize,
         );
         let d = self.flash.dies[die.index()];
-        // (Tag 1: a cached program's page, named by its transaction.)
-        let t = if tag == 1 { TxnId(arg) } else { d.txns[i] };
+        let t = d.txns[i];
         match self.txns[t].kind {
             CmdKind::Read => {
                 assert_eq!(d.finished as usize, i, "reads finish in transfer order");
                 self.flash.dies[die.index()].finished += 1;
                 self.finish_txn(t);
             }
-            _ => {
-                // Transfer-mode write completion: the host sees the write done.
-                let req = std::mem::replace(&mut self.txns[t].req, ReqId::NONE);
-                if let Some(a) = &mut self.attr {
-                    let mut parts = a.parts(t);
-                    parts[Part::Transfer as usize] += self.engine.now() - a.mark(t);
-                    a.set_page(parts);
-                }
-                self.sub_done(req);
-            }
+            _ => self.write_acknowledged(t),
         }
+    }
+
+    /// Transfer-mode write completion: the host sees the write of `t` done.
+    fn write_acknowledged(&mut self, t: TxnId) {
+        let req = std::mem::replace(&mut self.txns[t].req, ReqId::NONE);
+        if let Some(a) = &mut self.attr {
+            let mut parts = a.parts(t);
+            parts[Part::Transfer as usize] += self.engine.now() - a.mark(t);
+            a.set_page(parts);
+        }
+        self.sub_done(req);
     }
 
     pub(crate) fn on_die_done(&mut self, die: DieId, epoch: u32) {

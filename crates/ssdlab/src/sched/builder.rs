@@ -229,6 +229,16 @@ impl Simulator {
         let kind = self.txns[lt].kind;
         match MODE {
             CACHE_PROGRAM if kind != CmdKind::Program => return,
+            // GC keeps its priority over host writes: while a GC is under
+            // way on the die, its next step is known only when the
+            // running command ends, so no host program goes ahead of it
+            // into the cache registers.
+            CACHE_PROGRAM
+                if class == Class::Write
+                    && planes.clone().any(|p| self.gc.active(self.gc.unit(p))) =>
+            {
+                return
+            }
             CACHE_READ if kind != CmdKind::Read => return,
             _ => {}
         }
