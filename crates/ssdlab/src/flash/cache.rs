@@ -231,7 +231,9 @@ impl Simulator {
         let m = &self.ftl.map;
         for (i, d) in c.dies.iter().enumerate() {
             let die = &self.flash.dies[i];
-            let running = &die.txns[..die.n as usize];
+            // (A read's transactions finish one by one as their data
+            // leaves, and their slots may be reused: the rest of it.)
+            let running = &die.txns[die.finished as usize..die.n as usize];
             if d.open != NEVER
                 && (!die.busy
                     || running
@@ -246,7 +248,7 @@ impl Simulator {
                 continue;
             }
             let next = &d.next.txns[..d.next.n as usize];
-            if !die.busy || die.n == 0 {
+            if !die.busy || running.is_empty() {
                 return Err(format!("die {i} holds a cached command while idle"));
             }
             let kind = self.txns[next[0]].kind;
