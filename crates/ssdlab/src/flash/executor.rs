@@ -170,17 +170,19 @@ impl Simulator {
     }
 
     /// Run a command of `members` on `die`; a Die-Write gives the writer
-    /// (write stream) of all its pages. `cached`: the command goes into the
+    /// (write stream) of all its pages. `CACHED`: the command goes into the
     /// die's cache registers (`flash/cache.rs`): a program while the die's
     /// array programs, a read while the die's last read leaves.
-    pub(crate) fn execute_as(
+    pub(crate) fn execute_as<const CACHED: bool>(
         &mut self,
         die: DieId,
         kind: CmdKind,
         members: &[TxnId],
         gang_writer: Option<Writer>,
-        cached: bool,
     ) {
+        // (A separate instance for cached commands, so that the common one
+        // is as it was.)
+        let cached = CACHED;
         let now = self.engine.now();
         let n = members.len();
         let origin = self.txns[members[0]].origin;

@@ -272,7 +272,12 @@ impl Simulator {
                 self.sched.queues.pop(p, class);
             }
             let w = self.gang_writer(class, &members[..self.ppd as usize]);
-            return self.execute_as(die, kind, &members[..self.ppd as usize], Some(w), cached);
+            let members = &members[..self.ppd as usize];
+            return if cached {
+                self.execute_as::<true>(die, kind, members, Some(w))
+            } else {
+                self.execute_as::<false>(die, kind, members, Some(w))
+            };
         }
         let mut members = [TxnId::NONE; MAX_PLANES_PER_DIE];
         let mut n = 0;
@@ -337,7 +342,11 @@ impl Simulator {
         if preempted {
             self.count_preemptions(n);
         }
-        self.execute_as(die, kind, &members[..n], None, cached);
+        if cached {
+            self.execute_as::<true>(die, kind, &members[..n], None);
+        } else {
+            self.execute_as::<false>(die, kind, &members[..n], None);
+        }
     }
 
     /// Has `die` a read it may run now: the head of one of its read queues,
