@@ -26,6 +26,7 @@ impl Config {
                 plane_registers: 1,
                 wordline_buffer: true,
                 suspension: Suspension::default(),
+                bad_blocks: None,
             },
             ftl: Ftl {
                 overprovisioning: 0.15,

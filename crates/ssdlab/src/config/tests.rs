@@ -70,6 +70,13 @@ fn every_key_is_documented() {
             .with_overrides(&["cell.endurance=2000".into()])
             .unwrap(),
     );
+    configs.push(
+        small
+            .with_overrides(&[
+                "flash.bad_blocks={factory_fraction=0.01, retire_at_endurance=true, erase_failure_probability=1e-6, spare_blocks=4}".into(),
+            ])
+            .unwrap(),
+    );
     // GC pacing's keys, written only when on, in both forms.
     configs.push(
         small
