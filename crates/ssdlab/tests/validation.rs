@@ -66,3 +66,8 @@ fn a_constant_service_is_judged_steady() {
 fn suspension_times_reads_and_operations_exactly() {
     assert_all(validate::suspension_checks().unwrap());
 }
+
+#[test]
+fn bad_blocks_retire_and_end_read_only_where_computed() {
+    assert_all(validate::bad_block_checks().unwrap());
+}

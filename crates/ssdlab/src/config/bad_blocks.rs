@@ -9,8 +9,8 @@ use super::*;
 /// The share of a part's blocks its datasheet allows to be invalid over its
 /// life, factory and grown together: 80 of 4096 (the "valid blocks" table of
 /// Numonyx's NAND04GW3B2B 4 Gbit SLC datasheet gives at least 4016 valid
-/// blocks of 4096). The default factory fraction: a part as bad as its
-/// datasheet allows when it ships.
+/// blocks of 4096). The default spares: that share of a plane's blocks,
+/// rounded up, so that a plane outlasts the bad blocks its parts may have.
 pub const DATASHEET_INVALID_FRACTION: f64 = 80.0 / 4096.0;
 
 /// `flash.bad_blocks` (module documentation).
@@ -19,7 +19,8 @@ pub const DATASHEET_INVALID_FRACTION: f64 = 80.0 / 4096.0;
 pub struct BadBlocks {
     /// Share of each plane's blocks bad when the drive is built: exactly
     /// round(fraction × blocks_per_plane) per plane, chosen at random
-    /// (seeded, a stream of its own). Never allocated.
+    /// (seeded, a stream of its own). Never allocated. Default 0: the
+    /// datasheets bound factory and grown bad blocks together only.
     pub factory_fraction: f64,
     /// A block retires at the erase that brings its erase count to
     /// `cell.endurance`.
@@ -27,11 +28,11 @@ pub struct BadBlocks {
     /// Probability that an erase fails: the block retires after it (GC had
     /// moved its valid data out, so nothing is lost).
     pub erase_failure_probability: f64,
-    /// Spare blocks per plane, taken from the over-provisioned space:
-    /// factory bad blocks use the first, grown bad blocks the rest; a
-    /// block that retires with none left ends the run (read-only). Absent:
-    /// every block of the over-provisioned space that GC does not need
-    /// ([`Config::max_spare_blocks`]).
+    /// Spare blocks per plane, set aside from the over-provisioned space:
+    /// factory bad blocks use the first, each grown bad block is replaced
+    /// by the next; a block that retires with none left ends the run
+    /// (read-only). Absent: ceil(blocks_per_plane × 80/4096)
+    /// ([`DATASHEET_INVALID_FRACTION`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub spare_blocks: Option<u32>,
 }
@@ -39,7 +40,7 @@ pub struct BadBlocks {
 impl Default for BadBlocks {
     fn default() -> BadBlocks {
         BadBlocks {
-            factory_fraction: DATASHEET_INVALID_FRACTION,
+            factory_fraction: 0.0,
             retire_at_endurance: true,
             erase_failure_probability: 0.0,
             spare_blocks: None,
@@ -74,10 +75,12 @@ impl Config {
     }
 
     /// Spare blocks per plane (with `flash.bad_blocks`): `spare_blocks`, or
-    /// [`max_spare_blocks`](Self::max_spare_blocks).
+    /// ceil(blocks_per_plane × [`DATASHEET_INVALID_FRACTION`]).
     pub fn spare_blocks(&self) -> u32 {
         self.flash.bad_blocks.as_ref().map_or(0, |b| {
-            b.spare_blocks.unwrap_or_else(|| self.max_spare_blocks())
+            b.spare_blocks.unwrap_or_else(|| {
+                (self.geometry.blocks_per_plane as f64 * DATASHEET_INVALID_FRACTION).ceil() as u32
+            })
         })
     }
 
@@ -101,15 +104,21 @@ impl Config {
         }
         let g = &self.geometry;
         let most = self.max_spare_blocks();
-        if let Some(s) = b.spare_blocks {
+        let s = self.spare_blocks();
+        {
             if s > most {
                 return Err((
                     "flash.bad_blocks.spare_blocks",
                     format!(
-                        "{s} spare blocks per plane do not fit in the over-provisioned space: of a plane's {} \
+                        "{s} spare blocks per plane{} do not fit in the over-provisioned space: of a plane's {} \
                          blocks of {} pages, its share of the logical capacity fills {} pages, GC's threshold \
                          keeps {} free and needs one block more, which leaves at most {most}; lower \
                          spare_blocks or raise ftl.overprovisioning",
+                        if b.spare_blocks.is_none() {
+                            " (the default, 80/4096 of its blocks rounded up)"
+                        } else {
+                            ""
+                        },
                         g.blocks_per_plane,
                         g.pages_per_block,
                         self.plane_share_pages(),
@@ -132,7 +141,7 @@ impl Config {
                     if b.spare_blocks.is_some() {
                         " (flash.bad_blocks.spare_blocks)"
                     } else {
-                        " (the over-provisioned blocks GC does not need)"
+                        " (the default spare_blocks, 80/4096 of its blocks rounded up)"
                     }
                 ),
             ));

@@ -1,6 +1,13 @@
 //! Bad blocks (`flash.bad_blocks`): factory bad blocks, grown bad blocks,
 //! spare blocks and the read-only end.
 //!
+//! - **Spares**: each plane sets aside `spare_blocks` blocks
+//!   (`Config::spare_blocks`), taken from its over-provisioned space; the
+//!   logical capacity is unchanged. A plane works with its other blocks
+//!   only: `blocks_per_plane − spare_blocks`, whatever goes bad, until its
+//!   spares run out. Factory bad blocks use the first spares; the rest
+//!   wait in the plane's spare pool (state `Spare`, erased, out of every
+//!   list): the plane's good blocks of the highest indices.
 //! - **Factory bad blocks**: when the FTL is built, exactly
 //!   round(`factory_fraction` × blocks per plane) blocks of each plane are
 //!   bad, drawn uniformly (a partial Fisher–Yates shuffle of the plane's
@@ -14,22 +21,18 @@
 //!   `erase_failure_probability` (a draw of the same stream per erase, only
 //!   when the probability is above 0). GC erases only a victim whose valid
 //!   pages it has moved, so a retiring block holds no data: nothing is
-//!   lost. A retired block leaves its plane for good: it is in no free
-//!   list, never opened, never closed, never a victim. Program failures
-//!   are not modelled.
-//! - **Spares**: every plane sets aside `spare_blocks` of its
-//!   over-provisioned blocks (`Config::spare_blocks`); the logical capacity
-//!   is unchanged. Each retired block (factory ones first) uses one. The
-//!   configuration is refused when the factory bad blocks exceed the
-//!   spares, and when the spares do not fit in the over-provisioned space.
-//! - **Read-only end**: a block that retires in a plane with no spare left
-//!   (its retired blocks then exceed `spare_blocks`) leaves the plane unable
-//!   to replace it: the drive goes read-only. The FTL records the first
-//!   such plane; the simulator ends the run at the end of that event and
+//!   lost. A retired block leaves its plane for good (never in a free
+//!   list, opened, closed or a victim again) and the plane's next spare
+//!   takes its place in the free list, so GC's room never shrinks. Program
+//!   failures are not modelled.
+//! - **Read-only end**: a block that retires in a plane whose spare pool
+//!   is empty (its retired blocks then exceed `spare_blocks`) cannot be
+//!   replaced: the drive goes read-only. The FTL records the first such
+//!   plane; the simulator ends the run at the end of that event and
 //!   reports why (`Simulator::read_only_end`), and aging stops with an
 //!   error.
 //!
-//! With the table absent nothing here exists ([`Ftl::bad`] is None) and no
+//! With the table absent nothing here exists (`Ftl::bad` is None) and no
 //! result moves.
 
 use rand::{Rng, SeedableRng};
@@ -54,6 +57,9 @@ pub(crate) struct BadBlocks {
     erase_failure: f64,
     /// Spare blocks per plane.
     pub(crate) spares: u32,
+    /// Per plane: the spare blocks not used yet (global ids), taken from
+    /// the front.
+    pub(crate) pool: Vec<VecDeque<u32>>,
     /// Per plane: blocks retired from the factory, at the endurance limit,
     /// after a failed erase.
     pub(crate) factory: Vec<u32>,
@@ -75,6 +81,7 @@ impl BadBlocks {
             retire_at: b.retire_at_endurance.then(|| cfg.cell.endurance()),
             erase_failure: b.erase_failure_probability,
             spares: cfg.spare_blocks(),
+            pool: vec![VecDeque::new(); planes],
             factory: vec![0; planes],
             endurance: vec![0; planes],
             erase_failed: vec![0; planes],
@@ -116,16 +123,12 @@ impl BadBlocks {
     /// The report's figures (`status`: the read-only end's, if any).
     pub(crate) fn report(&self, status: Option<String>) -> crate::metrics::BadBlockReport {
         let sum = |v: &[u32]| v.iter().map(|&n| n as u64).sum::<u64>();
-        let planes = self.factory.len();
         crate::metrics::BadBlockReport {
             factory: sum(&self.factory),
             grown_endurance: sum(&self.endurance),
             grown_erase_failure: sum(&self.erase_failed),
             spare_blocks_per_plane: self.spares,
-            spares_left_min: (0..planes)
-                .map(|p| self.spares.saturating_sub(self.retired(p)))
-                .min()
-                .unwrap_or(0),
+            spares_left_min: self.pool.iter().map(|p| p.len() as u32).min().unwrap_or(0),
             read_only: status,
         }
     }
@@ -133,7 +136,7 @@ impl BadBlocks {
 
 impl Ftl {
     /// Install `cfg`'s bad blocks (if any) in a new FTL: retire each
-    /// plane's factory bad blocks.
+    /// plane's factory bad blocks and set its spares aside.
     pub(super) fn install_bad_blocks(&mut self, cfg: &Config) {
         let Some(mut bad) = BadBlocks::new(cfg) else {
             return;
@@ -152,14 +155,23 @@ impl Ftl {
                 bad.count(plane, Cause::Factory);
             }
             let state = &self.blocks.state;
-            self.alloc.free[plane].retain(|&b| state[b as usize] != BlockState::Retired);
+            let free = &mut self.alloc.free[plane];
+            free.retain(|&b| state[b as usize] != BlockState::Retired);
+            // The spares left: the good blocks of the highest indices.
+            let left = bad.spares.saturating_sub(k) as usize;
+            let pool = free.split_off(free.len().saturating_sub(left));
+            for &b in &pool {
+                self.blocks.state[b as usize] = BlockState::Spare;
+            }
+            bad.pool[plane] = pool;
         }
         self.bad = Some(Box::new(bad));
     }
 
     /// An erase brought block `gb` to `erases`: does it retire (bad blocks
-    /// on)? Then it is marked retired and counted; the caller keeps it out
-    /// of the free list.
+    /// on)? Then it is marked retired and counted, and the plane's next
+    /// spare (if any) joins its free list; the caller keeps the retired
+    /// block out of it.
     #[inline]
     pub(super) fn retires(&mut self, gb: u32, erases: u32) -> bool {
         let Some(bad) = &mut self.bad else {
@@ -170,6 +182,10 @@ impl Ftl {
             return false;
         }
         self.blocks.state[gb as usize] = BlockState::Retired;
+        if let Some(s) = bad.pool[plane].pop_front() {
+            self.blocks.state[s as usize] = BlockState::Free;
+            self.alloc.free[plane].push_back(s);
+        }
         true
     }
 
@@ -189,15 +205,12 @@ impl Ftl {
         self.bad.as_ref().map_or(0, |b| b.retired(plane.index()))
     }
 
-    /// Spare blocks per plane left in the plane with fewest, and per plane
-    /// set aside (None without bad blocks).
-    pub fn spares(&self) -> Option<(u32, u32)> {
-        let b = self.bad.as_ref()?;
-        let left = (0..self.planes as usize)
-            .map(|p| b.spares.saturating_sub(b.retired(p)))
-            .min()
-            .unwrap_or(0);
-        Some((left, b.spares))
+    /// Blocks of `plane` outside its working set: retired, or spares not
+    /// used yet (0 without bad blocks).
+    pub fn unusable_blocks(&self, plane: PlaneId) -> u32 {
+        self.bad.as_ref().map_or(0, |b| {
+            b.retired(plane.index()) + b.pool[plane.index()].len() as u32
+        })
     }
 
     /// The report's bad-block figures (None without bad blocks).
@@ -228,54 +241,87 @@ impl Ftl {
         self.bad = Some(Box::new(bad));
     }
 
-    /// The checker's part: retired blocks hold no valid page, are no write
-    /// point's active block and in no free list (`check` verifies free
-    /// lists hold free blocks only), and the counts agree with the states.
+    /// The checker's part: retired blocks and spares hold no valid or
+    /// mapped page, are no write point's active block, in no free list
+    /// (`check` verifies free lists hold free blocks only) and not in the
+    /// victim index; spares are unwritten and in their plane's pool; the
+    /// counts agree with the states, and a plane with more retired blocks
+    /// than spares has made the drive read-only.
     pub(crate) fn check_bad_blocks(&self) -> std::result::Result<(), String> {
+        let Some(b) = &self.bad else {
+            return Ok(());
+        };
         let bpp = self.bpp as usize;
         for plane in 0..self.planes as usize {
-            let blocks = plane * bpp..(plane + 1) * bpp;
-            let mut retired = 0u32;
-            for gb in blocks {
-                if self.blocks.state[gb] != BlockState::Retired {
-                    continue;
+            let (mut retired, mut spare) = (0u32, 0u32);
+            for gb in plane * bpp..(plane + 1) * bpp {
+                match self.blocks.state[gb] {
+                    BlockState::Retired => retired += 1,
+                    BlockState::Spare => {
+                        spare += 1;
+                        if self.blocks.wp[gb] != 0 {
+                            return Err(format!(
+                                "spare block {gb} has write pointer {}",
+                                self.blocks.wp[gb]
+                            ));
+                        }
+                        if !b.pool[plane].contains(&(gb as u32)) {
+                            return Err(format!("spare block {gb} is not in its plane's pool"));
+                        }
+                    }
+                    _ => continue,
                 }
-                retired += 1;
                 if self.blocks.valid[gb] != 0 {
                     return Err(format!(
-                        "retired block {gb} holds {} valid pages",
-                        self.blocks.valid[gb]
+                        "{:?} block {gb} holds {} valid pages",
+                        self.blocks.state[gb], self.blocks.valid[gb]
                     ));
                 }
                 let first = gb * self.ppb as usize;
                 if let Some(p) =
                     (first..first + self.ppb as usize).find(|&p| self.maps.p2l.get(p) != INVALID)
                 {
-                    return Err(format!("retired block {gb}: page {p} is mapped"));
+                    return Err(format!(
+                        "{:?} block {gb}: page {p} is mapped",
+                        self.blocks.state[gb]
+                    ));
                 }
                 if self.points.active.contains(&(gb as u32)) {
                     return Err(format!(
-                        "retired block {gb} is a write point's active block"
+                        "{:?} block {gb} is a write point's active block",
+                        self.blocks.state[gb]
                     ));
                 }
                 if self.blocks.victims.contains(gb as u32) {
-                    return Err(format!("retired block {gb} is in the victim index"));
-                }
-            }
-            let counted = self.retired_blocks(PlaneId(plane as u32));
-            if retired != counted {
-                return Err(format!(
-                    "plane {plane}: {retired} retired blocks but {counted} counted"
-                ));
-            }
-            if let Some(b) = &self.bad {
-                let out = b.retired(plane) > b.spares;
-                if out && b.out_of_spares.is_none() {
                     return Err(format!(
-                        "plane {plane} retired more blocks than its {} spares without going read-only",
-                        b.spares
+                        "{:?} block {gb} is in the victim index",
+                        self.blocks.state[gb]
                     ));
                 }
+            }
+            if retired != b.retired(plane) {
+                return Err(format!(
+                    "plane {plane}: {retired} retired blocks but {} counted",
+                    b.retired(plane)
+                ));
+            }
+            if spare as usize != b.pool[plane].len() {
+                return Err(format!(
+                    "plane {plane}: {spare} spare blocks but {} in its pool",
+                    b.pool[plane].len()
+                ));
+            }
+            let out = retired > b.spares;
+            if (out && b.out_of_spares.is_none()) || (!out && retired + spare != b.spares) {
+                return Err(format!(
+                    "plane {plane}: {retired} retired and {spare} spare blocks of {} spares{}",
+                    b.spares,
+                    if out {
+                        ", and the drive is not read-only"
+                    } else {
+                        ""
+                    }
+                ));
             }
         }
         Ok(())

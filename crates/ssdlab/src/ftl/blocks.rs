@@ -29,6 +29,9 @@ pub enum BlockState {
     /// A bad block (`flash.bad_blocks`): from the factory, or grown at an
     /// erase. Never allocated again.
     Retired = 5,
+    /// A spare block (`flash.bad_blocks`): set aside, erased and unused,
+    /// until it replaces a block that retires.
+    Spare = 6,
 }
 
 /// Per-block and per-plane state (module documentation).

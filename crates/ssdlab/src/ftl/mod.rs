@@ -307,7 +307,7 @@ impl Ftl {
     /// GC there may gain space? Judged from the plane's totals: more
     /// invalid pages than its active blocks could hold.
     pub fn reclaimable(&self, plane: PlaneId) -> bool {
-        let pages = self.ppb as u64 * (self.bpp - self.retired_blocks(plane)) as u64;
+        let pages = self.ppb as u64 * (self.bpp - self.unusable_blocks(plane)) as u64;
         let written = pages.saturating_sub(self.free_pages(plane));
         let invalid = written.saturating_sub(self.plane_valid(plane) as u64);
         invalid > self.points.streams as u64 * self.ppb as u64

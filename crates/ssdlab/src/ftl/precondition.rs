@@ -172,17 +172,23 @@ impl Ftl {
                 "--precondition fill:{lo}-{hi}:{valid}: USED must be in [0, 1) (a range LO-HI with LO <= HI) and VALID in [0, 1]"
             )));
         }
-        if PlaneId::all(self.planes).any(|p| {
-            self.alloc.free[p.index()].len() != (self.bpp - self.retired_blocks(p)) as usize
-        }) {
+        // (With bad blocks, per-plane free lists less the factory bad blocks.)
+        let fresh = if self.bad_blocks_on() {
+            PlaneId::all(self.planes).all(|p| {
+                self.alloc.free[p.index()].len() == (self.bpp - self.unusable_blocks(p)) as usize
+            })
+        } else {
+            self.alloc.free.iter().all(|f| f.len() == self.bpp as usize)
+        };
+        if !fresh {
             return Err(Error::Invalid(
                 "--precondition fill applies to a fresh drive only".into(),
             ));
         }
         let ppb = self.ppb as u64;
-        // With factory bad blocks (as many in every plane), the plane's good
-        // blocks are what the fill's levels are shares of.
-        let ppp = (self.bpp - self.retired_blocks(PlaneId(0))) as u64 * ppb;
+        // With bad blocks, a plane works with its blocks less its spares
+        // (as many in every plane): the fill's levels are shares of those.
+        let ppp = (self.bpp - self.unusable_blocks(PlaneId(0))) as u64 * ppb;
         let good: Option<Vec<Vec<u32>>> = self.bad_blocks_on().then(|| {
             self.alloc
                 .free
@@ -557,11 +563,13 @@ impl Ftl {
     /// (bad blocks, `bad.rs`).
     #[cold]
     fn aging_read_only(&self, p: PlaneId, report: &PreconditionReport) -> Error {
-        let (_, spares) = self.spares().unwrap_or((0, 0));
+        let spares = self.bad.as_ref().map_or(0, |b| b.spares);
         Error::Invalid(format!(
-            "preconditioning made the drive read-only: plane {p} ran out of spare blocks              ({} retired, {spares} spare blocks per plane: flash.bad_blocks) after {} pages              written by aging; age less, or give the drive more spares or endurance",
+            "preconditioning made the drive read-only: plane {p} ran out of spare blocks ({} \
+             retired, {spares} spare blocks per plane: flash.bad_blocks) after {} untimed garbage \
+             collections; age less, or give the drive more spares or endurance",
             self.retired_blocks(p),
-            report.pages_written
+            report.functional_gc
         ))
     }
 
