@@ -1313,6 +1313,7 @@ pub fn bad_block_checks() -> Result<Vec<Check>> {
     c.name = "validation-factory-bad".into();
     c.flash.bad_blocks = Some(BadBlocks {
         factory_fraction: 0.05,
+        spare_blocks: Some(5),
         ..BadBlocks::default()
     });
     let sim = Simulator::new(

@@ -111,8 +111,8 @@ impl Config {
                     "flash.bad_blocks.spare_blocks",
                     format!(
                         "{s} spare blocks per plane{} do not fit in the over-provisioned space: of a plane's {} \
-                         blocks of {} pages, its share of the logical capacity fills {} pages, GC's threshold \
-                         keeps {} free and needs one block more, which leaves at most {most}; lower \
+                         blocks (geometry.blocks_per_plane) of {} pages, its share of the logical capacity \
+                         fills {} pages, GC's threshold (gc.threshold) keeps {} free and needs one block more, which leaves at most {most}; lower \
                          spare_blocks or raise ftl.overprovisioning",
                         if b.spare_blocks.is_none() {
                             " (the default, 80/4096 of its blocks rounded up)"
@@ -133,9 +133,9 @@ impl Config {
             return Err((
                 "flash.bad_blocks.factory_fraction",
                 format!(
-                    "{} of {} blocks gives {factory} factory bad blocks per plane, more than its {spares} spare \
-                     blocks{}: the drive would ship read-only; lower factory_fraction or raise \
-                     ftl.overprovisioning",
+                    "{} of geometry.blocks_per_plane = {} gives {factory} factory bad blocks per plane, more than its {spares} spare \
+                     blocks{}: the drive would ship read-only; lower factory_fraction or give it \
+                     more spares",
                     b.factory_fraction,
                     g.blocks_per_plane,
                     if b.spare_blocks.is_some() {

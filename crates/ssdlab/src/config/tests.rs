@@ -73,7 +73,7 @@ fn every_key_is_documented() {
     configs.push(
         small
             .with_overrides(&[
-                "flash.bad_blocks={factory_fraction=0.01, retire_at_endurance=true, erase_failure_probability=1e-6, spare_blocks=4}".into(),
+                "flash.bad_blocks={factory_fraction=0.01, retire_at_endurance=true, erase_failure_probability=1e-6, spare_blocks=8}".into(),
             ])
             .unwrap(),
     );
