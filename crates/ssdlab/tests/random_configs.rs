@@ -464,9 +464,9 @@ proptest! {
         let read_only = r.bad_blocks.as_ref().is_some_and(|b| b.read_only.is_some());
         if read_only {
             // The run ended where the drive went read-only (the report
-            // covers the requests completed until then; the checker ran at
-            // the end).
-            prop_assert!(r.requests <= 4_000);
+            // covers the requests completed until then, after a timed
+            // warm-up's replays if any; the checker ran at the end).
+            prop_assert!(r.requests <= 4_000 || k.until_steady);
         } else if k.until_steady {
             // five rounds of 500 measured, and what was outstanding then
             prop_assert!(r.requests >= 2_500, "{}", r.requests);
