@@ -1364,17 +1364,11 @@ pub fn bad_block_checks() -> Result<Vec<Check>> {
         &Precondition::parse("none")?,
     )?;
     let (r, sim) = sim.run_inspect(&mut |_| {})?;
-    let bad = r
-        .bad_blocks
-        .clone()
-        .unwrap_or_else(|| crate::metrics::BadBlockReport {
-            factory: 0,
-            grown_endurance: 0,
-            grown_erase_failure: 0,
-            spare_blocks_per_plane: 0,
-            spares_left_min: 0,
-            read_only: None,
-        });
+    let Some(bad) = r.bad_blocks.clone() else {
+        return Err(crate::error::Error::Invalid(
+            "bad-block validation: the run reported no bad blocks".into(),
+        ));
+    };
     let counts = sim.ftl().erase_counts();
     let retired_at_e = counts.iter().filter(|&&n| n == e).count();
     out.push(Check::within(

@@ -201,7 +201,7 @@ fn saved_states_carry_the_bad_blocks() {
 #[test]
 fn impossible_settings_are_refused_naming_the_key() {
     let refused = |c: &Config, key: &str, words: &[&str]| {
-        let e = c.validate("case").err().expect("refused").to_string();
+        let e = c.validate("case").expect_err("refused").to_string();
         assert!(e.contains(key), "{key} not named: {e}");
         for w in words {
             assert!(e.contains(w), "{w:?} missing: {e}");

@@ -362,8 +362,9 @@ fn config(k: &Case) -> Config {
         c.flash.bad_blocks = Some(ssdlab::config::BadBlocks {
             factory_fraction: [0.0, 0.02, 0.05][(k.seed % 3) as usize],
             retire_at_endurance: true,
-            erase_failure_probability: if k.bad == 2 { 0.02 } else { 0.002 },
-            spare_blocks: if k.bad == 2 { Some(most.min(3)) } else { None },
+            erase_failure_probability: if k.bad == 2 { 0.02 } else { 0.001 },
+            // Case 1: spares enough to last most runs; case 2: few.
+            spare_blocks: Some(most.min(if k.bad == 2 { 3 } else { 6 })),
         });
         if k.bad == 2 {
             c.cell.endurance = Some(4 + (k.seed % 5) as u32);
