@@ -527,6 +527,29 @@ fn partial_notice(report: &Report, json: Option<&Path>) -> ExitCode {
     ExitCode::from(INTERRUPTED)
 }
 
+/// Exit code of a run that ended because the drive went read-only (bad
+/// blocks: a plane ran out of spare blocks).
+pub const READ_ONLY: u8 = 3;
+
+/// After a run that ended read-only: say why, and what the figures cover.
+fn read_only_notice(report: &Report, json: Option<&Path>) -> Option<ExitCode> {
+    let why = report.bad_blocks.as_ref()?.read_only.as_ref()?;
+    eprintln!(
+        "{why}: the drive accepts no more writes and the run ended at simulated time {:.3} s; \
+         the figures cover the {} requests completed{}",
+        report.simulated_ns as f64 / 1e9,
+        report.requests,
+        match json {
+            Some(p) => format!(
+                " (written to {}, with \"bad_blocks\": {{\"read_only\": ...}})",
+                p.display()
+            ),
+            None => String::new(),
+        }
+    );
+    Some(ExitCode::from(READ_ONLY))
+}
+
 /// A run's result as `--json` writes it: the report, then what produced it.
 fn write_described(
     path: &Path,
@@ -627,6 +650,9 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
     }
     if report.partial {
         return Ok(partial_notice(&report, a.json.as_deref()));
+    }
+    if let Some(code) = read_only_notice(&report, a.json.as_deref()) {
+        return Ok(code);
     }
     Ok(ExitCode::SUCCESS)
 }

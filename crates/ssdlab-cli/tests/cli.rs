@@ -1183,6 +1183,123 @@ fn gc_without_headway_stops_with_the_figures() {
     }
 }
 
+/// Bad blocks: a drive whose blocks wear out with two spares per plane
+/// goes read-only; the run ends with the figures so far, the JSON says why
+/// in `bad_blocks.read_only`, the summary has a status line, exit code 3.
+/// Aging that wears it out is an error (exit 1), and factory bad blocks
+/// beyond the spares are refused before anything runs.
+#[test]
+fn a_drive_out_of_spare_blocks_ends_read_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let profile = write(
+        dir.path(),
+        "ro.toml",
+        r#"
+name = "ro"
+seed = 1
+requests = 100000
+read_share = 0.0
+footprint_bytes = 8388608
+read_size = { fixed = [4096] }
+write_size = { fixed = [4096] }
+address = { kind = "uniform" }
+arrival = { kind = "poisson", iops = 1000.0 }
+"#,
+    );
+    let json = dir.path().join("r.json");
+    let drive = [
+        "--preset",
+        "small",
+        "--set",
+        "geometry.channels=1",
+        "--set",
+        "geometry.chips_per_channel=1",
+        "--set",
+        "geometry.blocks_per_plane=64",
+        "--set",
+        "geometry.pages_per_block=32",
+        "--set",
+        "ftl.overprovisioning=0.2",
+        "--set",
+        "gc.threshold={blocks=3}",
+        "--set",
+        "cell.endurance=3",
+    ];
+    let mut args = vec!["run"];
+    args.extend(drive);
+    args.extend([
+        "--set",
+        "flash.bad_blocks={factory_fraction=0.0, spare_blocks=2}",
+        "--synthetic",
+        s(&profile),
+        "--precondition",
+        "none",
+        "--check",
+        "--json",
+        s(&json),
+    ]);
+    let out = run(&args);
+    assert_eq!(out.status.code(), Some(3), "{}", describe(&args, &out));
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    let v = read_json(&json);
+    let why = v["bad_blocks"]["read_only"].as_str().expect("read_only");
+    let requests = v["requests"].as_u64().unwrap();
+    assert!(requests > 0 && requests < 100_000, "{requests}");
+    assert!(
+        why.starts_with("read-only: plane ")
+            && why.ends_with(&format!("host bytes / {requests} requests")),
+        "{why}"
+    );
+    assert_eq!(v["bad_blocks"]["spares_left_min"], 0);
+    assert_eq!(v["bad_blocks"]["spare_blocks_per_plane"], 2);
+    assert!(v.get("partial").is_none());
+    assert!(stdout.contains(&format!("status   {why}")), "{stdout}");
+    assert!(
+        stderr.contains(why) && stderr.contains("accepts no more writes"),
+        "{stderr}"
+    );
+
+    // Aging that wears the drive out: an error, no result.
+    let mut args = vec!["run"];
+    args.extend(drive);
+    args.extend([
+        "--set",
+        "cell.endurance=2",
+        "--set",
+        "flash.bad_blocks={factory_fraction=0.0, spare_blocks=1}",
+        "--synthetic",
+        s(&profile),
+        "--precondition",
+        "trace-writes",
+    ]);
+    let out = run(&args);
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&args, &out));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("preconditioning made the drive read-only")
+            && err.contains("flash.bad_blocks"),
+        "{err}"
+    );
+
+    // Factory bad blocks beyond the spares: refused, naming the key.
+    let mut args = vec!["run"];
+    args.extend(drive);
+    args.extend([
+        "--set",
+        "flash.bad_blocks={factory_fraction=0.1, spare_blocks=2}",
+        "--synthetic",
+        s(&profile),
+    ]);
+    fails_naming(
+        &args,
+        &[
+            "flash.bad_blocks.factory_fraction",
+            "6 factory bad blocks",
+            "2 spare",
+        ],
+    );
+}
+
 /// `--latency-log` writes every request (latency = completion − arrival)
 /// with its latency's parts (they sum to it), `--histogram` the
 /// distribution: counts add up to the JSON's, the cumulative fraction rises

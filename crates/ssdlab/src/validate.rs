@@ -2,7 +2,8 @@
 //! nobody here wrote — datasheet timing arithmetic, the Pollaczek–Khinchine
 //! formula for the M/D/1 queue, and the analytic write-amplification models
 //! of uniform random writes under random and FIFO victim selection
-//! (Desnoyers, "Analytic models of SSD write performance", ACM TOS 2014).
+//! (Desnoyers, "Analytic models of SSD write performance", ACM TOS 2014),
+//! and the bad-block rules counted out on constructed cases.
 //! Each check states its tolerance. `ssdlab validate` prints them; the test
 //! suite asserts that every one passes.
 
@@ -1390,6 +1391,116 @@ pub fn cache_checks() -> Result<Vec<Check>> {
     Ok(out)
 }
 
+/// Bad blocks (`flash.bad_blocks`), exactly. Factory bad blocks: every
+/// plane has round(f × blocks_per_plane) of them. Grown: with
+/// `retire_at_endurance` a block retires at exactly its E-th erase
+/// (`cell.endurance` = E). The read-only point of a constructed case: one
+/// plane of B blocks under a sequential overwrite with FIFO victims takes
+/// its blocks in strict rotation (each victim is the oldest closed block,
+/// whose pages were all overwritten, and an erased block goes to the back
+/// of the free list), so with S spares set aside the W = B − S blocks it
+/// works with are erased in strict rotation: block i's E-th erase is erase
+/// (E − 1)·W + i + 1, each later erase retires the next block (a spare,
+/// never erased, takes its place), and the (S + 1)-th retirement ends the
+/// run at erase (E − 1)·W + S + 1.
+pub fn bad_block_checks() -> Result<Vec<Check>> {
+    use crate::addr::PlaneId;
+    use crate::config::BadBlocks;
+    let mut out = vec![];
+    // Factory bad blocks: 5 % of 64 blocks, round(3.2) = 3 per plane.
+    let mut c = one_die(2);
+    c.name = "validation-factory-bad".into();
+    c.flash.bad_blocks = Some(BadBlocks {
+        factory_fraction: 0.05,
+        spare_blocks: Some(5),
+        ..BadBlocks::default()
+    });
+    let sim = Simulator::new(
+        &c,
+        &records("nothing", vec![rec(0, Op::Read, 0)]),
+        &Precondition::parse("none")?,
+    )?;
+    let per_plane: Vec<u32> = (0..c.total_planes())
+        .map(|p| sim.ftl().retired_blocks(PlaneId(p)))
+        .collect();
+    let expected = (0.05f64 * c.geometry.blocks_per_plane as f64).round();
+    for (name, v) in [
+        ("fewest", per_plane.iter().min()),
+        ("most", per_plane.iter().max()),
+    ] {
+        out.push(Check::within(
+            format!("bad blocks: factory fraction 5 % of 64 blocks gives round(3.2) = 3 per plane ({name})"),
+            v.copied().unwrap_or(0) as f64,
+            expected,
+            "blocks",
+            0.0,
+        ));
+    }
+
+    // Endurance E = 3, S = 2 spares, one plane of B = 16 blocks of 4 pages,
+    // 8 blocks of logical pages written over and over in order.
+    let (e, s, b) = (3u32, 2u32, 16u64);
+    let mut c = one_die(1);
+    c.name = "validation-read-only".into();
+    c.geometry.blocks_per_plane = b as u32;
+    c.geometry.pages_per_block = 4;
+    c.ftl.overprovisioning = 0.5;
+    c.gc.victim = VictimPolicy::Fifo;
+    c.cell.endurance = Some(e);
+    c.flash.bad_blocks = Some(BadBlocks {
+        factory_fraction: 0.0,
+        retire_at_endurance: true,
+        erase_failure_probability: 0.0,
+        spare_blocks: Some(s),
+    });
+    let logical = c.logical_pages();
+    let recs = (0..1000u64)
+        .map(|i| rec(i * 5_000_000, Op::Write, i % logical))
+        .collect();
+    let sim = Simulator::new(
+        &c,
+        &records("sequential overwrite", recs),
+        &Precondition::parse("none")?,
+    )?;
+    let (r, sim) = sim.run_inspect(&mut |_| {})?;
+    let Some(bad) = r.bad_blocks.clone() else {
+        return Err(crate::error::Error::Invalid(
+            "bad-block validation: the run reported no bad blocks".into(),
+        ));
+    };
+    let counts = sim.ftl().erase_counts();
+    let retired_at_e = counts.iter().filter(|&&n| n == e).count();
+    out.push(Check::within(
+        "bad blocks: blocks that reached E = 3 erases = blocks retired at the endurance limit",
+        retired_at_e as f64,
+        bad.grown_endurance as f64,
+        "blocks",
+        0.0,
+    ));
+    out.push(Check::within(
+        "bad blocks: no block erased more than E = 3 times",
+        counts.iter().copied().max().unwrap_or(0) as f64,
+        e as f64,
+        "erases",
+        0.0,
+    ));
+    out.push(Check::within(
+        "bad blocks: 2 spares, the 3rd retirement makes the drive read-only",
+        (bad.grown_endurance as f64) * f64::from(u8::from(bad.read_only.is_some())),
+        (s + 1) as f64,
+        "blocks",
+        0.0,
+    ));
+    out.push(Check::within(
+        "bad blocks: read-only at erase (E - 1)·(B - S) + S + 1 = 31 of a sequential overwrite (FIFO victims)",
+        r.gc.erases as f64,
+        ((e as u64 - 1) * (b - s as u64) + s as u64 + 1) as f64,
+        "erases",
+        0.0,
+    ));
+    Ok(out)
+}
+
 /// The whole suite.
 pub fn all() -> Result<Vec<Check>> {
     let mut v = timing_checks()?;
@@ -1400,6 +1511,7 @@ pub fn all() -> Result<Vec<Check>> {
     v.extend(suspension_checks()?);
     v.extend(cache_checks()?);
     v.extend(pacing_checks()?);
+    v.extend(bad_block_checks()?);
     v.extend(page_type_checks(20_000)?);
     v.extend(pas_checks()?);
     v.extend(md1_checks(300_000)?);

@@ -102,7 +102,7 @@ fn every_numeric_key_refuses_extremes_by_name_or_runs() {
     // between variants (a buffer by footprint, a GC threshold in blocks),
     // and the policies that read the keys the preset does not use (DFTL's
     // cache, FAST's logs, APM's thresholds, a timed hot-data window, PAS,
-    // the closed loop, program and erase suspension). Every key is tried on
+    // the closed loop, program and erase suspension, bad blocks). Every key is tried on
     // every base.
     let mut small = Config::preset("small").unwrap();
     small.geometry.blocks_per_plane = 128;
@@ -141,6 +141,13 @@ fn every_numeric_key_refuses_extremes_by_name_or_runs() {
             &[
                 "flash.suspension.program=true",
                 "flash.suspension.erase=true",
+            ],
+        ),
+        with(
+            &small,
+            &[
+                "flash.bad_blocks={factory_fraction=0.02, erase_failure_probability=0.001, spare_blocks=8}",
+                "cell.endurance=1000",
             ],
         ),
     ];

@@ -71,3 +71,8 @@ fn suspension_times_reads_and_operations_exactly() {
 fn cache_program_and_read_overlap_transfers_exactly() {
     assert_all(validate::cache_checks().unwrap());
 }
+
+#[test]
+fn bad_blocks_retire_and_end_read_only_where_computed() {
+    assert_all(validate::bad_block_checks().unwrap());
+}

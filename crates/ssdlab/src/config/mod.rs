@@ -4,6 +4,7 @@
 //! Every struct denies unknown fields, so a misspelt key is an error that
 //! names the key, never a silent default.
 
+mod bad_blocks;
 pub mod docs;
 mod overrides;
 mod presets;
@@ -14,6 +15,8 @@ mod validate;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+
+pub use bad_blocks::{BadBlocks, DATASHEET_INVALID_FRACTION};
 
 /// A policy's verdict on a configuration: the first requirement it finds
 /// violated, as (the key to change, why). Each policy states its own, in
@@ -249,6 +252,10 @@ pub struct FlashRules {
     /// by default.
     #[serde(default, skip_serializing_if = "is_false")]
     pub cache_read: bool,
+    /// Bad blocks: factory and grown, spares, the read-only end (absent:
+    /// every block is good for ever).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bad_blocks: Option<BadBlocks>,
 }
 
 fn is_false(b: &bool) -> bool {

@@ -28,6 +28,7 @@ impl Config {
                 suspension: Suspension::default(),
                 cache_program: false,
                 cache_read: false,
+                bad_blocks: None,
             },
             ftl: Ftl {
                 overprovisioning: 0.15,

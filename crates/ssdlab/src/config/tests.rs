@@ -75,6 +75,7 @@ fn every_key_is_documented() {
             .with_overrides(&[
                 "flash.cache_program=true".into(),
                 "flash.cache_read=true".into(),
+                "flash.bad_blocks={factory_fraction=0.01, retire_at_endurance=true, erase_failure_probability=1e-6, spare_blocks=8}".into(),
             ])
             .unwrap(),
     );

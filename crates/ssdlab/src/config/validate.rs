@@ -334,6 +334,9 @@ impl Config {
         if let Err((f, m)) = check_suspension(&self.flash.suspension) {
             return err(f, m);
         }
+        if let Err((f, m)) = self.bad_block_values() {
+            return err(f, m);
+        }
         match self.buffer.capacity {
             BufferCapacity::FootprintPercent(p) if !(p > 0.0 && p <= 100.0) => {
                 return err(

@@ -108,7 +108,9 @@ impl Allocation {
             rr_next: 0,
             die_rr: vec![0; (dies * cfg.write_streams()) as usize],
             plane_pending: vec![0; planes as usize],
-            room_limit: (ppb as u64 * bpp as u64)
+            // With bad blocks a plane keeps at least its blocks less its
+            // spares (`bad.rs`): the room is counted on those.
+            room_limit: (ppb as u64 * bpp.saturating_sub(cfg.spare_blocks()) as u64)
                 .saturating_sub(cfg.gc_threshold_pages() + 2 * ppb as u64),
             align_open: cfg.ftl.align_block_index && !cfg.ftl.mapping.hybrid(),
             align_span: if cfg.flash.plane_pairs_only && ppd > 2 {

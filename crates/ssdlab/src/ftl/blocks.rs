@@ -26,6 +26,12 @@ pub enum BlockState {
     /// offset), or one a merge is writing. Its write pointer is the highest
     /// offset written; the pages skipped stay unwritten until it is erased.
     Data = 4,
+    /// A bad block (`flash.bad_blocks`): from the factory, or grown at an
+    /// erase. Never allocated again.
+    Retired = 5,
+    /// A spare block (`flash.bad_blocks`): set aside, erased and unused,
+    /// until it replaces a block that retires.
+    Spare = 6,
 }
 
 /// Per-block and per-plane state (module documentation).

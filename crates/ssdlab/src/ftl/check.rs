@@ -5,7 +5,9 @@
 //! LPN the latest the host wrote (taken when a host page enters the buffer or
 //! is queued unbuffered), per physical page the one it holds (set when
 //! programmed, carried by relocation); aged data has version 0. `check`
-//! verifies: valid pages only where programmed; forward and reverse maps
+//! verifies: retired blocks (bad blocks, `bad.rs`) hold no valid page, are
+//! in no free list, no write point and not in the victim index, and their
+//! counts agree; valid pages only where programmed; forward and reverse maps
 //! agree both ways; per-block and per-plane valid counts; free blocks have
 //! write pointer 0, closed blocks are full and in the victim index; free
 //! lists hold exactly the free blocks; active blocks are active; every write
@@ -93,9 +95,13 @@ impl Ftl {
     /// `check.enabled` says: O(blocks), not O(pages). Each plane's valid
     /// count is the sum of its blocks', no block holds more valid pages
     /// than it has, or than it has programmed, and every write stream's
-    /// cursor is where its active block's next page is.
+    /// cursor is where its active block's next page is; retired blocks
+    /// (bad blocks) hold nothing and are nobody's, and their counts agree.
     pub fn check_totals(&self) -> std::result::Result<(), String> {
         self.check_cursors()?;
+        if self.bad.is_some() {
+            self.check_bad_blocks()?;
+        }
         let bpp = self.bpp as usize;
         for plane in 0..self.planes as usize {
             let blocks = plane * bpp..(plane + 1) * bpp;
@@ -124,6 +130,9 @@ impl Ftl {
     /// LPN's newest data if it is not on flash yet (write buffer or a queued
     /// program). Returns a description of the first violation.
     pub fn check(&self, in_flight: impl Fn(Lpn) -> Option<u32>) -> std::result::Result<(), String> {
+        if self.bad.is_some() {
+            self.check_bad_blocks()?;
+        }
         let ppb = self.ppb as usize;
         for gb in 0..self.blocks.valid.len() {
             let st = self.blocks.state[gb];

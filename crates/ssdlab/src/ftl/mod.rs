@@ -11,6 +11,7 @@
 //! the consistency checker are kept only when checking is on.
 
 pub mod alloc;
+pub mod bad;
 mod blocks;
 pub mod check;
 pub mod commit;
@@ -87,6 +88,11 @@ pub struct Ftl {
     /// `gc.twin_victim`: a group victim is chosen by the valid pages of its
     /// block in the plane that needs GC only.
     twin_victim: bool,
+    /// Bad blocks (`flash.bad_blocks`, `bad.rs`), or None. A saved drive
+    /// state carries it after the FTL, and only when on (`sim/state.rs`),
+    /// so states of drives without bad blocks keep their format.
+    #[serde(skip)]
+    bad: Option<Box<bad::BadBlocks>>,
 }
 
 impl Ftl {
@@ -109,7 +115,7 @@ impl Ftl {
         // DFTL's translation pages are logical pages after the host's.
         let mapped = logical + cfg.translation_pages();
         let ppd = g.planes_per_die;
-        Ftl {
+        let mut ftl = Ftl {
             map,
             planes,
             ppb,
@@ -128,7 +134,10 @@ impl Ftl {
                 .mapping
                 .hybrid()
                 .then(|| Fast::new(cfg, domains, static_table(cfg))),
-        }
+            bad: None,
+        };
+        ftl.install_bad_blocks(cfg);
+        ftl
     }
 
     pub fn planes(&self) -> u32 {
@@ -298,7 +307,7 @@ impl Ftl {
     /// GC there may gain space? Judged from the plane's totals: more
     /// invalid pages than its active blocks could hold.
     pub fn reclaimable(&self, plane: PlaneId) -> bool {
-        let pages = self.ppb as u64 * self.bpp as u64;
+        let pages = self.ppb as u64 * (self.bpp - self.unusable_blocks(plane)) as u64;
         let written = pages.saturating_sub(self.free_pages(plane));
         let invalid = written.saturating_sub(self.plane_valid(plane) as u64);
         invalid > self.points.streams as u64 * self.ppb as u64
@@ -612,7 +621,8 @@ impl Ftl {
         (first..first + self.ppb).filter_map(|p| self.owner(p).map(|l| (p, l)))
     }
 
-    /// Erase a victim block (no valid pages left) and return it to the free list.
+    /// Erase a victim block (no valid pages left) and return it to the free
+    /// list, unless it retires (bad blocks: `bad.rs`).
     pub fn erase(&mut self, gb: BlockId) {
         let gb = gb.0;
         assert_eq!(
@@ -635,6 +645,10 @@ impl Ftl {
         self.blocks
             .wear
             .erased(self.map.plane_of_block(BlockId(gb)));
+        // A grown bad block (`bad.rs`) leaves its plane here.
+        if self.bad.is_some() && self.retires(gb, self.blocks.erase_count[gb as usize]) {
+            return;
+        }
         self.blocks.state[gb as usize] = BlockState::Free;
         if self.domains.is_die() {
             // The group is free once all its blocks are.

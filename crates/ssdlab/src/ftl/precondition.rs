@@ -49,6 +49,9 @@ pub(crate) struct FillJob<'a> {
     /// Pages written, and of them valid, per plane.
     used: &'a [u64],
     want: &'a [u64],
+    /// With bad blocks: per plane, the in-plane indices of its good blocks
+    /// in order (the fill's pages are theirs); None: every block.
+    good: Option<&'a [Vec<u32>]>,
 }
 
 impl FillJob<'_> {
@@ -98,7 +101,15 @@ impl FillJob<'_> {
                 }
                 need[i] -= 1;
                 let plane = self.plane_of_residue[r as usize];
-                let ppn = plane * self.pages_per_plane + slots[i][next[i]];
+                let slot = slots[i][next[i]];
+                let ppn = match self.good {
+                    None => plane * self.pages_per_plane + slot,
+                    Some(g) => {
+                        plane * self.pages_per_plane
+                            + g[plane as usize][(slot / self.ppb) as usize] * self.ppb
+                            + slot % self.ppb
+                    }
+                };
                 next[i] += 1;
                 let lpn = j * self.planes + r;
                 // SAFETY: see the function's contract; indices are in range
@@ -161,13 +172,30 @@ impl Ftl {
                 "--precondition fill:{lo}-{hi}:{valid}: USED must be in [0, 1) (a range LO-HI with LO <= HI) and VALID in [0, 1]"
             )));
         }
-        if self.alloc.free.iter().any(|f| f.len() != self.bpp as usize) {
+        // (With bad blocks, per-plane free lists less the factory bad blocks.)
+        let fresh = if self.bad_blocks_on() {
+            PlaneId::all(self.planes).all(|p| {
+                self.alloc.free[p.index()].len() == (self.bpp - self.unusable_blocks(p)) as usize
+            })
+        } else {
+            self.alloc.free.iter().all(|f| f.len() == self.bpp as usize)
+        };
+        if !fresh {
             return Err(Error::Invalid(
                 "--precondition fill applies to a fresh drive only".into(),
             ));
         }
         let ppb = self.ppb as u64;
-        let ppp = self.map.pages_per_plane as u64;
+        // With bad blocks, a plane works with its blocks less its spares
+        // (as many in every plane): the fill's levels are shares of those.
+        let ppp = (self.bpp - self.unusable_blocks(PlaneId(0))) as u64 * ppb;
+        let good: Option<Vec<Vec<u32>>> = self.bad_blocks_on().then(|| {
+            self.alloc
+                .free
+                .iter()
+                .map(|f| f.iter().map(|&b| b % self.bpp).collect())
+                .collect()
+        });
         let max_used = ppp - self.alloc.reserve_blocks as u64 * ppb - 1;
         let level = |u: f64| ((ppp as f64 * u).round() as u64).min(max_used);
         let planes = self.planes as u64;
@@ -216,6 +244,7 @@ impl Ftl {
             ppb: self.ppb,
             used: &used,
             want: &want,
+            good: good.as_deref(),
         };
         let threads = std::thread::available_parallelism()
             .map_or(1, |n| n.get())
@@ -289,11 +318,12 @@ impl Ftl {
         for plane in PlaneId::all(self.planes) {
             let n = used[plane.index()];
             let (full, rest) = ((n / ppb) as u32, (n % ppb) as u16);
-            for _ in 0..full + (rest > 0) as u32 {
+            for i in 0..full + (rest > 0) as u32 {
+                // (A fresh plane's free list is in index order.)
                 let gb = self.alloc.free[plane.index()]
                     .pop_front()
                     .expect("fresh plane");
-                if (gb % self.bpp) < full {
+                if i < full {
                     self.set_written(gb, self.ppb as u16);
                     self.blocks.state[gb as usize] = BlockState::Closed;
                     self.blocks
@@ -517,6 +547,9 @@ impl Ftl {
                 None => fruitless += 1,
             }
             report.functional_gc += 1;
+            if let Some(p) = self.out_of_spares() {
+                return Err(self.aging_read_only(p, report));
+            }
             if fruitless > self.bpp {
                 return Err(Error::Invalid(format!(
                     "preconditioning: plane {plane} is full of valid data; the workload needs more than the drive holds"
@@ -524,6 +557,20 @@ impl Ftl {
             }
         }
         Ok(moved)
+    }
+
+    /// Aging made the drive read-only: plane `p` ran out of spare blocks
+    /// (bad blocks, `bad.rs`).
+    #[cold]
+    fn aging_read_only(&self, p: PlaneId, report: &PreconditionReport) -> Error {
+        let spares = self.bad.as_ref().map_or(0, |b| b.spares);
+        Error::Invalid(format!(
+            "preconditioning made the drive read-only: plane {p} ran out of spare blocks ({} \
+             retired, {spares} spare blocks per plane: flash.bad_blocks) after {} untimed garbage \
+             collections; age less, or give the drive more spares or endurance",
+            self.retired_blocks(p),
+            report.functional_gc
+        ))
     }
 
     /// Die-Writes: pad every die's streams back to aligned write points after

@@ -545,6 +545,9 @@ impl Simulator {
     /// counted (erases, and the wear spread in the time series).
     pub(crate) fn erase_block(&mut self, block: BlockId, now: Time) {
         self.ftl.erase(block);
+        if self.ftl.bad_blocks_on() {
+            self.note_read_only();
+        }
         self.metrics.gc.erases += 1;
         self.metrics.series_erase(now, self.ftl.wear().delta());
     }

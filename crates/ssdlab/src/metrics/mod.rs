@@ -34,6 +34,10 @@ pub struct Metrics {
     pub(crate) placement: [([u64; 3], [u64; 3]); 3],
     pub read_bytes: u64,
     pub write_bytes: u64,
+    /// Bytes of host write requests completed before the last reset (the
+    /// warm-up): with `write_bytes`, the run's whole (the read-only end's
+    /// status).
+    pub warmup_write_bytes: u64,
     pub read_pages: u64,
     pub write_pages: u64,
     pub read_hits: u64,
@@ -336,6 +340,7 @@ impl Metrics {
             placement: [([0; 3], [0; 3]); 3],
             read_bytes: 0,
             write_bytes: 0,
+            warmup_write_bytes: 0,
             read_pages: 0,
             write_pages: 0,
             read_hits: 0,
@@ -393,6 +398,7 @@ impl Metrics {
         fresh.cache = self.cache.map(|_| CacheTotals::default());
         fresh.pacing = self.pacing.as_ref().map(PacingTotals::fresh);
         fresh.rounds = steady::Rounds::new(now);
+        fresh.warmup_write_bytes = self.warmup_write_bytes + self.write_bytes;
         *self = fresh;
     }
 

@@ -307,6 +307,7 @@ impl Metrics {
                 cached_program_pages: t.program_pages,
                 cached_read_pages: t.read_pages,
             }),
+            bad_blocks: ctx.bad_blocks,
             warnings: Vec::new(),
         };
         report.warnings = super::warnings::find(&report, self, &ctx.facts);
@@ -393,6 +394,8 @@ pub struct ReportContext<'a> {
     pub partial: bool,
     /// APM or PaRP: what the two-plane allocator did.
     pub two_plane: Option<TwoPlaneReport>,
+    /// Bad blocks (`flash.bad_blocks`), or None.
+    pub bad_blocks: Option<BadBlockReport>,
 }
 
 /// One interval of the time series.
@@ -508,6 +511,10 @@ pub struct Report {
     /// `flash.cache_read`; absent when both are off).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache: Option<CacheReport>,
+    /// Bad blocks (`flash.bad_blocks`; absent when off): retired blocks by
+    /// cause, spares, and why the run ended if the drive went read-only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bad_blocks: Option<BadBlockReport>,
     /// What makes these figures mean less than they seem (empty when
     /// nothing was found): saturation, reads of never-written data, GC not
     /// running or not yet steady, a warm-up longer than the run, addresses
@@ -921,6 +928,20 @@ impl Report {
             );
         }
         let e = &self.erase_count;
+        if let Some(b) = &self.bad_blocks {
+            let _ = writeln!(
+                s,
+                "  bad      {} factory   grown {} at the endurance limit, {} by failed erases   spares left {} of {} per plane (fewest)",
+                b.factory,
+                b.grown_endurance,
+                b.grown_erase_failure,
+                b.spares_left_min,
+                b.spare_blocks_per_plane
+            );
+            if let Some(why) = &b.read_only {
+                let _ = writeln!(s, "  status   {why}");
+            }
+        }
         if e.max > 0 {
             let _ = writeln!(
                 s,
@@ -1079,4 +1100,25 @@ pub struct TwoPlaneReport {
 
 fn is_zero_u64(v: &u64) -> bool {
     *v == 0
+}
+
+/// Bad blocks (`flash.bad_blocks`): blocks retired over the whole drive by
+/// cause (aging included), and the spares.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BadBlockReport {
+    /// Bad from the factory.
+    pub factory: u64,
+    /// Retired at the erase that reached `cell.endurance`.
+    pub grown_endurance: u64,
+    /// Retired after a failed erase.
+    pub grown_erase_failure: u64,
+    /// Spare blocks each plane set aside.
+    pub spare_blocks_per_plane: u32,
+    /// Spares left in the plane with fewest.
+    pub spares_left_min: u32,
+    /// The drive went read-only and the run ended early: "read-only: plane
+    /// P ran out of spare blocks after B host bytes / R requests" (absent
+    /// otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_only: Option<String>,
 }

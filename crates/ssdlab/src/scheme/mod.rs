@@ -30,6 +30,7 @@ const REQUIREMENTS: &[fn(&Config) -> Requirement] = &[
     crate::gc::plane::requirements,
     crate::gc::pace::requirements,
     crate::ftl::twoplane::requirements,
+    crate::ftl::bad::requirements,
 ];
 
 /// Check that the configuration's policies compose: the first violated

@@ -118,6 +118,10 @@ pub struct Simulator {
     pub(crate) facts: crate::metrics::RunFacts,
     /// Latency attribution's bookkeeping (`metrics.attribution`), or None.
     pub(crate) attr: Option<Box<Attribution>>,
+    /// Bad blocks: the drive went read-only (a plane ran out of spare
+    /// blocks); the status the report gives. The run ends at the end of
+    /// the event.
+    pub(crate) read_only: Option<String>,
 }
 
 /// Before a run, where the workload's span is known (a pre-scan, records in
@@ -352,7 +356,7 @@ impl Simulator {
                 .map(|s| (&s.read[..], &s.written[..], &s.touched[..])),
             writes: writes.as_deref(),
         };
-        let (ftl, pre, saved) = match aging {
+        let (mut ftl, pre, saved) = match aging {
             Aging::Age(_, save) => {
                 let mut ftl = Ftl::new(cfg, &domains, cfg.check.enabled);
                 ftl.set_request_allocator(compose::request_allocator(cfg, &domains));
@@ -389,6 +393,18 @@ impl Simulator {
         // `replicate` × 2^128 draws ahead (the aged drive is the same).
         for _ in 0..cfg.replicate {
             rng.jump();
+        }
+        ftl.bad_blocks_replicate(cfg.replicate);
+        if let Some(p) = ftl.out_of_spares() {
+            return Err(Error::config(
+                &cfg.name,
+                "flash.bad_blocks",
+                format!(
+                    "the drive is read-only before the run: plane {p} has {} retired blocks, more than its {} spares",
+                    ftl.retired_blocks(p),
+                    cfg.spare_blocks()
+                ),
+            ));
         }
         if cfg.gc_threshold_beyond_spare() {
             let writes = match writes {
@@ -468,6 +484,7 @@ impl Simulator {
                 .metrics
                 .attribution
                 .then(|| Box::new(Attribution::new(cfg.total_dies() as usize))),
+            read_only: None,
         };
         if cfg.metrics.attribution {
             sim.metrics.attribution = Some(Box::new(crate::metrics::AttributionSums::new(
@@ -606,7 +623,14 @@ impl Simulator {
             // Every 4096 completions, and every 2^16 events whatever
             // completes (a run that stops completing is still watched).
             tick = tick.wrapping_add(1);
-            if self.host.completed >= next_progress || tick & 0xffff == 0 || self.host.interrupted {
+            if self.host.completed >= next_progress
+                || tick & 0xffff == 0
+                || self.host.interrupted
+                || self.read_only.is_some()
+            {
+                if self.read_only.is_some() {
+                    return self.read_only_end(observe);
+                }
                 next_progress = self.host.completed + 4096;
                 if self.checkpoint(observe)? == Control::Stop {
                     self.partial = true;
@@ -663,6 +687,37 @@ impl Simulator {
             if !self.dispatch_kicked() && !self.gc_deferred() {
                 break;
             }
+        }
+    }
+
+    /// A plane ran out of spare blocks (bad blocks): the drive accepts no
+    /// more writes, and the run ends here, after the event that made it
+    /// read-only. Requests outstanding are not completed (reads too: the
+    /// run just ends); the report covers those completed, and says why
+    /// (`bad_blocks.read_only`). The FTL's invariants still hold.
+    #[cold]
+    fn read_only_end(&mut self, observe: &mut dyn FnMut(&Progress) -> Control) -> Result<()> {
+        self.check_series()?;
+        observe(&self.progress());
+        self.ftl.check_totals().map_err(Error::Consistency)?;
+        if self.cfg.check.enabled {
+            self.check().map_err(Error::Consistency)?;
+        }
+        Ok(())
+    }
+
+    /// After an erase (bad blocks on): did a plane run out of spare blocks?
+    /// Then the drive is read-only from now on (`read_only`).
+    pub(crate) fn note_read_only(&mut self) {
+        if self.read_only.is_some() {
+            return;
+        }
+        if let Some(p) = self.ftl.out_of_spares() {
+            self.read_only = Some(format!(
+                "read-only: plane {p} ran out of spare blocks after {} host bytes / {} requests",
+                self.metrics.warmup_write_bytes + self.metrics.write_bytes,
+                self.host.completed
+            ));
         }
     }
 
@@ -740,6 +795,7 @@ impl Simulator {
             plane_registers: self.cfg.flash.plane_registers as usize,
             partial: self.partial,
             two_plane: self.ftl.two_plane_report(),
+            bad_blocks: self.ftl.bad_block_report(self.read_only.clone()),
         };
         self.metrics.report(ctx)
     }

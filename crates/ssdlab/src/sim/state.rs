@@ -361,6 +361,12 @@ impl SavedState {
             },
         )
         .map_err(|e| bincode_error("encoding a drive state", e))?;
+        // Bad blocks (only with `flash.bad_blocks`, so states of drives
+        // without keep their format): their state after the rest.
+        if let Some(bad) = ftl.bad_state() {
+            bincode::serialize_into(&mut w, bad)
+                .map_err(|e| bincode_error("encoding a drive state", e))?;
+        }
         bytes = w
             .inner
             .into_inner()
@@ -630,18 +636,28 @@ impl SavedState {
         let name = self.name();
         let decoder = zstd::stream::read::Decoder::with_buffer(&self.bytes[self.payload.clone()])
             .map_err(|e| Error::Invalid(format!("{name}: corrupted payload: {e}")))?;
-        let p: Payload = bincode::DefaultOptions::new()
+        let mut reader = Watched {
+            // (bincode reads a map entry at a time: from a buffer.)
+            inner: std::io::BufReader::with_capacity(STREAM_BUFFER, decoder),
+            since: 0,
+        };
+        let options = bincode::DefaultOptions::new()
             .with_fixint_encoding()
-            .with_limit(payload_limit(cfg))
-            .deserialize_from(Watched {
-                // (bincode reads a map entry at a time: from a buffer.)
-                inner: std::io::BufReader::with_capacity(STREAM_BUFFER, decoder),
-                since: 0,
-            })
+            .with_limit(payload_limit(cfg));
+        let p: Payload = options
+            .deserialize_from(&mut reader)
             .map_err(|e| bincode_error(&format!("reading the drive state {name}"), e))?;
+        let mut ftl = p.ftl;
+        // Bad blocks' state follows when the drive has them (its keys say
+        // so: `flash.bad_blocks` is among them).
+        if cfg.flash.bad_blocks.is_some() {
+            let bad = options
+                .deserialize_from(&mut reader)
+                .map_err(|e| bincode_error(&format!("reading the drive state {name}"), e))?;
+            ftl.set_bad_state(bad);
+        }
         // A state of this drive is consistent; one that is not (a file made
         // by hand with a matching checksum) is refused, never run.
-        let ftl = p.ftl;
         let consistent = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             ftl.check_shape(cfg)?;
             ftl.check_totals()?;
