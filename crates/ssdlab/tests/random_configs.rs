@@ -60,6 +60,9 @@ struct Case {
     /// page writes): bit 0 semi-preemptive GC, bit 1 idle-time GC (open
     /// loop).
     pacing: usize,
+    /// Wear levelling where the rest of the case allows it: bit 0
+    /// dynamic, bit 1 static (its threshold from the seed).
+    levelling: usize,
 }
 
 fn case() -> impl Strategy<Value = Case> {
@@ -96,6 +99,7 @@ fn case() -> impl Strategy<Value = Case> {
             any::<bool>(),
             0usize..4,
             0usize..4,
+            0usize..4,
         ),
     )
         .prop_map(
@@ -103,7 +107,16 @@ fn case() -> impl Strategy<Value = Case> {
                 (planes, dies, page_only, pairs, alloc, mapping),
                 (buffer, victim, controller, odd_even, transfer),
                 (fcfs, closed, hot, rmw, read_share, seed, sch),
-                (registers, hold_die, tlc, attribution, until_steady, suspension, pacing),
+                (
+                    registers,
+                    hold_die,
+                    tlc,
+                    attribution,
+                    until_steady,
+                    suspension,
+                    pacing,
+                    levelling,
+                ),
             )| Case {
                 planes,
                 dies,
@@ -172,6 +185,7 @@ fn case() -> impl Strategy<Value = Case> {
                 until_steady,
                 suspension,
                 pacing,
+                levelling,
             },
         )
 }
@@ -346,7 +360,31 @@ fn config(k: &Case) -> Config {
             });
         }
     }
+    if let Some(w) = levelling(&c, &k) {
+        c.ftl.wear_levelling = Some(w);
+    }
     c
+}
+
+/// The case's wear levelling, where the rest of the configuration allows
+/// it (per-plane blocks of a page-level map, no type pools; dynamic: page
+/// writes and no aligned block indices; static: one victim per GC).
+fn levelling(c: &Config, k: &Case) -> Option<ssdlab::config::WearLevelling> {
+    if k.levelling == 0
+        || c.ftl.block_groups != BlockGroups::Plane
+        || c.ftl.mapping.hybrid()
+        || c.ftl.type_pools
+    {
+        return None;
+    }
+    let dynamic =
+        k.levelling & 1 != 0 && c.ftl.write_unit == WriteUnit::Page && !c.ftl.align_block_index;
+    let threshold =
+        (k.levelling & 2 != 0 && c.gc.blocks_per_gc == 1).then_some(1 + (k.seed % 3) as u32);
+    (dynamic || threshold.is_some()).then_some(ssdlab::config::WearLevelling {
+        dynamic,
+        static_threshold: threshold,
+    })
 }
 
 fn profile(c: &Config, k: &Case) -> Profile {
@@ -425,6 +463,7 @@ proptest! {
         prop_assert_eq!(wrong.load(std::sync::atomic::Ordering::Relaxed), 0);
         prop_assert_eq!(r.attribution.is_some(), k.attribution);
         prop_assert_eq!(r.suspension.is_some(), k.suspension > 0);
+        prop_assert_eq!(r.wear_levelling.is_some(), c.ftl.wear_levelling.is_some());
         let again = run(&c).unwrap();
         prop_assert_eq!(serde_json::to_string(&r).unwrap(), serde_json::to_string(&again).unwrap());
         if k.attribution {

@@ -66,3 +66,8 @@ fn a_constant_service_is_judged_steady() {
 fn suspension_times_reads_and_operations_exactly() {
     assert_all(validate::suspension_checks().unwrap());
 }
+
+#[test]
+fn wear_levelling_in_closed_form() {
+    assert_all(validate::wear_checks().unwrap());
+}

@@ -477,6 +477,46 @@ pub struct Ftl {
     /// APM's thresholds (used by `plane_allocation = "apm"`).
     #[serde(default)]
     pub apm: Apm,
+    /// Wear levelling (`ftl/levelling.rs`): dynamic (which free block a
+    /// write opens) and static (cold data leaves the least-worn blocks).
+    /// Absent: none, free blocks are taken oldest first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wear_levelling: Option<WearLevelling>,
+}
+
+/// Wear levelling (`ftl.wear_levelling`). Dynamic: a plane's free blocks
+/// are kept ordered by erase count; a hot write opens the least-worn, a
+/// cold or GC write the most-worn (without hot/cold separation host writes
+/// count as hot, GC moves as cold). Static (`static_threshold`): when the
+/// erase counts of a plane's blocks spread by more than the threshold, GC's
+/// next victim in that plane is its least-worn closed block, whose (cold)
+/// data moves to a block of GC's write stream. Both off when absent.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct WearLevelling {
+    /// Dynamic levelling: free blocks taken by erase count.
+    #[serde(default)]
+    pub dynamic: bool,
+    /// Static levelling: the most a plane's erase counts (most − fewest)
+    /// may spread before its least-worn closed block is collected. Absent:
+    /// no static levelling.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub static_threshold: Option<u32>,
+}
+
+impl WearLevelling {
+    /// Is dynamic levelling on?
+    pub fn dynamic_on(c: &Config) -> bool {
+        c.ftl.wear_levelling.as_ref().is_some_and(|w| w.dynamic)
+    }
+
+    /// Static levelling's threshold, when it is on.
+    pub fn static_on(c: &Config) -> Option<u32> {
+        c.ftl
+            .wear_levelling
+            .as_ref()
+            .and_then(|w| w.static_threshold)
+    }
 }
 
 fn default_fast_log_units() -> u32 {

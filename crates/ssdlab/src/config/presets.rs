@@ -46,6 +46,7 @@ impl Config {
                 program_order: ProgramOrder::Strict,
                 type_pools: false,
                 apm: Apm::default(),
+                wear_levelling: None,
             },
             gc: Gc {
                 threshold: GcThreshold::Percent(5.0),

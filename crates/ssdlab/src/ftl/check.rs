@@ -96,6 +96,8 @@ impl Ftl {
     /// cursor is where its active block's next page is.
     pub fn check_totals(&self) -> std::result::Result<(), String> {
         self.check_cursors()?;
+        self.check_wear()?;
+        self.check_levelling()?;
         let bpp = self.bpp as usize;
         for plane in 0..self.planes as usize {
             let blocks = plane * bpp..(plane + 1) * bpp;

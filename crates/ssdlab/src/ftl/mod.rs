@@ -18,6 +18,7 @@ pub(crate) mod dest;
 pub mod groups;
 pub mod hot;
 pub(crate) mod lanes;
+pub(crate) mod levelling;
 pub mod mapping;
 mod maps;
 mod pagemap;
@@ -87,6 +88,10 @@ pub struct Ftl {
     /// `gc.twin_victim`: a group victim is chosen by the valid pages of its
     /// block in the plane that needs GC only.
     twin_victim: bool,
+    /// Wear levelling (`levelling.rs`), when on. Rebuilt from the
+    /// configuration, not part of a saved drive state.
+    #[serde(skip)]
+    levelling: Option<levelling::Levelling>,
 }
 
 impl Ftl {
@@ -109,7 +114,7 @@ impl Ftl {
         // DFTL's translation pages are logical pages after the host's.
         let mapped = logical + cfg.translation_pages();
         let ppd = g.planes_per_die;
-        Ftl {
+        let mut ftl = Ftl {
             map,
             planes,
             ppb,
@@ -128,7 +133,10 @@ impl Ftl {
                 .mapping
                 .hybrid()
                 .then(|| Fast::new(cfg, domains, static_table(cfg))),
-        }
+            levelling: None,
+        };
+        ftl.levelling_restart(cfg);
+        ftl
     }
 
     pub fn planes(&self) -> u32 {
@@ -362,7 +370,7 @@ impl Ftl {
         let s = self.points.stream(plane, w);
         let mut a = self.points.active[s];
         if a == INVALID || self.blocks.wp[a as usize] as u32 >= self.ppb {
-            a = self.open_block(plane, s);
+            a = self.open_block(plane, s, w);
         }
         let page = if let Some(l) = &mut self.blocks.lanes {
             let want = match place {
@@ -385,6 +393,9 @@ impl Ftl {
         let ppn = a * self.ppb + page;
         if lpn != INVALID {
             if old != INVALID {
+                if self.levelling_on() && matches!(w, Writer::Gc { .. }) {
+                    self.levelling_moved(old);
+                }
                 self.invalidate(old);
             }
             // A page is programmed once between erases. In index order the
@@ -591,6 +602,11 @@ impl Ftl {
             }
             return Some(g);
         }
+        if self.levelling_on() {
+            if let Some(gb) = self.levelling_victim(plane) {
+                return Some(gb);
+            }
+        }
         let valid = &self.blocks.valid;
         let gb = self
             .blocks
@@ -635,6 +651,9 @@ impl Ftl {
         self.blocks
             .wear
             .erased(self.map.plane_of_block(BlockId(gb)));
+        if self.levelling_on() {
+            self.levelling_erased(gb);
+        }
         self.blocks.state[gb as usize] = BlockState::Free;
         if self.domains.is_die() {
             // The group is free once all its blocks are.
@@ -646,7 +665,7 @@ impl Ftl {
                 self.alloc.free[(g / self.bpp) as usize].push_back(g % self.bpp);
             }
         } else {
-            self.alloc.free[(gb / self.bpp) as usize].push_back(gb);
+            self.free_block(gb);
         }
     }
 

@@ -29,6 +29,7 @@ const REQUIREMENTS: &[fn(&Config) -> Requirement] = &[
     crate::gc::plane::requirements,
     crate::gc::pace::requirements,
     crate::ftl::twoplane::requirements,
+    crate::ftl::levelling::requirements,
 ];
 
 /// Check that the configuration's policies compose: the first violated

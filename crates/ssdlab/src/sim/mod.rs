@@ -24,6 +24,7 @@
 //! completes. This keeps the newest data mapped whatever the execution order,
 //! and is the checker's view of data not yet on flash.
 
+pub mod lifetime;
 pub mod state;
 mod txn;
 mod watch;
@@ -352,7 +353,7 @@ impl Simulator {
                 .map(|s| (&s.read[..], &s.written[..], &s.touched[..])),
             writes: writes.as_deref(),
         };
-        let (ftl, pre, saved) = match aging {
+        let (mut ftl, pre, saved) = match aging {
             Aging::Age(_, save) => {
                 let mut ftl = Ftl::new(cfg, &domains, cfg.check.enabled);
                 ftl.set_request_allocator(compose::request_allocator(cfg, &domains));
@@ -385,6 +386,9 @@ impl Simulator {
                 (ftl, pre, None)
             }
         };
+        // Wear levelling counts the timed run's moves (and a loaded state
+        // does not carry its state).
+        ftl.levelling_restart(cfg);
         // A replicate's own stream: the generator as aging left it, jumped
         // `replicate` × 2^128 draws ahead (the aged drive is the same).
         for _ in 0..cfg.replicate {
@@ -736,6 +740,7 @@ impl Simulator {
             plane_registers: self.cfg.flash.plane_registers as usize,
             partial: self.partial,
             two_plane: self.ftl.two_plane_report(),
+            wear_levelling: self.ftl.levelling_report(),
         };
         self.metrics.report(ctx)
     }
