@@ -4,20 +4,19 @@
 mod common;
 use common::*;
 
-/// A small TLC drive that wears out in well under a second.
+/// A TLC preset cut to one die of 16 blocks per plane, rated 20 cycles:
+/// it wears out in well under a second.
 const DRIVE: &[&str] = &[
     "--preset",
-    "small",
-    "--set",
-    "cell.type=\"tlc\"",
-    "--set",
-    "timing.read_us=[50.0]",
-    "--set",
-    "timing.program_us=[500.0]",
-    "--set",
-    "geometry.blocks_per_plane=32",
+    "pa-tlc",
     "--set",
     "geometry.channels=1",
+    "--set",
+    "geometry.chips_per_channel=1",
+    "--set",
+    "geometry.dies_per_chip=1",
+    "--set",
+    "geometry.blocks_per_plane=16",
     "--set",
     "cell.endurance=20",
 ];

@@ -59,7 +59,7 @@ pub const KEY_DOCS: &[(&str, &str)] = &[
     ("ftl.fast_log_units", "fast: log units per GC unit before a merge; vfc: log blocks per plane of a VFC"),
     ("ftl.sequential_log", "vfc: FAST's sequential log over virtual blocks"),
     ("ftl.wear_levelling", "wear levelling (absent: none; free blocks are taken oldest first)"),
-    ("ftl.wear_levelling.dynamic", "hot writes open the least-worn free block, cold and GC writes the most-worn"),
+    ("ftl.wear_levelling.dynamic", "free blocks by erase count: the hot stream (or the only one) opens the least-worn, the cold stream the most-worn"),
     ("ftl.wear_levelling.static_threshold", "static levelling: a plane whose blocks' erase counts spread by more collects its least-worn closed block next (absent: off)"),
     ("ftl.program_order", "strict (page index order) or relaxed (PA-SSD's per-type lanes)"),
     ("ftl.type_pools", "PA-SSD's block management: an active block per page type, candidate pools"),

@@ -485,9 +485,10 @@ pub struct Ftl {
 }
 
 /// Wear levelling (`ftl.wear_levelling`). Dynamic: a plane's free blocks
-/// are kept ordered by erase count; a hot write opens the least-worn, a
-/// cold or GC write the most-worn (without hot/cold separation host writes
-/// count as hot, GC moves as cold). Static (`static_threshold`): when the
+/// are kept ordered by erase count; with hot/cold separation the hot
+/// stream opens the least-worn, the cold stream (cold host pages and GC
+/// moves) the most-worn; without it, a plane's one stream opens the
+/// least-worn. Static (`static_threshold`): when the
 /// erase counts of a plane's blocks spread by more than the threshold, GC's
 /// next victim in that plane is its least-worn closed block, whose (cold)
 /// data moves to a block of GC's write stream. Both off when absent.

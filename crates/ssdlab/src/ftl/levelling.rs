@@ -1,19 +1,20 @@
 //! Wear levelling (`ftl.wear_levelling`), both optional and off by default.
 //!
 //! **Dynamic levelling** (`dynamic = true`): each plane's free list is kept
-//! in ascending order of (erase count, block id). A write that opens a
-//! block takes the least-worn free block (the front) if it is hot, the
-//! most-worn (the back) if it is cold: hot data is soon invalid again, so
-//! its block soon returns to the free list and is erased; cold data holds
-//! its block a long time. With hot/cold separation (`ftl.hot_data`) the
-//! writer's stream says which: a hot host page, or a GC move judged hot
-//! (`hot_separation = "gc-moves"`), is hot; every other write is cold.
-//! Without it, host writes count as hot and GC moves as cold (GC moves the
-//! data that survived a block's lifetime). Choosing is O(1) (either end of
-//! the deque); an erased block is inserted at its place, found by binary
-//! search (O(log n) comparisons, plus the shift of the shorter side of the
-//! deque). The free lists are never reordered otherwise, so the checker can
-//! verify the order.
+//! in ascending order of (erase count, block id). With hot/cold separation
+//! (`ftl.hot_data`: a hot and a cold write stream per plane) the hot stream
+//! opens the least-worn free block (the front) and the cold stream, which
+//! takes cold host pages and GC moves (or the moves judged cold under
+//! `hot_separation = "gc-moves"`), the most-worn (the back): hot data is
+//! soon invalid again, so its block soon returns to be erased, while cold
+//! data holds its block a long time and spares it. Without separation a
+//! plane has one stream, whose block takes host pages and GC moves alike:
+//! every opening takes the least-worn free block (MQSim's rule), and the
+//! most-worn wait at the back while younger ones are free. Choosing is O(1)
+//! (either end of the deque); an erased block is inserted at its place,
+//! found by binary search (O(log n) comparisons, plus the shift of the
+//! shorter side of the deque). The free lists are never reordered
+//! otherwise, so the checker can verify the order.
 //!
 //! **Static levelling** (`static_threshold = T`): per plane the fewest and
 //! the most erases of a block are kept as blocks are erased (O(1) per
@@ -106,17 +107,12 @@ impl Ftl {
     #[inline]
     pub(super) fn levelled_open_pos(&self, free_len: usize, w: Writer) -> usize {
         match &self.levelling {
-            Some(l) if l.dynamic && free_len > 0 => {
-                let hot = match w {
-                    Writer::Host { hot } => hot || !l.split,
-                    Writer::Gc { hot } => hot && l.split,
-                };
-                if hot {
-                    0
-                } else {
-                    free_len - 1
-                }
-            }
+            // One stream per plane: its block takes host writes and GC
+            // moves alike, so every opening takes the least-worn block.
+            Some(l) if l.dynamic && l.split && free_len > 0 => match w {
+                Writer::Host { hot: true } | Writer::Gc { hot: true } => 0,
+                Writer::Host { hot: false } | Writer::Gc { hot: false } => free_len - 1,
+            },
             _ => 0,
         }
     }
