@@ -38,6 +38,11 @@ pub struct LifetimeArgs {
     /// The period drive writes per day are given for, in years.
     #[arg(long, value_name = "N", default_value_t = 5.0)]
     years: f64,
+    /// Age the drive first (not counted): `fill:USED:VALID` and `age:X` as
+    /// `run --precondition` takes them (data the workload may never
+    /// rewrite, which only static wear levelling moves). Default: none.
+    #[arg(long)]
+    precondition: Option<String>,
     /// Write the result as JSON to this file.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -74,6 +79,13 @@ pub fn cmd_lifetime(a: LifetimeArgs) -> Result<ExitCode> {
     let opts = LifetimeOptions {
         worn_share: a.worn_share,
         years: a.years,
+        precondition: match a.precondition.as_deref() {
+            None | Some("none") => None,
+            Some(p) => Some(
+                ssdlab::Precondition::parse(p)
+                    .map_err(|e| anyhow::anyhow!("--precondition {p}: {e}"))?,
+            ),
+        },
     };
     let started = Instant::now();
     let terminal = std::io::stderr().is_terminal() && !a.quiet;

@@ -50,6 +50,8 @@ fn bad_options_are_named() {
     fails_naming(&args(&["--worn-share", "1.5"]), &["--worn-share"]);
     fails_naming(&args(&["--worn-share", "x"]), &["--worn-share"]);
     fails_naming(&args(&["--years", "0"]), &["--years"]);
+    fails_naming(&args(&["--precondition", "trace-reads"]), &["--precondition"]);
+    fails_naming(&args(&["--precondition", "fill:2:1"]), &["fill"]);
     fails_naming(&args(&["--years", "-1"]), &["--years"]);
     fails_naming(
         &args(&["--set", "ftl.wear_levelling.static_threshold=0"]),

@@ -1298,11 +1298,10 @@ pub fn wear_drive(endurance: u32, dynamic: bool, static_threshold: Option<u32>) 
     c.name = format!("validation-wear-{endurance}");
     c.cell.endurance = Some(endurance);
     c.ftl.plane_allocation = crate::config::PlaneAllocation::Static;
-    c.ftl.wear_levelling =
-        (dynamic || static_threshold.is_some()).then_some(crate::config::WearLevelling {
-            dynamic,
-            static_threshold,
-        });
+    c.ftl.wear_levelling = crate::config::WearLevelling {
+        dynamic,
+        static_threshold,
+    };
     c
 }
 
@@ -1429,6 +1428,7 @@ pub fn wear_checks() -> Result<Vec<Check>> {
     let opts = LifetimeOptions {
         worn_share: None,
         years: 5.0,
+        precondition: None,
     };
     let bound = t + 4;
     let skew = |c: &Config| wear_writes(c, 40_000, Some((0.1, 0.9)), 32);
@@ -1473,6 +1473,7 @@ pub fn wear_checks() -> Result<Vec<Check>> {
         &LifetimeOptions {
             worn_share: Some(0.5),
             years: 5.0,
+            precondition: None,
         },
         &mut |_| {},
     )?;

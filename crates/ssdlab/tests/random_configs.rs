@@ -361,7 +361,7 @@ fn config(k: &Case) -> Config {
         }
     }
     if let Some(w) = levelling(&c, &k) {
-        c.ftl.wear_levelling = Some(w);
+        c.ftl.wear_levelling = w;
     }
     c
 }
@@ -463,7 +463,7 @@ proptest! {
         prop_assert_eq!(wrong.load(std::sync::atomic::Ordering::Relaxed), 0);
         prop_assert_eq!(r.attribution.is_some(), k.attribution);
         prop_assert_eq!(r.suspension.is_some(), k.suspension > 0);
-        prop_assert_eq!(r.wear_levelling.is_some(), c.ftl.wear_levelling.is_some());
+        prop_assert_eq!(r.wear_levelling.is_some(), !c.ftl.wear_levelling.is_off());
         let again = run(&c).unwrap();
         prop_assert_eq!(serde_json::to_string(&r).unwrap(), serde_json::to_string(&again).unwrap());
         if k.attribution {

@@ -19,7 +19,7 @@ fn drive(levelling: Option<WearLevelling>) -> Config {
     c.host.queue_depth = 4;
     c.check.enabled = true;
     c.check.interval_requests = 5_000;
-    c.ftl.wear_levelling = levelling;
+    c.ftl.wear_levelling = levelling.unwrap_or_default();
     c
 }
 

@@ -479,9 +479,9 @@ pub struct Ftl {
     pub apm: Apm,
     /// Wear levelling (`ftl/levelling.rs`): dynamic (which free block a
     /// write opens) and static (cold data leaves the least-worn blocks).
-    /// Absent: none, free blocks are taken oldest first.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub wear_levelling: Option<WearLevelling>,
+    /// Absent (or neither on): none, free blocks are taken oldest first.
+    #[serde(default, skip_serializing_if = "WearLevelling::is_off")]
+    pub wear_levelling: WearLevelling,
 }
 
 /// Wear levelling (`ftl.wear_levelling`). Dynamic: a plane's free blocks
@@ -506,17 +506,10 @@ pub struct WearLevelling {
 }
 
 impl WearLevelling {
-    /// Is dynamic levelling on?
-    pub fn dynamic_on(c: &Config) -> bool {
-        c.ftl.wear_levelling.as_ref().is_some_and(|w| w.dynamic)
-    }
-
-    /// Static levelling's threshold, when it is on.
-    pub fn static_on(c: &Config) -> Option<u32> {
-        c.ftl
-            .wear_levelling
-            .as_ref()
-            .and_then(|w| w.static_threshold)
+    /// Neither dynamic nor static levelling (the table is then not
+    /// written).
+    pub fn is_off(&self) -> bool {
+        !self.dynamic && self.static_threshold.is_none()
     }
 }
 

@@ -321,11 +321,15 @@ fn wear_levelling_is_checked_and_round_trips() {
         .unwrap();
     assert_eq!(
         on.ftl.wear_levelling,
-        Some(WearLevelling {
+        WearLevelling {
             dynamic: false,
             static_threshold: Some(20)
-        })
+        }
     );
+    // Any other --set leaves it off and unwritten.
+    let other = small.with_overrides(&["seed=5".into()]).unwrap();
+    assert!(other.ftl.wear_levelling.is_off());
+    assert!(!other.to_toml().contains("wear_levelling"));
     assert_eq!(Config::from_toml(&on.to_toml(), "x").unwrap(), on);
     for (set, key) in [
         (

@@ -183,7 +183,7 @@ impl Config {
                 "must be at least 1 program/erase cycle".into(),
             );
         }
-        if crate::config::WearLevelling::static_on(self) == Some(0) {
+        if self.ftl.wear_levelling.static_threshold == Some(0) {
             return err(
                 "ftl.wear_levelling.static_threshold",
                 "must be at least 1 erase (0 would collect a block at every erase)".into(),

@@ -74,11 +74,11 @@ impl Ftl {
     /// the report counts what the run did, after aging or a loaded state;
     /// no levelling victim is being emptied then: aging's GC is instant).
     pub(crate) fn levelling_restart(&mut self, cfg: &Config) {
-        let on = |w: &&crate::config::WearLevelling| w.dynamic || w.static_threshold.is_some();
-        let Some(w) = cfg.ftl.wear_levelling.as_ref().filter(on) else {
+        let w = &cfg.ftl.wear_levelling;
+        if w.is_off() {
             self.levelling = None;
             return;
-        };
+        }
         let planes = self.planes as usize;
         let mut l = Levelling {
             dynamic: w.dynamic,
@@ -317,11 +317,8 @@ impl Ftl {
 /// What wear levelling requires of the other policies: the first violated
 /// requirement as (the key to change, why).
 pub(crate) fn requirements(c: &Config) -> Requirement {
-    let Some(w) = c.ftl.wear_levelling.as_ref() else {
-        return Ok(());
-    };
-    let on = w.dynamic || w.static_threshold.is_some();
-    if !on {
+    let w = &c.ftl.wear_levelling;
+    if w.is_off() {
         return Ok(());
     }
     if c.ftl.block_groups == BlockGroups::Die {

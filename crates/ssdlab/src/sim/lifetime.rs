@@ -3,7 +3,8 @@
 //! rated program/erase cycles (`cell.endurance`).
 //!
 //! Untimed, as preconditioning's `trace-writes` aging is: a fresh drive
-//! takes the workload's page writes in request order, pass after pass (the
+//! (or one aged by `fill` and `age`, whose data the workload may never
+//! rewrite) takes the workload's page writes in request order, pass after pass (the
 //! trace or profile looped), each written with the untimed path (the
 //! configured plane allocation, untimed GC with the configured victim
 //! policy when a plane falls to its GC threshold, and wear levelling when
@@ -28,6 +29,7 @@ use crate::domain::Domains;
 use crate::error::{Error, Result};
 use crate::ftl::{Ftl, PreconditionReport, Writer};
 use crate::host::address::{scan, write_pages, AddressMap};
+use crate::host::precondition::Precondition;
 use crate::metrics::WearLevellingReport;
 use crate::scheme::compose;
 use crate::workload::Source;
@@ -44,6 +46,10 @@ pub struct LifetimeOptions {
     pub worn_share: Option<f64>,
     /// The period drive writes per day are given for, in years (> 0).
     pub years: f64,
+    /// Aging before the replay (`fill` and `age` only: data the workload
+    /// may never rewrite, which wear levelling has to move); its writes are
+    /// not counted.
+    pub precondition: Option<Precondition>,
 }
 
 /// Where a lifetime replay is (the progress callback's argument).
@@ -75,6 +81,8 @@ pub struct LifetimeReport {
     pub config: String,
     pub workload: String,
     pub seed: u64,
+    /// The aging before the replay (`none`, or its `fill` and `age`).
+    pub precondition: String,
     /// `cell.endurance` (configured or the cell type's rating).
     pub endurance: u32,
     /// `--worn-share` (absent: the first worn block ends it).
@@ -104,10 +112,11 @@ impl LifetimeReport {
     /// The human-readable summary.
     pub fn summary(&self) -> String {
         let mut s = format!(
-            "lifetime of {} under {} (seed {})\n  worn     {} of {} blocks at {} erases\n  written  {} host pages, {:.3} TB, {:.1} drive writes ({} passes + {} pages)\n  WAF      {:.3} ({} GC moves)\n  erases   per block {} / {:.1} / {} (min / mean / max), largest spread of a plane's blocks {}\n  DWPD     {:.3} over {} years\n",
+            "lifetime of {} under {} (seed {}, aged {})\n  worn     {} of {} blocks at {} erases\n  written  {} host pages, {:.3} TB, {:.1} drive writes ({} passes + {} pages)\n  WAF      {:.3} ({} GC moves)\n  erases   per block {} / {:.1} / {} (min / mean / max), largest spread of a plane's blocks {}\n  DWPD     {:.3} over {} years\n",
             self.config,
             self.workload,
             self.seed,
+            self.precondition,
             self.target_blocks,
             self.blocks,
             self.endurance,
@@ -163,6 +172,14 @@ pub fn lifetime(
             opts.years
         )));
     }
+    if let Some(p) = &opts.precondition {
+        if p.trace_sequence || p.trace_writes || p.trace_reads || p.until_steady.is_some() {
+            return Err(Error::Invalid(format!(
+                "--precondition {}: lifetime mode ages the drive with fill and age only (it replays the workload's writes itself)",
+                p.describe()
+            )));
+        }
+    }
     if cfg.ftl.hot_data != "none" {
         return Err(Error::config(
             &cfg.name,
@@ -198,6 +215,12 @@ pub fn lifetime(
     }
     let page = cfg.geometry.page_size_bytes as u64;
     let logical = cfg.logical_pages();
+    if let (Some(path), AddressMode::Compact) = (source.read_once(), cfg.host.address_mode) {
+        return Err(Error::Invalid(format!(
+            "{} is not a regular file, so it can be read only once, but host.address_mode = \"compact\" reads it twice; save the trace to a file",
+            path.display()
+        )));
+    }
     let map = if cfg.host.address_mode == AddressMode::Compact {
         scan(source, logical, page, true)?.1
     } else {
@@ -214,6 +237,22 @@ pub fn lifetime(
     let domains = Domains::new(cfg);
     let mut ftl = Ftl::new(cfg, &domains, false);
     ftl.set_request_allocator(compose::request_allocator(cfg, &domains));
+    let mut report = PreconditionReport::default();
+    if let Some(p) = &opts.precondition {
+        if let Some((lo, hi, v)) = p.fill {
+            ftl.precondition_fill((lo, hi), v, &mut rng, &mut report)?;
+        }
+        if let Some(x) = p.age {
+            let n = (x * logical as f64).round() as u64;
+            ftl.precondition_map(0..n as crate::addr::Lpn, &mut rng, &mut report)?;
+        }
+    }
+    // The aging's erases count as wear; its moves and writes are not the
+    // workload's.
+    let mut report = PreconditionReport {
+        functional_gc: report.functional_gc,
+        ..PreconditionReport::default()
+    };
     let endurance = cfg.cell.endurance();
     let planes = ftl.planes();
     let bpp = ftl.blocks_per_plane() as usize;
@@ -221,9 +260,15 @@ pub fn lifetime(
     let target = opts
         .worn_share
         .map_or(1, |s| ((s * blocks as f64).ceil() as u64).clamp(1, blocks));
-    let mut worn_in = vec![0u64; planes as usize];
-    let (mut worn, mut max_erases) = (0u64, 0u32);
-    let mut report = PreconditionReport::default();
+    let mut worn_in: Vec<u64> = ftl
+        .erase_counts()
+        .chunks(bpp)
+        .map(|c| c.iter().filter(|&&e| e >= endurance).count() as u64)
+        .collect();
+    let (mut worn, mut max_erases) = (
+        worn_in.iter().sum::<u64>(),
+        ftl.erase_counts().iter().copied().max().unwrap_or(0),
+    );
     let (mut host, mut moved, mut passes) = (0u64, 0u64, 0u64);
     let w = Writer::Host { hot: false };
     let into = 'replay: loop {
@@ -278,6 +323,10 @@ pub fn lifetime(
         config: cfg.name.clone(),
         workload: source.describe(),
         seed: cfg.seed,
+        precondition: opts
+            .precondition
+            .as_ref()
+            .map_or_else(|| "none".into(), |p| p.describe()),
         endurance,
         worn_share: opts.worn_share,
         target_blocks: target,
