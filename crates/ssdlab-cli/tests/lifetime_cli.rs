@@ -4,7 +4,7 @@
 mod common;
 use common::*;
 
-/// A TLC preset cut to one die of 16 blocks per plane, rated 20 cycles:
+/// A TLC preset cut to one die of 32 blocks per plane, rated 10 cycles:
 /// it wears out in well under a second.
 const DRIVE: &[&str] = &[
     "--preset",
@@ -16,9 +16,9 @@ const DRIVE: &[&str] = &[
     "--set",
     "geometry.dies_per_chip=1",
     "--set",
-    "geometry.blocks_per_plane=16",
+    "geometry.blocks_per_plane=32",
     "--set",
-    "cell.endurance=20",
+    "cell.endurance=10",
 ];
 
 fn args<'a>(extra: &[&'a str]) -> Vec<&'a str> {
@@ -50,9 +50,12 @@ fn bad_options_are_named() {
     fails_naming(&args(&["--worn-share", "1.5"]), &["--worn-share"]);
     fails_naming(&args(&["--worn-share", "x"]), &["--worn-share"]);
     fails_naming(&args(&["--years", "0"]), &["--years"]);
-    fails_naming(&args(&["--precondition", "trace-reads"]), &["--precondition"]);
+    fails_naming(
+        &args(&["--precondition", "trace-reads"]),
+        &["--precondition"],
+    );
     fails_naming(&args(&["--precondition", "fill:2:1"]), &["fill"]);
-    fails_naming(&args(&["--years", "-1"]), &["--years"]);
+    fails_naming(&args(&["--years=-1"]), &["--years"]);
     fails_naming(
         &args(&["--set", "ftl.wear_levelling.static_threshold=0"]),
         &["ftl.wear_levelling.static_threshold"],
@@ -102,8 +105,8 @@ fn deterministic_and_levelling_shows() {
     );
     assert_eq!(ja, jb);
     let v: serde_json::Value = serde_json::from_str(&ja).unwrap();
-    assert_eq!(v["endurance"], 20);
-    assert!(v["erase_count"]["max"].as_u64().unwrap() >= 20);
+    assert_eq!(v["endurance"], 10);
+    assert!(v["erase_count"]["max"].as_u64().unwrap() >= 10);
     assert!(v["host_bytes"].as_u64().unwrap() > 0);
     assert!(v["wear_levelling"]["dynamic"].as_bool().unwrap());
     // Off: no levelling section.

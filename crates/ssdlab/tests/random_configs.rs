@@ -367,18 +367,18 @@ fn config(k: &Case) -> Config {
 }
 
 /// The case's wear levelling, where the rest of the configuration allows
-/// it (per-plane blocks of a page-level map, no type pools; dynamic: page
-/// writes and no aligned block indices; static: one victim per GC).
+/// it (per-plane blocks of a page-level map written page by page, no type
+/// pools; dynamic: no aligned block indices; static: one victim per GC).
 fn levelling(c: &Config, k: &Case) -> Option<ssdlab::config::WearLevelling> {
     if k.levelling == 0
+        || c.ftl.write_unit != WriteUnit::Page
         || c.ftl.block_groups != BlockGroups::Plane
         || c.ftl.mapping.hybrid()
         || c.ftl.type_pools
     {
         return None;
     }
-    let dynamic =
-        k.levelling & 1 != 0 && c.ftl.write_unit == WriteUnit::Page && !c.ftl.align_block_index;
+    let dynamic = k.levelling & 1 != 0 && !c.ftl.align_block_index;
     let threshold =
         (k.levelling & 2 != 0 && c.gc.blocks_per_gc == 1).then_some(1 + (k.seed % 3) as u32);
     (dynamic || threshold.is_some()).then_some(ssdlab::config::WearLevelling {

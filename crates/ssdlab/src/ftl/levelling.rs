@@ -346,10 +346,10 @@ pub(crate) fn requirements(c: &Config) -> Requirement {
             "conflicts with align_block_index (both choose which free block opens)".into(),
         ));
     }
-    if w.dynamic && c.ftl.write_unit != WriteUnit::Page {
+    if c.ftl.write_unit != WriteUnit::Page {
         return Err((
-            "ftl.wear_levelling.dynamic",
-            "applies to the page write unit (Die-Writes and super pages need sibling planes' blocks to open in step)".into(),
+            "ftl.wear_levelling",
+            "applies to the page write unit (Die-Writes and super pages open sibling planes' blocks in step and mix GC moves into host streams)".into(),
         ));
     }
     if w.static_threshold.is_some() && c.gc.blocks_per_gc > 1 {
