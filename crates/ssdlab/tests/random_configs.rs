@@ -360,7 +360,7 @@ fn config(k: &Case) -> Config {
             });
         }
     }
-    if let Some(w) = levelling(&c, &k) {
+    if let Some(w) = levelling(&c, k) {
         c.ftl.wear_levelling = w;
     }
     c
