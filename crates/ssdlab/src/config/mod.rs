@@ -492,6 +492,7 @@ pub struct Ftl {
 /// erase counts of a plane's blocks spread by more than the threshold, GC's
 /// next victim in that plane is its least-worn closed block, whose (cold)
 /// data moves to a block of GC's write stream. Both off when absent.
+/// Sources and what is not modelled: docs/fidelity.md.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct WearLevelling {

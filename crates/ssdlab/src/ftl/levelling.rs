@@ -24,8 +24,8 @@
 //! T, the victim is the plane's least-worn closed block (the lowest index
 //! on a tie) if its erases are more than T below the plane's most, instead
 //! of the victim policy's choice: its valid (cold) data moves as any GC
-//! move does, to GC's write stream (with dynamic levelling, a most-worn
-//! free block), timed in a timed run and untimed when aging or in lifetime
+//! move does, to GC's write stream (under dynamic levelling with hot/cold
+//! streams, a most-worn free block), timed in a timed run and untimed when aging or in lifetime
 //! mode, and the block is erased and returns to the free list. Such a
 //! victim frees no space (it is usually full); it counts neither as a
 //! fruitless GC nor resets that count. Finding it is one pass over the
