@@ -25,6 +25,7 @@ pub mod fuzz;
 mod hdi_cmd;
 mod input;
 mod interrupt;
+mod lifetime_cmd;
 pub mod meta;
 mod output;
 mod report;
@@ -118,6 +119,10 @@ enum Cmd {
     /// within tolerance and conclusions held; a quick run against a full
     /// one; the table written into a document.
     Scoreboard(scoreboard_cmd::ScoreboardArgs),
+    /// Host bytes written until the first block (or `--worn-share` of the
+    /// blocks) reaches `cell.endurance` erases, from an untimed replay of the
+    /// workload looped until worn; drive writes, WAF and drive writes per day.
+    Lifetime(lifetime_cmd::LifetimeArgs),
 }
 
 #[derive(Subcommand)]
@@ -266,6 +271,7 @@ pub fn main() -> ExitCode {
         Cmd::Compare(a) => compare::cmd_compare(a),
         Cmd::Report(a) => report::cmd_report(a),
         Cmd::Scoreboard(a) => scoreboard_cmd::cmd_scoreboard(a),
+        Cmd::Lifetime(a) => lifetime_cmd::cmd_lifetime(a),
         Cmd::Rerun { file, json } => cmd_rerun(&file, json.as_deref()),
     };
     match result {

@@ -1501,6 +1501,213 @@ pub fn bad_block_checks() -> Result<Vec<Check>> {
     Ok(out)
 }
 
+/// A two-plane drive of 64 blocks of 64 pages for the wear-levelling
+/// checks: rated `endurance` cycles, wear levelling as given.
+pub fn wear_drive(endurance: u32, dynamic: bool, static_threshold: Option<u32>) -> Config {
+    let mut c = one_die(2);
+    c.name = format!("validation-wear-{endurance}");
+    c.cell.endurance = Some(endurance);
+    c.ftl.plane_allocation = crate::config::PlaneAllocation::Static;
+    c.ftl.wear_levelling = crate::config::WearLevelling {
+        dynamic,
+        static_threshold,
+    };
+    c
+}
+
+/// `requests` single-page writes over the drive's logical pages: uniform,
+/// or `hot_share` of them to the first `hot_fraction` of the pages.
+pub fn wear_writes(c: &Config, requests: u64, hot: Option<(f64, f64)>, seed: u64) -> Source {
+    Source::Synthetic(Profile {
+        name: "wear-writes".into(),
+        seed,
+        requests,
+        read_share: 0.0,
+        footprint_bytes: c.logical_pages() * 4096,
+        page_bytes: 4096,
+        read_size: Some(SizeDist::constant(4096)),
+        write_size: Some(SizeDist::constant(4096)),
+        address: match hot {
+            Some((hot_fraction, hot_share)) => Address::HotCold {
+                hot_fraction,
+                hot_share,
+            },
+            None => Address::Uniform,
+        },
+        arrival: Arrival::Poisson { iops: 1000.0 },
+        latency_hint: None,
+    })
+}
+
+/// Wear levelling against what it promises, exactly where it can be:
+/// dynamic levelling's choice (every time a block could be opened in a
+/// worn drive, the hot write's block has the fewest erases of the plane's
+/// free blocks and the cold write's the most); static levelling's bound on
+/// the erase spread of a plane's blocks under a 90/10 hot/cold workload;
+/// and the lifetime of a uniform random workload against the closed form
+/// blocks × endurance × pages per block × page bytes / WAF.
+pub fn wear_checks() -> Result<Vec<Check>> {
+    use crate::addr::PlaneId;
+    use crate::ftl::{Ftl, PreconditionReport, Writer};
+    use crate::sim::lifetime::{lifetime, LifetimeOptions};
+    use rand::SeedableRng;
+
+    let mut out = vec![];
+    // Dynamic levelling's choice, checked every 97 writes of a skewed
+    // untimed replay: with hot/cold streams (the first tenth of the pages
+    // written hot), the hot stream's next block has the fewest erases of the
+    // plane's free blocks and the cold stream's (GC's) the most; with one
+    // stream, every opening the fewest.
+    for split in [true, false] {
+        let mut c = wear_drive(1_000_000, true, None);
+        if split {
+            c.ftl.hot_data = "mbf".into();
+        }
+        let src = wear_writes(&c, 60_000, Some((0.1, 0.9)), 31);
+        let page = c.geometry.page_size_bytes as u64;
+        let writes = crate::host::address::write_pages(
+            &src,
+            &crate::host::address::AddressMap::Fold,
+            c.logical_pages(),
+            page,
+        )?;
+        let domains = crate::domain::Domains::new(&c);
+        let mut ftl = Ftl::new(&c, &domains, false);
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(c.seed);
+        let mut report = PreconditionReport::default();
+        let (mut looked, mut wrong) = (0u64, 0u64);
+        let bpp = ftl.blocks_per_plane();
+        let hot_pages = c.logical_pages() / 10;
+        for (i, &lpn) in writes.iter().enumerate() {
+            let w = Writer::Host {
+                hot: split && (lpn as u64) < hot_pages,
+            };
+            let plane = ftl.choose_plane(lpn, w, |_| 0);
+            ftl.make_room(plane, &mut rng, &mut report)?;
+            ftl.write(plane, lpn, 0, w, 0).expect("room was made");
+            if i % 97 != 0 {
+                continue;
+            }
+            for p in PlaneId::all(ftl.planes()) {
+                let ec = ftl.erase_counts();
+                let free: Vec<u32> = (p.0 * bpp..(p.0 + 1) * bpp)
+                    .filter(|&b| {
+                        ftl.block_state(crate::addr::BlockId(b)) == crate::ftl::BlockState::Free
+                    })
+                    .collect();
+                let (Some(&lo), Some(&hi)) = (
+                    free.iter().min_by_key(|&&b| (ec[b as usize], b)),
+                    free.iter().max_by_key(|&&b| (ec[b as usize], b)),
+                ) else {
+                    continue;
+                };
+                looked += 1;
+                let cold = if split { hi } else { lo };
+                if ftl.levelled_next_block(p, Writer::Host { hot: true }) != Some(lo)
+                    || ftl.levelled_next_block(p, Writer::GC) != Some(cold)
+                {
+                    wrong += 1;
+                }
+            }
+        }
+        let ec = ftl.erase_counts();
+        let spread = ec.iter().max().unwrap_or(&0) - ec.iter().min().unwrap_or(&0);
+        out.push(Check {
+            name: if split {
+                format!("dynamic levelling, hot/cold streams: the hot stream opens the least-worn free block, the cold (GC) stream the most-worn ({looked} looks, erase spread {spread})")
+            } else {
+                format!("dynamic levelling, one stream: every opening takes the least-worn free block ({looked} looks, erase spread {spread})")
+            },
+            measured: wrong as f64,
+            expected: 0.0,
+            unit: "wrong choices",
+            tolerance: "exact".into(),
+            pass: wrong == 0 && looked > 100 && spread > 0,
+        });
+    }
+
+    // Static levelling under 90/10 hot/cold writes, until the first block
+    // reaches 300 cycles. A victim picked while a plane's spread is at most
+    // T raises the plane's most by at most one; a levelling victim never
+    // raises it; the spread passes T + 1 only while no closed block lies
+    // more than T below the most (the least-worn blocks free or open), and
+    // each block the plane opens meanwhile (at most its free blocks, the GC
+    // threshold's 2 plus the stream's, before a least-worn free block is
+    // opened in FIFO order) adds at most one more: bound T + 1 + 3.
+    let t = 8;
+    let opts = LifetimeOptions {
+        worn_share: None,
+        years: 5.0,
+        precondition: None,
+    };
+    let bound = t + 4;
+    let skew = |c: &Config| wear_writes(c, 40_000, Some((0.1, 0.9)), 32);
+    let on = wear_drive(300, false, Some(t));
+    let with = lifetime(&on, &skew(&on), &opts, &mut |_| {})?;
+    let levelled = with.wear_levelling.as_ref().map_or(0, |w| w.static_blocks);
+    out.push(Check {
+        name: format!(
+            "static levelling, T = {t}, 90/10 writes to the first worn block: largest spread of a plane's blocks <= T + 4 ({levelled} blocks levelled)"
+        ),
+        measured: with.erase_count.plane_block_spread as f64,
+        expected: bound as f64,
+        unit: "erases",
+        tolerance: "at most".into(),
+        pass: with.erase_count.plane_block_spread <= bound && levelled > 0,
+    });
+    let off = wear_drive(300, false, None);
+    let without = lifetime(&off, &skew(&off), &opts, &mut |_| {})?;
+    out.push(Check {
+        name: format!(
+            "no static levelling, the same writes: the spread grows past T + 4 (the lifetime with it is {:.2}x this one's)",
+            with.host_bytes as f64 / without.host_bytes.max(1) as f64
+        ),
+        measured: without.erase_count.plane_block_spread as f64,
+        expected: bound as f64,
+        unit: "erases",
+        tolerance: "more than".into(),
+        pass: without.erase_count.plane_block_spread > bound,
+    });
+
+    // The lifetime of uniform random writes until half the blocks are
+    // worn: each erase follows a block's worth of programs, so host bytes ≈
+    // blocks × endurance × pages per block × page bytes / WAF (WAF
+    // measured) when the mean block has reached the endurance; under
+    // dynamic levelling the blocks' counts lie within a few erases of each
+    // other, so at the median block the mean is the endurance within 2 %.
+    let e = 100;
+    let c = wear_drive(e, true, None);
+    let r = lifetime(
+        &c,
+        &wear_writes(&c, 30_000, None, 33),
+        &LifetimeOptions {
+            worn_share: Some(0.5),
+            years: 5.0,
+            precondition: None,
+        },
+        &mut |_| {},
+    )?;
+    let g = &c.geometry;
+    let blocks = (g.channels
+        * g.chips_per_channel
+        * g.dies_per_chip
+        * g.planes_per_die
+        * g.blocks_per_plane) as f64;
+    let expected = blocks * e as f64 * g.pages_per_block as f64 * g.page_size_bytes as f64
+        / r.write_amplification;
+    out.push(Check::within(
+        format!(
+            "lifetime, uniform random writes, half the blocks worn (endurance {e}, WAF {:.3}): host bytes = blocks x endurance x block bytes / WAF",
+            r.write_amplification
+        ),
+        r.host_bytes as f64,
+        expected,
+        "bytes",
+        0.02,
+    ));
+    Ok(out)
+}
+
 /// The whole suite.
 pub fn all() -> Result<Vec<Check>> {
     let mut v = timing_checks()?;
@@ -1517,6 +1724,7 @@ pub fn all() -> Result<Vec<Check>> {
     v.extend(md1_checks(300_000)?);
     v.extend(wa_checks()?);
     v.extend(consistency_checks(40_000)?);
+    v.extend(wear_checks()?);
     Ok(v)
 }
 

@@ -70,6 +70,9 @@ struct Case {
     /// blocks and rare erase failures; 2 also a low endurance and few
     /// spares, so that the drive may go read-only (in the run or in aging).
     bad: usize,
+    /// Wear levelling where the rest of the case allows it: bit 0
+    /// dynamic, bit 1 static (its threshold from the seed).
+    levelling: usize,
 }
 
 fn case() -> impl Strategy<Value = Case> {
@@ -107,6 +110,7 @@ fn case() -> impl Strategy<Value = Case> {
             0usize..4,
             0usize..4,
             prop::sample::select(vec![0usize, 0, 1, 2]),
+            0usize..4,
         ),
     )
         .prop_map(
@@ -114,7 +118,17 @@ fn case() -> impl Strategy<Value = Case> {
                 (planes, dies, page_only, pairs, alloc, mapping),
                 (buffer, victim, controller, odd_even, transfer),
                 (fcfs, closed, hot, rmw, read_share, seed, sch),
-                (registers, hold_die, tlc, attribution, until_steady, suspension, pacing, bad),
+                (
+                    registers,
+                    hold_die,
+                    tlc,
+                    attribution,
+                    until_steady,
+                    suspension,
+                    pacing,
+                    bad,
+                    levelling,
+                ),
             )| Case {
                 planes,
                 dies,
@@ -185,6 +199,7 @@ fn case() -> impl Strategy<Value = Case> {
                 pacing,
                 cache: ((seed / 5) % 4) as usize,
                 bad,
+                levelling,
             },
         )
 }
@@ -384,7 +399,34 @@ fn config(k: &Case) -> Config {
             c.flash.bad_blocks.as_mut().unwrap().factory_fraction = 0.0;
         }
     }
+    // (Wear levelling and bad blocks do not compose: one or the other.)
+    if c.flash.bad_blocks.is_none() {
+        if let Some(w) = levelling(&c, k) {
+            c.ftl.wear_levelling = w;
+        }
+    }
     c
+}
+
+/// The case's wear levelling, where the rest of the configuration allows
+/// it (per-plane blocks of a page-level map written page by page, no type
+/// pools; dynamic: no aligned block indices; static: one victim per GC).
+fn levelling(c: &Config, k: &Case) -> Option<ssdlab::config::WearLevelling> {
+    if k.levelling == 0
+        || c.ftl.write_unit != WriteUnit::Page
+        || c.ftl.block_groups != BlockGroups::Plane
+        || c.ftl.mapping.hybrid()
+        || c.ftl.type_pools
+    {
+        return None;
+    }
+    let dynamic = k.levelling & 1 != 0 && !c.ftl.align_block_index;
+    let threshold =
+        (k.levelling & 2 != 0 && c.gc.blocks_per_gc == 1).then_some(1 + (k.seed % 3) as u32);
+    (dynamic || threshold.is_some()).then_some(ssdlab::config::WearLevelling {
+        dynamic,
+        static_threshold: threshold,
+    })
 }
 
 fn profile(c: &Config, k: &Case) -> Profile {
@@ -445,7 +487,8 @@ fn check_case(k: &Case) -> Result<(), TestCaseError> {
             // error, never a panic or a hang.
             Err(e)
                 if c.flash.bad_blocks.is_some()
-                    && e.to_string().contains("preconditioning made the drive read-only") =>
+                    && e.to_string()
+                        .contains("preconditioning made the drive read-only") =>
             {
                 return Err(e);
             }
@@ -463,7 +506,10 @@ fn check_case(k: &Case) -> Result<(), TestCaseError> {
     };
     let r = match run(&c) {
         Ok(r) => r,
-        Err(e) if e.to_string().contains("preconditioning made the drive read-only") => {
+        Err(e)
+            if e.to_string()
+                .contains("preconditioning made the drive read-only") =>
+        {
             // The same again (deterministic), and nothing else to check.
             let again = run(&c).err().map(|e| e.to_string());
             prop_assert_eq!(again, Some(e.to_string()));
@@ -489,6 +535,7 @@ fn check_case(k: &Case) -> Result<(), TestCaseError> {
     prop_assert_eq!(wrong.load(std::sync::atomic::Ordering::Relaxed), 0);
     prop_assert_eq!(r.attribution.is_some(), k.attribution);
     prop_assert_eq!(r.suspension.is_some(), k.suspension > 0);
+    prop_assert_eq!(r.wear_levelling.is_some(), !c.ftl.wear_levelling.is_off());
     prop_assert_eq!(
         r.cache.is_some(),
         c.flash.cache_program || c.flash.cache_read
@@ -560,6 +607,7 @@ fn cache_cases_stay_consistent() {
         pacing: 0,
         cache: 1,
         bad: 0,
+        levelling: 0,
     };
     let cases = [
         base.clone(),

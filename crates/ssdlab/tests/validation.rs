@@ -76,3 +76,8 @@ fn cache_program_and_read_overlap_transfers_exactly() {
 fn bad_blocks_retire_and_end_read_only_where_computed() {
     assert_all(validate::bad_block_checks().unwrap());
 }
+
+#[test]
+fn wear_levelling_in_closed_form() {
+    assert_all(validate::wear_checks().unwrap());
+}

@@ -501,6 +501,41 @@ pub struct Ftl {
     /// APM's thresholds (used by `plane_allocation = "apm"`).
     #[serde(default)]
     pub apm: Apm,
+    /// Wear levelling (`ftl/levelling.rs`): dynamic (which free block a
+    /// write opens) and static (cold data leaves the least-worn blocks).
+    /// Absent (or neither on): none, free blocks are taken oldest first.
+    #[serde(default, skip_serializing_if = "WearLevelling::is_off")]
+    pub wear_levelling: WearLevelling,
+}
+
+/// Wear levelling (`ftl.wear_levelling`). Dynamic: a plane's free blocks
+/// are kept ordered by erase count; with hot/cold separation the hot
+/// stream opens the least-worn, the cold stream (cold host pages and GC
+/// moves) the most-worn; without it, a plane's one stream opens the
+/// least-worn. Static (`static_threshold`): when the
+/// erase counts of a plane's blocks spread by more than the threshold, GC's
+/// next victim in that plane is its least-worn closed block, whose (cold)
+/// data moves to a block of GC's write stream. Both off when absent.
+/// Sources and what is not modelled: docs/fidelity.md.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct WearLevelling {
+    /// Dynamic levelling: free blocks taken by erase count.
+    #[serde(default)]
+    pub dynamic: bool,
+    /// Static levelling: the most a plane's erase counts (most − fewest)
+    /// may spread before its least-worn closed block is collected. Absent:
+    /// no static levelling.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub static_threshold: Option<u32>,
+}
+
+impl WearLevelling {
+    /// Neither dynamic nor static levelling (the table is then not
+    /// written).
+    pub fn is_off(&self) -> bool {
+        !self.dynamic && self.static_threshold.is_none()
+    }
 }
 
 fn default_fast_log_units() -> u32 {

@@ -131,6 +131,15 @@ impl Config {
 /// TOML and JSON stay as they were before the table existed), put back
 /// with their defaults, so that `--set` can reach their keys.
 fn with_optional_tables(root: &mut toml::Value) {
+    if let Some(ftl) = root.get_mut("ftl").and_then(toml::Value::as_table_mut) {
+        if !ftl.contains_key("wear_levelling") {
+            ftl.insert(
+                "wear_levelling".into(),
+                toml::Value::try_from(super::WearLevelling::default())
+                    .expect("wear levelling serialises"),
+            );
+        }
+    }
     if let Some(flash) = root.get_mut("flash").and_then(toml::Value::as_table_mut) {
         if !flash.contains_key("suspension") {
             flash.insert(

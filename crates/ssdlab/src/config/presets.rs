@@ -49,6 +49,7 @@ impl Config {
                 program_order: ProgramOrder::Strict,
                 type_pools: false,
                 apm: Apm::default(),
+                wear_levelling: Default::default(),
             },
             gc: Gc {
                 threshold: GcThreshold::Percent(5.0),

@@ -79,6 +79,12 @@ fn every_key_is_documented() {
             ])
             .unwrap(),
     );
+    // Wear levelling's keys, written only when set.
+    configs.push(
+        small
+            .with_overrides(&["ftl.wear_levelling={dynamic=true, static_threshold=50}".into()])
+            .unwrap(),
+    );
     // GC pacing's keys, written only when on, in both forms.
     configs.push(
         small
@@ -373,4 +379,70 @@ fn cache_modes_are_optional_and_checked() {
             "flash.suspension.erase=true".into(),
         ])
         .is_ok());
+}
+
+#[test]
+fn wear_levelling_is_checked_and_round_trips() {
+    let small = Config::preset("small").unwrap();
+    assert!(!small.to_toml().contains("wear_levelling"));
+    let on = small
+        .with_overrides(&["ftl.wear_levelling.static_threshold=20".into()])
+        .unwrap();
+    assert_eq!(
+        on.ftl.wear_levelling,
+        WearLevelling {
+            dynamic: false,
+            static_threshold: Some(20)
+        }
+    );
+    // Any other --set leaves it off and unwritten.
+    let other = small.with_overrides(&["seed=5".into()]).unwrap();
+    assert!(other.ftl.wear_levelling.is_off());
+    assert!(!other.to_toml().contains("wear_levelling"));
+    assert_eq!(Config::from_toml(&on.to_toml(), "x").unwrap(), on);
+    for (set, key) in [
+        (
+            "ftl.wear_levelling.static_threshold=0",
+            "ftl.wear_levelling.static_threshold",
+        ),
+        ("ftl.wear_levelling.typo=1", "typo"),
+    ] {
+        let e = small.with_overrides(&[set.into()]).unwrap_err().to_string();
+        assert!(e.contains(key), "{set}: {e}");
+    }
+    // Combinations it cannot run are refused, naming the key.
+    for (sets, key) in [
+        (
+            vec![
+                "ftl.wear_levelling.dynamic=true",
+                "ftl.block_groups=\"die\"",
+            ],
+            "ftl.wear_levelling",
+        ),
+        (
+            vec![
+                "ftl.wear_levelling.dynamic=true",
+                "ftl.align_block_index=true",
+            ],
+            "ftl.wear_levelling.dynamic",
+        ),
+        (
+            vec![
+                "ftl.wear_levelling.static_threshold=5",
+                "gc.blocks_per_gc=2",
+            ],
+            "ftl.wear_levelling.static_threshold",
+        ),
+        (
+            vec![
+                "ftl.wear_levelling.static_threshold=5",
+                "ftl.mapping=\"fast\"",
+            ],
+            "ftl.wear_levelling",
+        ),
+    ] {
+        let sets: Vec<String> = sets.into_iter().map(String::from).collect();
+        let e = small.with_overrides(&sets).unwrap_err().to_string();
+        assert!(e.contains(key), "{sets:?}: {e}");
+    }
 }

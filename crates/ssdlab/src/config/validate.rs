@@ -183,6 +183,12 @@ impl Config {
                 "must be at least 1 program/erase cycle".into(),
             );
         }
+        if self.ftl.wear_levelling.static_threshold == Some(0) {
+            return err(
+                "ftl.wear_levelling.static_threshold",
+                "must be at least 1 erase (0 would collect a block at every erase)".into(),
+            );
+        }
         let bits = self.cell.kind.bits();
         for (f, v) in [
             ("timing.read_us", &self.timing.read_us),

@@ -102,6 +102,8 @@ impl Ftl {
         if self.bad.is_some() {
             self.check_bad_blocks()?;
         }
+        self.check_wear()?;
+        self.check_levelling()?;
         let bpp = self.bpp as usize;
         for plane in 0..self.planes as usize {
             let blocks = plane * bpp..(plane + 1) * bpp;

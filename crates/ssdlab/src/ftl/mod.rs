@@ -19,6 +19,7 @@ pub(crate) mod dest;
 pub mod groups;
 pub mod hot;
 pub(crate) mod lanes;
+pub(crate) mod levelling;
 pub mod mapping;
 mod maps;
 mod pagemap;
@@ -93,6 +94,10 @@ pub struct Ftl {
     /// so states of drives without bad blocks keep their format.
     #[serde(skip)]
     bad: Option<Box<bad::BadBlocks>>,
+    /// Wear levelling (`levelling.rs`), when on. Rebuilt from the
+    /// configuration, not part of a saved drive state.
+    #[serde(skip)]
+    levelling: Option<levelling::Levelling>,
 }
 
 impl Ftl {
@@ -135,8 +140,10 @@ impl Ftl {
                 .hybrid()
                 .then(|| Fast::new(cfg, domains, static_table(cfg))),
             bad: None,
+            levelling: None,
         };
         ftl.install_bad_blocks(cfg);
+        ftl.levelling_restart(cfg);
         ftl
     }
 
@@ -371,7 +378,7 @@ impl Ftl {
         let s = self.points.stream(plane, w);
         let mut a = self.points.active[s];
         if a == INVALID || self.blocks.wp[a as usize] as u32 >= self.ppb {
-            a = self.open_block(plane, s);
+            a = self.open_block(plane, s, w);
         }
         let page = if let Some(l) = &mut self.blocks.lanes {
             let want = match place {
@@ -394,6 +401,9 @@ impl Ftl {
         let ppn = a * self.ppb + page;
         if lpn != INVALID {
             if old != INVALID {
+                if self.levelling_on() && matches!(w, Writer::Gc { .. }) {
+                    self.levelling_moved(old);
+                }
                 self.invalidate(old);
             }
             // A page is programmed once between erases. In index order the
@@ -600,6 +610,11 @@ impl Ftl {
             }
             return Some(g);
         }
+        if self.levelling_on() {
+            if let Some(gb) = self.levelling_victim(plane) {
+                return Some(gb);
+            }
+        }
         let valid = &self.blocks.valid;
         let gb = self
             .blocks
@@ -649,6 +664,9 @@ impl Ftl {
         if self.bad.is_some() && self.retires(gb, self.blocks.erase_count[gb as usize]) {
             return;
         }
+        if self.levelling_on() {
+            self.levelling_erased(gb);
+        }
         self.blocks.state[gb as usize] = BlockState::Free;
         if self.domains.is_die() {
             // The group is free once all its blocks are.
@@ -660,7 +678,7 @@ impl Ftl {
                 self.alloc.free[(g / self.bpp) as usize].push_back(g % self.bpp);
             }
         } else {
-            self.alloc.free[(gb / self.bpp) as usize].push_back(gb);
+            self.free_block(gb);
         }
     }
 

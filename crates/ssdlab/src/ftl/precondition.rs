@@ -542,7 +542,11 @@ impl Ftl {
                 Some(m) => {
                     moved += m as u64;
                     let unit = self.ppb * self.domains.planes_per_victim();
-                    fruitless = if m < unit { 0 } else { fruitless + 1 };
+                    // A static wear-levelling victim is moved to level
+                    // wear, not to free space: neither fruitless nor a gain.
+                    if !self.levelled_last() {
+                        fruitless = if m < unit { 0 } else { fruitless + 1 };
+                    }
                 }
                 None => fruitless += 1,
             }

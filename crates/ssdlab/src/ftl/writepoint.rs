@@ -147,7 +147,7 @@ impl Ftl {
             let pos = if self.alloc.align_open {
                 self.aligned_open_pos(plane, self.points.stream(plane, w))
             } else {
-                0
+                self.levelled_open_pos(free.len(), w)
             };
             Some((self.map.block_index(BlockId(free[pos])), 0))
         } else {
@@ -254,10 +254,10 @@ impl Ftl {
         }
     }
 
-    /// Open the next block of a plane's stream `s`. Group mode: the group a
-    /// sibling plane opened first, else a free group, which every sibling
-    /// plane then opens next.
-    pub(super) fn open_block(&mut self, plane: PlaneId, s: usize) -> u32 {
+    /// Open the next block of a plane's stream `s` for writer `w`. Group
+    /// mode: the group a sibling plane opened first, else a free group,
+    /// which every sibling plane then opens next.
+    pub(super) fn open_block(&mut self, plane: PlaneId, s: usize, w: Writer) -> u32 {
         let a = if self.domains.is_die() {
             let g = match self.points.reserved[s].pop_front() {
                 Some(g) => g,
@@ -285,7 +285,7 @@ impl Ftl {
             let pos = if self.alloc.align_open {
                 self.aligned_open_pos(plane, s)
             } else {
-                0
+                self.levelled_open_pos(self.alloc.free[plane.index()].len(), w)
             };
             let b = self.alloc.free[plane.index()]
                 .remove(pos)

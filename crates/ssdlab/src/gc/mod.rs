@@ -415,7 +415,10 @@ impl Simulator {
         // in either victim).
         let second_full =
             second == INVALID || self.ftl.valid_count(BlockId(second)) == self.victim_pages();
-        if valid == self.victim_pages() && second_full {
+        if self.ftl.levelled_last() {
+            // Static wear levelling's victim: moved to level wear, not to
+            // free space (neither fruitless nor a gain).
+        } else if valid == self.victim_pages() && second_full {
             self.gc.jobs[u].fruitless += 1;
             if self.gc.jobs[u].fruitless > self.ftl.blocks_per_plane() {
                 self.error.get_or_insert(Error::Invalid(format!(

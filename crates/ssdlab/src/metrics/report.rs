@@ -124,6 +124,7 @@ impl Metrics {
                 slow: self.write_speed[2],
             },
             two_plane: ctx.two_plane,
+            wear_levelling: ctx.wear_levelling,
             flash: FlashReport {
                 reads: all(CmdKind::Read),
                 programs: all_programs,
@@ -396,6 +397,8 @@ pub struct ReportContext<'a> {
     pub two_plane: Option<TwoPlaneReport>,
     /// Bad blocks (`flash.bad_blocks`), or None.
     pub bad_blocks: Option<BadBlockReport>,
+    /// Wear levelling (`ftl.wear_levelling`), when on.
+    pub wear_levelling: Option<WearLevellingReport>,
 }
 
 /// One interval of the time series.
@@ -515,6 +518,9 @@ pub struct Report {
     /// cause, spares, and why the run ended if the drive went read-only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bad_blocks: Option<BadBlockReport>,
+    /// Wear levelling (`ftl.wear_levelling`; absent when off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wear_levelling: Option<WearLevellingReport>,
     /// What makes these figures mean less than they seem (empty when
     /// nothing was found): saturation, reads of never-written data, GC not
     /// running or not yet steady, a warm-up longer than the run, addresses
@@ -593,6 +599,24 @@ pub struct FlashReport {
     /// (MSB) write shares of MLC/TLC drives.
     pub page_types: PageTypeReport,
     pub commands: Vec<CommandCount>,
+}
+
+/// Wear levelling (`ftl.wear_levelling`) over the timed run (warm-up
+/// included; aging not).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct WearLevellingReport {
+    /// Dynamic levelling on.
+    pub dynamic: bool,
+    /// Static levelling's threshold (absent: static levelling off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub static_threshold: Option<u32>,
+    /// Blocks static levelling collected (its victims), and the pages moved
+    /// out of them.
+    pub static_blocks: u64,
+    pub static_pages: u64,
+    /// The largest spread of erase counts among one plane's blocks (most −
+    /// fewest) at the end.
+    pub plane_block_spread: u32,
 }
 
 /// Program and erase suspension (`flash.suspension`): how often reads
@@ -947,6 +971,21 @@ impl Report {
                 s,
                 "  wear     erases per block {} / {:.2} / {} (min / mean / max, sd {:.2})   per plane {} to {} (spread {})",
                 e.min, e.mean, e.max, e.stddev, e.plane_min, e.plane_max, e.plane_delta
+            );
+        }
+        if let Some(w) = &self.wear_levelling {
+            let _ = writeln!(
+                s,
+                "  levelling dynamic {}   static {}   largest spread of a plane's blocks {}",
+                if w.dynamic { "on" } else { "off" },
+                match w.static_threshold {
+                    Some(t) => format!(
+                        "above {t}: {} blocks collected, {} pages moved",
+                        w.static_blocks, w.static_pages
+                    ),
+                    None => "off".into(),
+                },
+                w.plane_block_spread
             );
         }
         let b = &self.buffer;

@@ -31,6 +31,7 @@ const REQUIREMENTS: &[fn(&Config) -> Requirement] = &[
     crate::gc::pace::requirements,
     crate::ftl::twoplane::requirements,
     crate::ftl::bad::requirements,
+    crate::ftl::levelling::requirements,
 ];
 
 /// Check that the configuration's policies compose: the first violated

@@ -24,6 +24,7 @@
 //! completes. This keeps the newest data mapped whatever the execution order,
 //! and is the checker's view of data not yet on flash.
 
+pub mod lifetime;
 pub mod state;
 mod txn;
 mod watch;
@@ -389,6 +390,9 @@ impl Simulator {
                 (ftl, pre, None)
             }
         };
+        // Wear levelling counts the timed run's moves (and a loaded state
+        // does not carry its state).
+        ftl.levelling_restart(cfg);
         // A replicate's own stream: the generator as aging left it, jumped
         // `replicate` × 2^128 draws ahead (the aged drive is the same).
         for _ in 0..cfg.replicate {
@@ -796,6 +800,7 @@ impl Simulator {
             partial: self.partial,
             two_plane: self.ftl.two_plane_report(),
             bad_blocks: self.ftl.bad_block_report(self.read_only.clone()),
+            wear_levelling: self.ftl.levelling_report(),
         };
         self.metrics.report(ctx)
     }
