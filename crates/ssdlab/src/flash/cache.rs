@@ -209,7 +209,10 @@ impl Simulator {
     /// The part a wait behind `die`'s running command goes to.
     pub(crate) fn behind_running(&self, die: DieId) -> Part {
         let d = &self.flash.dies[die.index()];
-        if self.txns[d.txns[0]].origin == crate::flash::Origin::Gc {
+        // (Its first unfinished transaction: a read's earlier ones finished
+        // as their data left, and their slots may be reused.)
+        let first = d.txns[(d.finished as usize).min(d.n as usize - 1)];
+        if self.txns[first].origin == crate::flash::Origin::Gc {
             Part::BehindGc
         } else {
             Part::BehindHost

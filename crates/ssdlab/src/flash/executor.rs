@@ -626,7 +626,9 @@ impl Simulator {
                 }
                 None => a.die_idle(die.index(), now),
             }
-            if self.txns[d.txns[0]].kind == CmdKind::Program {
+            // (Its first unfinished transaction: a read's earlier ones
+            // finished as their data left, and their slots may be reused.)
+            if self.txns[members[0]].kind == CmdKind::Program {
                 // A program's data went over the channel, then the array
                 // programmed it.
                 let xfer = d.n as Time * self.flash.timing.xfer_ns;
