@@ -388,8 +388,11 @@ fn config(k: &Case) -> Config {
             factory_fraction: [0.0, 0.02, 0.05][(k.seed % 3) as usize],
             retire_at_endurance: true,
             erase_failure_probability: if k.bad == 2 { 0.02 } else { 0.001 },
-            // Case 1: spares enough to last most runs; case 2: few.
-            spare_blocks: Some(most.min(if k.bad == 2 { 3 } else { 6 })),
+            // Case 1: spares enough to last most runs; case 2: few. At
+            // most half the blocks the over-provisioned space could spare:
+            // spares are set aside, and a plane that spares them all has
+            // too little room left for GC to keep up with an aged drive.
+            spare_blocks: Some((most / 2).min(if k.bad == 2 { 3 } else { 6 })),
         });
         if k.bad == 2 {
             c.cell.endurance = Some(4 + (k.seed % 5) as u32);
