@@ -619,6 +619,24 @@ pub struct WearLevellingReport {
     pub plane_block_spread: u32,
 }
 
+impl WearLevellingReport {
+    /// "dynamic on   static above T: B blocks collected, P pages moved", as
+    /// the text summaries print it.
+    pub fn modes(&self) -> String {
+        format!(
+            "dynamic {}   static {}",
+            if self.dynamic { "on" } else { "off" },
+            match self.static_threshold {
+                Some(t) => format!(
+                    "above {t}: {} blocks collected, {} pages moved",
+                    self.static_blocks, self.static_pages
+                ),
+                None => "off".into(),
+            }
+        )
+    }
+}
+
 /// Program and erase suspension (`flash.suspension`): how often reads
 /// suspended an operation, and for how long.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -976,15 +994,8 @@ impl Report {
         if let Some(w) = &self.wear_levelling {
             let _ = writeln!(
                 s,
-                "  levelling dynamic {}   static {}   largest spread of a plane's blocks {}",
-                if w.dynamic { "on" } else { "off" },
-                match w.static_threshold {
-                    Some(t) => format!(
-                        "above {t}: {} blocks collected, {} pages moved",
-                        w.static_blocks, w.static_pages
-                    ),
-                    None => "off".into(),
-                },
+                "  levelling {}   largest spread of a plane's blocks {}",
+                w.modes(),
                 w.plane_block_spread
             );
         }

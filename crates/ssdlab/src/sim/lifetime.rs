@@ -135,17 +135,7 @@ impl LifetimeReport {
             self.years,
         );
         if let Some(w) = &self.wear_levelling {
-            s.push_str(&format!(
-                "  levelling dynamic {}   static {}\n",
-                if w.dynamic { "on" } else { "off" },
-                match w.static_threshold {
-                    Some(t) => format!(
-                        "above {t}: {} blocks collected, {} pages moved",
-                        w.static_blocks, w.static_pages
-                    ),
-                    None => "off".into(),
-                }
-            ));
+            s.push_str(&format!("  levelling {}\n", w.modes()));
         }
         s
     }
