@@ -50,18 +50,7 @@ fn run(c: &Config, src: &Source, pre: &str) -> (Report, Vec<Completion>) {
     let mut c = c.clone();
     c.check.enabled = true;
     c.check.interval_requests = 500;
-    let mut sim = Simulator::new(&c, src, &Precondition::parse(pre).unwrap()).unwrap();
-    let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let sink = log.clone();
-    sim.log_requests(Box::new(move |d: &Completion| {
-        sink.lock().unwrap().push(*d)
-    }));
-    let (r, sim) = sim
-        .run_inspect(&mut |_| {})
-        .unwrap_or_else(|e| panic!("{e}"));
-    sim.check().unwrap_or_else(|e| panic!("{e}"));
-    let done = std::mem::take(&mut *log.lock().unwrap());
-    (r, done)
+    common::run_logged(Simulator::new(&c, src, &Precondition::parse(pre).unwrap()).unwrap())
 }
 
 fn drive() -> Config {

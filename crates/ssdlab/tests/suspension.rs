@@ -44,23 +44,14 @@ fn with(c: &Config, program: bool, erase: bool, max: u32) -> Config {
 
 /// Run with every request logged; the consistency checker at the end.
 fn run(c: &Config, src: &Source) -> (Report, Vec<Completion>) {
-    let mut sim = Simulator::new(
-        c,
-        src,
-        &Precondition::parse("fill:0.9:0.8+trace-reads").unwrap(),
+    common::run_logged(
+        Simulator::new(
+            c,
+            src,
+            &Precondition::parse("fill:0.9:0.8+trace-reads").unwrap(),
+        )
+        .unwrap(),
     )
-    .unwrap();
-    let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let sink = log.clone();
-    sim.log_requests(Box::new(move |d: &Completion| {
-        sink.lock().unwrap().push(*d)
-    }));
-    let (r, sim) = sim
-        .run_inspect(&mut |_| {})
-        .unwrap_or_else(|e| panic!("{e}"));
-    sim.check().unwrap_or_else(|e| panic!("{e}"));
-    let done = std::mem::take(&mut *log.lock().unwrap());
-    (r, done)
 }
 
 fn drive() -> Config {

@@ -4,7 +4,7 @@
 
 use ssdlab::config::{BufferCapacity, GcThreshold};
 use ssdlab::workload::Source;
-use ssdlab::{Config, Precondition, Report, Simulator};
+use ssdlab::{Completion, Config, Precondition, Report, Simulator};
 
 /// A small drive of 2 dies x `planes` planes with GC pressure, a 64-page
 /// buffer and the consistency checker on: the drive the SPD schemes are
@@ -50,4 +50,21 @@ pub fn run_checked(c: &Config, src: &Source, pre: &str) -> (Report, Simulator) {
         .unwrap_or_else(|e| panic!("{}: {e}", c.name));
     sim.check().unwrap_or_else(|e| panic!("{}: {e}", c.name));
     (r, sim)
+}
+
+/// Run `sim` with every request logged, then the consistency checker
+/// (panics naming what it found): the report and the requests in
+/// completion order.
+pub fn run_logged(mut sim: Simulator) -> (Report, Vec<Completion>) {
+    let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = log.clone();
+    sim.log_requests(Box::new(move |d: &Completion| {
+        sink.lock().unwrap().push(*d)
+    }));
+    let (r, sim) = sim
+        .run_inspect(&mut |_| {})
+        .unwrap_or_else(|e| panic!("{e}"));
+    sim.check().unwrap_or_else(|e| panic!("{e}"));
+    let done = std::mem::take(&mut *log.lock().unwrap());
+    (r, done)
 }
