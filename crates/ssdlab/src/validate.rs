@@ -1302,6 +1302,48 @@ pub fn suspension_checks() -> Result<Vec<Check>> {
 /// gains nothing. Both when the array is the bottleneck and when the
 /// channel is. Run with latency attribution on, so that every page's
 /// parts are checked to sum to its latency.
+/// When a buffer slot frees (`buffer.slot_frees`), on a one-page buffer of
+/// a one-plane die: writes at time 0 of pages that each fill it.
+pub fn slot_frees_checks() -> Result<Vec<Check>> {
+    use crate::config::{SlotFrees, WriteCompletion};
+    let mut c = one_die(1);
+    c.buffer.capacity = BufferCapacity::Pages(1);
+    let t = crate::flash::FlashTiming::new(&c);
+    let (tp, x) = (t.program_ns[0], t.xfer_ns);
+    let writes = |n: u64| records("writes", (0..n).map(|p| rec(0, Op::Write, p)).collect());
+    let mut ssdsim = c.clone();
+    ssdsim.buffer.slot_frees = SlotFrees::Eviction;
+    ssdsim.host.write_completion = WriteCompletion::Transfer;
+    let mut out = vec![];
+    let (r, _) = run_attributed(&c, &writes(2), "none")?;
+    out.push(Check::exact_ns(
+        "buffer slot frees at program: the second of two writes waits for the first's program = transfer + tPROG",
+        r.write.latency_us.max,
+        x + tp,
+    ));
+    let (r, _) = run_attributed(&ssdsim, &writes(2), "none")?;
+    out.push(Check::exact_ns(
+        "buffer slot frees at eviction (SSDSim): the second write completes when the page it evicted has crossed the channel = transfer",
+        r.write.latency_us.max,
+        x,
+    ));
+    let (r, _) = run_attributed(&ssdsim, &writes(3), "none")?;
+    out.push(Check::exact_ns(
+        "buffer slot frees at eviction (SSDSim): the third write's evicted page follows the first's program = 2 x transfer + tPROG",
+        r.write.latency_us.max,
+        2 * x + tp,
+    ));
+    let mut at_program = ssdsim.clone();
+    at_program.host.write_completion = WriteCompletion::Program;
+    let (r, _) = run_attributed(&at_program, &writes(3), "none")?;
+    out.push(Check::exact_ns(
+        "buffer slot frees at eviction, program completion: the third write completes with the second's program = 2 x (transfer + tPROG)",
+        r.write.latency_us.max,
+        2 * (x + tp),
+    ));
+    Ok(out)
+}
+
 pub fn cache_checks() -> Result<Vec<Check>> {
     let mut out = vec![];
     let n = 16u64;
@@ -1717,6 +1759,7 @@ pub fn all() -> Result<Vec<Check>> {
     v.extend(twin_victim_checks()?);
     v.extend(suspension_checks()?);
     v.extend(cache_checks()?);
+    v.extend(slot_frees_checks()?);
     v.extend(pacing_checks()?);
     v.extend(bad_block_checks()?);
     v.extend(page_type_checks(20_000)?);

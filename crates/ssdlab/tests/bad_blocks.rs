@@ -130,6 +130,37 @@ fn erase_failures_retire_blocks_without_losing_data() {
 }
 
 #[test]
+fn wear_levelling_runs_with_bad_blocks() {
+    // Erase failures retire blocks and spares join the free lists while
+    // dynamic and static levelling choose blocks: the checker verifies the
+    // free lists' order and the levelling extremes over the blocks in
+    // service every 500 requests and at the end.
+    for (dynamic, static_threshold) in [(true, None), (false, Some(2)), (true, Some(2))] {
+        let mut c = drive(0.02, 1_000_000, None, 0.02);
+        c.ftl.wear_levelling = ssdlab::config::WearLevelling {
+            dynamic,
+            static_threshold,
+        };
+        c.validate("case")
+            .expect("levelling and bad blocks compose");
+        let src = writes("w", 1500, 6000, 500_000);
+        let (r, sim) = common::run_checked(&c, &src, "fill:0.85:0.7");
+        let b = r.bad_blocks.clone().unwrap();
+        assert!(b.grown_erase_failure > 0, "{b:?}");
+        assert!(b.spares_left_min < b.spare_blocks_per_plane, "{b:?}");
+        let w = r.wear_levelling.clone().unwrap();
+        if static_threshold.is_some() {
+            assert!(w.static_blocks > 0, "{w:?}");
+        }
+        for lpn in 0..1500u32 {
+            assert!(sim.holds(lpn), "lpn {lpn} lost");
+        }
+        let (again, _) = common::run_checked(&c, &src, "fill:0.85:0.7");
+        assert_eq!(json(&r), json(&again));
+    }
+}
+
+#[test]
 fn running_out_of_spares_ends_the_run_read_only() {
     let mut c = drive(0.0, 3, Some(2), 0.0);
     c.gc.victim = VictimPolicy::Fifo;

@@ -374,6 +374,11 @@ fn config(k: &Case) -> Config {
             });
         }
     }
+    // When an evicted page's slot frees: at once (SSDSim's buffer) in about
+    // a third of the buffered cases.
+    if c.buffer.capacity != BufferCapacity::None && (k.seed / 7).is_multiple_of(3) {
+        c.buffer.slot_frees = ssdlab::config::SlotFrees::Eviction;
+    }
     if c.flash.plane_registers == 1 {
         c.flash.cache_program = k.cache & 1 != 0 && !c.flash.suspension.program;
         c.flash.cache_read = k.cache & 2 != 0 && c.flash.suspension.is_off();
@@ -402,11 +407,8 @@ fn config(k: &Case) -> Config {
             c.flash.bad_blocks.as_mut().unwrap().factory_fraction = 0.0;
         }
     }
-    // (Wear levelling and bad blocks do not compose: one or the other.)
-    if c.flash.bad_blocks.is_none() {
-        if let Some(w) = levelling(&c, k) {
-            c.ftl.wear_levelling = w;
-        }
+    if let Some(w) = levelling(&c, k) {
+        c.ftl.wear_levelling = w;
     }
     c
 }

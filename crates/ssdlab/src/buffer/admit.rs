@@ -8,7 +8,7 @@ use crate::addr::{DieId, Lpn, PlaneId};
 use crate::buffer::WriteOutcome;
 use crate::buffer::{EvictionPolicy, WriteBuffer};
 use crate::config::PlaneAllocation;
-use crate::config::{BufferCapacity, Config};
+use crate::config::{BufferCapacity, Config, SlotFrees};
 use crate::error::{Error, Result};
 use crate::flash::{CmdKind, Origin};
 use crate::sim::Simulator;
@@ -24,6 +24,12 @@ pub(crate) struct Buffering {
     pub(crate) policy: Option<Box<dyn EvictionPolicy>>,
     pub(crate) waiting: VecDeque<(ReqId, Lpn)>,
     pub(crate) evict_out: Vec<u32>,
+    /// `buffer.slot_frees = "eviction"` (SSDSim's buffer): an evicted
+    /// page's slot frees at once.
+    pub(crate) frees_at_eviction: bool,
+    /// Under it, while a write's eviction runs: the write (request, page)
+    /// that completes with the pages evicted, and how many are bound to it.
+    pub(crate) binding: Option<(ReqId, Lpn, u32)>,
     pub(crate) pages: u64,
     /// How `pages` was sized, in words (reported).
     pub(crate) sizing: String,
@@ -97,6 +103,8 @@ impl Buffering {
             policy,
             waiting: VecDeque::new(),
             evict_out: Vec::new(),
+            frees_at_eviction: cfg.buffer.slot_frees == SlotFrees::Eviction,
+            binding: None,
             pages,
             sizing,
         })
@@ -111,7 +119,10 @@ impl Simulator {
             let version = self.ftl.version_after(lpn);
             let buf = self.buffer.cache.as_ref().expect("buffered mode");
             let dirty = buf.is_dirty(lpn);
-            if !dirty && !buf.has_free_slot() {
+            // (`buffer.slot_frees = "eviction"`: a write that finds no free
+            // slot evicts at once and completes with the pages it evicted.)
+            let bound = !dirty && !buf.has_free_slot();
+            if bound && !(self.buffer.frees_at_eviction && self.evict_for(req, lpn)) {
                 break;
             }
             // The plane of a new buffered page is chosen when it enters the
@@ -140,6 +151,9 @@ impl Simulator {
                     }
                     self.next_version(lpn);
                     self.buffer.waiting.pop_front();
+                    if bound {
+                        continue;
+                    }
                     if let Some(a) = &mut self.attr {
                         let now = self.engine.now();
                         a.buffer_page(req, lpn, self.host.reqs[req].arrival, now);
@@ -149,6 +163,56 @@ impl Simulator {
             }
         }
         self.maybe_evict();
+    }
+
+    /// `buffer.slot_frees = "eviction"`: write `lpn` of `req` found no free
+    /// slot; evict once, the pages evicted bound to it (its page completes
+    /// when they all have). False if nothing could be evicted.
+    #[cold]
+    fn evict_for(&mut self, req: ReqId, lpn: Lpn) -> bool {
+        let mut out = std::mem::take(&mut self.buffer.evict_out);
+        if let (Some(buf), Some(policy)) = (self.buffer.cache.as_mut(), self.buffer.policy.as_mut())
+        {
+            buf.evict(policy.as_mut(), &mut out);
+        }
+        let evicted = !out.is_empty();
+        if evicted {
+            self.buffer.binding = Some((req, lpn, 0));
+            self.unit_evicted(&out);
+            self.buffer.binding = None;
+        }
+        self.buffer.evict_out = out;
+        evicted
+    }
+
+    /// A page left the buffer as program `t`: under
+    /// `buffer.slot_frees = "eviction"` its slot frees now, and the write
+    /// being bound (if any) completes with `t` too.
+    #[cold]
+    fn evicted_now(&mut self, t: TxnId, slot: u32) {
+        self.buffer
+            .cache
+            .as_mut()
+            .expect("buffered mode")
+            .flush_done(slot);
+        let Some((req, lpn, n)) = self.buffer.binding else {
+            return;
+        };
+        if n > 0 {
+            self.host.reqs[req].pages_left += 1;
+        }
+        self.buffer.binding = Some((req, lpn, n + 1));
+        self.txns[t].req = req;
+        if let Some(a) = &mut self.attr {
+            // Until now the page waited for buffer room (after whatever
+            // it carried, for its first program).
+            let now = self.engine.now();
+            let carried = a.carried(req, lpn);
+            let before: u64 = carried.iter().sum();
+            a.start_from(t, carried);
+            let waited = (now - self.host.reqs[req].arrival).saturating_sub(before);
+            a.add(t, crate::attribution::Part::Buffer, waited);
+        }
     }
 
     pub(crate) fn maybe_evict(&mut self) {
@@ -192,6 +256,9 @@ impl Simulator {
                 crate::ftl::pagetype::complement_type(scheme.complement, free, bits, u) as u32;
         }
         self.inflight.insert(lpn, t);
+        if self.buffer.frees_at_eviction {
+            self.evicted_now(t, slot);
+        }
         t
     }
 

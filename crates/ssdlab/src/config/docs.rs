@@ -107,6 +107,7 @@ pub const KEY_DOCS: &[(&str, &str)] = &[
     ("buffer.free_watermark", "evict ahead when the share of free slots falls below this (0: only when full)"),
     ("buffer.free_watermark_high", "then evict until the share of free slots reaches this (0: no second watermark)"),
     ("buffer.die_order", "the order round-robin evictions visit dies: channel-first or index"),
+    ("buffer.slot_frees", "when an evicted page's slot frees: program (when programmed) or eviction (at once, the write waiting with the evicted pages: SSDSim's buffer)"),
     ("sched", "the transaction scheduler"),
     ("sched.policy", "read-priority (reads, GC, writes), fcfs (oldest first) or gc-first"),
     ("sched.pas", "PA-SSD's page-type aware scheduling of writes (LSB first)"),

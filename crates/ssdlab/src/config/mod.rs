@@ -797,6 +797,33 @@ pub struct Buffer {
     /// The order in which the round-robin eviction policies visit dies.
     #[serde(default)]
     pub die_order: DieOrder,
+    /// When an evicted page's slot frees: when its program completes
+    /// (default), or at once, the write that needed it completing with the
+    /// evicted pages (SSDSim's buffer).
+    #[serde(default, skip_serializing_if = "SlotFrees::is_default")]
+    pub slot_frees: SlotFrees,
+}
+
+/// When a buffer slot whose page is evicted frees (`buffer.slot_frees`).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum SlotFrees {
+    /// When the page's program completes; a write that finds no free slot
+    /// waits for one, writes admitted in arrival order.
+    #[default]
+    Program,
+    /// When the page is evicted (SSDSim 2.x's buffer): a write that finds no
+    /// free slot evicts at once and completes when the pages it evicted do
+    /// (at their transfer under `host.write_completion = "transfer"`, else
+    /// at their program); an evicted page not yet programmed is still read
+    /// from the controller's memory.
+    Eviction,
+}
+
+impl SlotFrees {
+    fn is_default(&self) -> bool {
+        *self == SlotFrees::Program
+    }
 }
 
 /// The order of a round robin over dies (`buffer.die_order`).

@@ -75,6 +75,7 @@ impl Config {
                 free_watermark: 0.0,
                 free_watermark_high: 0.0,
                 die_order: DieOrder::ChannelFirst,
+                slot_frees: SlotFrees::Program,
             },
             sched: Sched {
                 policy: SchedPolicy::ReadPriority,

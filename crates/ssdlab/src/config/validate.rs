@@ -368,6 +368,14 @@ impl Config {
         if !(0.0..=1.0).contains(&self.buffer.free_watermark_high) {
             return err("buffer.free_watermark_high", "must be in [0, 1]".into());
         }
+        if self.buffer.slot_frees == SlotFrees::Eviction
+            && self.buffer.capacity == BufferCapacity::None
+        {
+            return err(
+                "buffer.slot_frees",
+                "\"eviction\" needs a write buffer (buffer.capacity is \"none\")".into(),
+            );
+        }
         compose(self, origin)?;
         if !(self.metrics.interval_ms.is_finite() && self.metrics.interval_ms >= 0.0) {
             return err(

@@ -184,7 +184,11 @@ impl Ftl {
         self.blocks.state[gb as usize] = BlockState::Retired;
         if let Some(s) = bad.pool[plane].pop_front() {
             self.blocks.state[s as usize] = BlockState::Free;
-            self.alloc.free[plane].push_back(s);
+            // (At its place by erase count under dynamic wear levelling.)
+            self.free_block(s);
+        }
+        if self.levelling_on() {
+            self.levelling_retired(gb);
         }
         true
     }

@@ -90,15 +90,47 @@ impl Ftl {
             victim: vec![INVALID; planes],
             ..Levelling::default()
         };
-        let bpp = self.bpp as usize;
         for p in 0..planes {
-            let ec = &self.blocks.erase_count[p * bpp..(p + 1) * bpp];
-            let lo = ec.iter().copied().min().unwrap_or(0);
-            l.min[p] = lo;
-            l.max[p] = ec.iter().copied().max().unwrap_or(0);
-            l.at_min[p] = ec.iter().filter(|&&e| e == lo).count() as u32;
+            (l.min[p], l.max[p], l.at_min[p]) = self.erase_extremes(p);
         }
         self.levelling = Some(l);
+    }
+
+    /// The erase counts of `plane`'s blocks in service (bad blocks: not
+    /// retired, not a spare waiting in the pool).
+    fn in_service(&self, plane: usize) -> impl Iterator<Item = u32> + '_ {
+        let bpp = self.bpp as usize;
+        let range = plane * bpp..(plane + 1) * bpp;
+        self.blocks.erase_count[range.clone()]
+            .iter()
+            .zip(&self.blocks.state[range])
+            .filter(|(_, &s)| s != BlockState::Retired && s != BlockState::Spare)
+            .map(|(&e, _)| e)
+    }
+
+    /// `plane`'s fewest and most erases of a block in service, and the
+    /// blocks at the fewest (0, 0, 0 if none is).
+    fn erase_extremes(&self, plane: usize) -> (u32, u32, u32) {
+        let lo = self.in_service(plane).min().unwrap_or(0);
+        let hi = self.in_service(plane).max().unwrap_or(0);
+        let at = self.in_service(plane).filter(|&e| e == lo).count() as u32;
+        (lo, hi, at)
+    }
+
+    /// Bad blocks: block `gb` retired at an erase (and a spare may have
+    /// joined its plane): the plane's extremes afresh, and a levelling
+    /// victim that retired is done with.
+    #[cold]
+    pub(super) fn levelling_retired(&mut self, gb: u32) {
+        let p = (gb / self.bpp) as usize;
+        let extremes = self.erase_extremes(p);
+        let Some(l) = self.levelling.as_mut() else {
+            return;
+        };
+        if l.victim[p] == gb {
+            l.victim[p] = INVALID;
+        }
+        (l.min[p], l.max[p], l.at_min[p]) = extremes;
     }
 
     /// Dynamic levelling: where in `plane`'s free list a block opened by
@@ -151,8 +183,8 @@ impl Ftl {
             if l.at_min[p] == 0 {
                 l.min[p] += 1;
                 let lo = l.min[p];
-                let ec = &self.blocks.erase_count[p * bpp as usize..(p + 1) * bpp as usize];
-                l.at_min[p] = ec.iter().filter(|&&c| c == lo).count() as u32;
+                let at = self.in_service(p).filter(|&c| c == lo).count() as u32;
+                self.levelling.as_mut().expect("levelling is on").at_min[p] = at;
             }
         }
     }
@@ -226,12 +258,11 @@ impl Ftl {
     /// The report's section: None when levelling is off.
     pub fn levelling_report(&self) -> Option<WearLevellingReport> {
         let l = self.levelling.as_ref()?;
-        let bpp = self.bpp as usize;
-        let spread = self
-            .blocks
-            .erase_count
-            .chunks(bpp)
-            .map(|c| c.iter().max().unwrap_or(&0) - c.iter().min().unwrap_or(&0))
+        let spread = (0..self.planes as usize)
+            .map(|p| {
+                let (lo, hi, _) = self.erase_extremes(p);
+                hi - lo
+            })
             .max()
             .unwrap_or(0);
         Some(WearLevellingReport {
@@ -271,10 +302,7 @@ impl Ftl {
         };
         let bpp = self.bpp as usize;
         for p in 0..self.planes as usize {
-            let ec = &self.blocks.erase_count[p * bpp..(p + 1) * bpp];
-            let lo = ec.iter().copied().min().unwrap_or(0);
-            let hi = ec.iter().copied().max().unwrap_or(0);
-            let at = ec.iter().filter(|&&e| e == lo).count() as u32;
+            let (lo, hi, at) = self.erase_extremes(p);
             if (l.min[p], l.max[p], l.at_min[p]) != (lo, hi, at) {
                 return Err(format!(
                     "wear levelling: plane {p} keeps erases {} to {} ({} blocks at the fewest) but its blocks have {lo} to {hi} ({at})",
@@ -350,15 +378,6 @@ pub(crate) fn requirements(c: &Config) -> Requirement {
         return Err((
             "ftl.wear_levelling",
             "applies to the page write unit (Die-Writes and super pages open sibling planes' blocks in step and mix GC moves into host streams)".into(),
-        ));
-    }
-    if c.flash.bad_blocks.is_some() {
-        return Err((
-            "ftl.wear_levelling",
-            "does not combine with flash.bad_blocks (a spare replacing a retired block would \
-             have to take its place in the free list ordered by erase count, and retired blocks \
-             would hold static levelling's least-worn count down): use one or the other"
-                .into(),
         ));
     }
     if w.static_threshold.is_some() && c.gc.blocks_per_gc > 1 {

@@ -593,7 +593,13 @@ impl Simulator {
     pub(crate) fn host_read_page(&mut self, req: ReqId, lpn: Lpn, rmw: bool) {
         if !rmw {
             self.metrics.read_pages += 1;
-            if self.buffer.cache.as_ref().is_some_and(|b| b.contains(lpn)) {
+            if self.buffer.cache.as_ref().is_some_and(|b| b.contains(lpn))
+                || (self.buffer.frees_at_eviction
+                    && self
+                        .inflight
+                        .get(&lpn)
+                        .is_some_and(|&t| self.txns[t].slot != INVALID))
+            {
                 self.metrics.read_hits += 1;
                 self.page_since_arrival(req, Part::Buffer);
                 self.sub_done(req);
@@ -641,7 +647,7 @@ impl Simulator {
             // Its entry changes (a miss loads it first, then changes it).
             self.map_access(tx.lpn, true, MapWaiter::Update(tx.lpn));
         }
-        if tx.slot != INVALID {
+        if tx.slot != INVALID && !self.buffer.frees_at_eviction {
             self.buffer
                 .cache
                 .as_mut()

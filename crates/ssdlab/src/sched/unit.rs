@@ -64,15 +64,16 @@ impl Simulator {
     pub(crate) fn unit_evicted(&mut self, out: &[u32]) {
         if !self.unit.gangs() {
             for &slot in out {
+                // (Read before the page leaves: its slot may free then.)
+                let die = self
+                    .buffer
+                    .cache
+                    .as_ref()
+                    .expect("buffered mode")
+                    .slot_die(slot);
                 let t = self.evicted_txn(slot);
                 let mut plane = self.txns[t].plane;
                 if plane == PlaneId::NONE {
-                    let die = self
-                        .buffer
-                        .cache
-                        .as_ref()
-                        .expect("buffered mode")
-                        .slot_die(slot);
                     let hot = self.txns[t].hot;
                     plane = self.ftl.next_plane_in_die(die, Writer::Host { hot });
                     self.ftl.assign(plane);

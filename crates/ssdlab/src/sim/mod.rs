@@ -810,6 +810,14 @@ impl Simulator {
         self.check_suspensions()?;
         self.check_caches()?;
         let buf = self.buffer.cache.as_ref();
+        if let Some(b) = buf.filter(|_| self.buffer.frees_at_eviction) {
+            if b.flushing() > 0 {
+                return Err(format!(
+                    "buffer.slot_frees = \"eviction\", yet {} slots wait for their programs",
+                    b.flushing()
+                ));
+            }
+        }
         self.ftl.check(|lpn| {
             buf.and_then(|b| b.newest_version(lpn))
                 .or_else(|| self.inflight.get(&lpn).map(|&t| self.txns[t].version))
