@@ -461,7 +461,7 @@ impl WriteBuffer {
     }
 
     /// The program of a flushing slot completed: the slot is free again.
-    #[inline]
+    #[inline(always)]
     pub fn flush_done(&mut self, slot: u32) {
         let i = slot as usize;
         assert_eq!(self.state[i], SlotState::Flushing);

@@ -495,6 +495,7 @@ impl Simulator {
     /// earlier: it waited behind the command before it, as `behind` says):
     /// its data leaves over the channel. Under cache read the die's next
     /// read, if the policy runs one next, starts first.
+    #[inline(always)]
     fn read_out(&mut self, die: DieId, array_end: Time, behind: Option<Part>) {
         let now = self.engine.now();
         if self.flash.cache.as_ref().is_some_and(|c| c.read) {

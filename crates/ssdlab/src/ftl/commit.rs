@@ -16,6 +16,7 @@ impl Simulator {
     /// write its page where [`dest`](Self::dest) says (a Die-Write's pages
     /// all go to the stream `gang_writer`, so that the die's write points
     /// stay aligned). Returns the page written and whether it was a GC move.
+    #[inline(always)]
     pub(crate) fn commit_program(
         &mut self,
         die: DieId,

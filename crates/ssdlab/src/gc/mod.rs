@@ -629,6 +629,7 @@ impl Simulator {
     /// Drop GC migrations at the head of a plane's GC queue whose page the
     /// host has rewritten meanwhile; convert copybacks the odd/even rule
     /// forbids into migrations through the controller.
+    #[inline(always)]
     pub(crate) fn clean_gc_head(&mut self, plane: PlaneId) {
         self.drop_stale_gc_heads(plane);
         if let Some(t) = self.sched.queues.head(plane, Class::Gc) {

@@ -61,6 +61,7 @@ impl Simulator {
     }
 
     /// The buffer evicted slots `out`: their pages become programs.
+    #[inline(always)]
     pub(crate) fn unit_evicted(&mut self, out: &[u32]) {
         if !self.unit.gangs() {
             for &slot in out {
