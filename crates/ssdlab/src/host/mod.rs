@@ -29,7 +29,7 @@
 //!   one order the model does not keep).
 
 pub mod address;
-pub(crate) mod flows;
+pub mod flows;
 pub(crate) mod pagetype;
 pub mod precondition;
 pub(crate) mod steady;

@@ -224,3 +224,11 @@ pub fn set_slowdowns(flows: &mut [FlowReport], alone_mean_us: &[f64]) -> Option<
     let max = s.iter().copied().fold(0.0, f64::max);
     Some(if max > 0.0 { min / max } else { 1.0 })
 }
+
+impl super::Report {
+    /// Add each flow's mean latency alone (in flow order): its slowdown,
+    /// and the run's fairness.
+    pub fn set_alone(&mut self, alone_mean_us: &[f64]) {
+        self.fairness = set_slowdowns(&mut self.flows, alone_mean_us);
+    }
+}
