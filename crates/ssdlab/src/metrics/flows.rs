@@ -232,3 +232,65 @@ impl super::Report {
         self.fairness = set_slowdowns(&mut self.flows, alone_mean_us);
     }
 }
+
+/// The summary's per-flow table (empty without flows).
+pub(crate) fn summary_table(flows: &[FlowReport], fairness: Option<f64>) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    if flows.is_empty() {
+        return s;
+    }
+    let w = flows.iter().map(|f| f.name.len()).max().unwrap_or(4).max(4);
+    let alone = flows.iter().any(|f| f.slowdown.is_some());
+    let _ = writeln!(
+        s,
+        "  flows (latency from arrival in the host, us){}",
+        if alone { "; slowdown = mean shared / mean alone" } else { "" }
+    );
+    let _ = writeln!(
+        s,
+        "    {:<w$} {:>6} {:>3} {:>9} {:>9} {:>8} {:>9} {:>9} {:>9} {:>9} {:>10} {:>9} {:>9}{}",
+        "flow",
+        "class",
+        "qd",
+        "requests",
+        "IOPS",
+        "MB/s",
+        "mean",
+        "p50",
+        "p99",
+        "p99.99",
+        "host wait",
+        "read mean",
+        "write mean",
+        if alone { "    alone  slowdown" } else { "" }
+    );
+    for f in flows {
+        let _ = writeln!(
+            s,
+            "    {:<w$} {:>6} {:>3} {:>9} {:>9.0} {:>8.1} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>10.1} {:>9.1} {:>9.1}{}",
+            f.name,
+            f.priority,
+            f.queue_depth,
+            f.requests,
+            f.iops,
+            f.bandwidth_mb_s,
+            f.all.mean,
+            f.all.p50,
+            f.all.p99,
+            f.all.p9999,
+            f.host_wait_us.mean,
+            f.read.mean,
+            f.write.mean,
+            match (f.alone_mean_latency_us, f.slowdown) {
+                (Some(a), Some(sd)) => format!(" {a:>8.1} {sd:>9.3}"),
+                (Some(a), None) => format!(" {a:>8.1} {:>9}", "-"),
+                _ => String::new(),
+            }
+        );
+    }
+    if let Some(fair) = fairness {
+        let _ = writeln!(s, "    fairness (min slowdown / max slowdown) {fair:.3}");
+    }
+    s
+}

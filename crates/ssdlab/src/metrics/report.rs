@@ -912,6 +912,7 @@ impl Report {
                 name, op.count, l.mean, l.p50, l.p99, l.p999, l.max
             );
         }
+        s += &super::flows::summary_table(&self.flows, self.fairness);
         let w = &self.write_speed;
         if w.medium + w.slow > 0 {
             let n = (w.fast + w.medium + w.slow) as f64;
