@@ -605,12 +605,18 @@ fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<()> {
 }
 
 fn cmd_run(a: RunArgs) -> Result<ExitCode> {
+    // With --flow, the queues' keys apply once the flows are added.
+    let (queue_sets, sets): (Vec<String>, Vec<String>) = a
+        .sets
+        .iter()
+        .cloned()
+        .partition(|s| !a.flows.is_empty() && s.trim_start().starts_with("queues."));
     let mut cfg = load_config(
         a.preset.as_deref(),
         a.config.as_deref(),
         a.scheme.as_deref(),
         a.conventions.as_deref(),
-        &a.sets,
+        &sets,
         a.seed,
     )?;
     if a.check {
@@ -620,6 +626,7 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
         cfg.flows.push(input::parse_flow(spec)?);
     }
     if !a.flows.is_empty() {
+        cfg = cfg.with_overrides(&queue_sets)?;
         cfg.validate(&cfg.name.clone())?;
     }
     if a.attribution || (a.latency_log.is_some() && cfg.flows.is_empty()) {
