@@ -636,7 +636,9 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
         return run_flows(a, cfg);
     }
     if a.alone {
-        anyhow::bail!("--alone runs each flow alone: give flows (--flow, or [[flows]] in the configuration)");
+        anyhow::bail!(
+            "--alone runs each flow alone: give flows (--flow, or [[flows]] in the configuration)"
+        );
     }
     let state = match &a.load_state {
         Some(path) => Some(ssdlab::sim::SavedState::read_for(path, &cfg)?),

@@ -11,11 +11,27 @@ use common::*;
 fn fails_naming(args: &[&str], needles: &[&str]) {
     let out = run(args);
     let stderr = text(&out.stderr);
-    assert!(!out.status.success(), "expected failure:\n{}", describe(args, &out));
-    assert!(out.status.code().is_some(), "killed:\n{}", describe(args, &out));
-    assert!(!stderr.contains("panicked"), "panicked:\n{}", describe(args, &out));
+    assert!(
+        !out.status.success(),
+        "expected failure:\n{}",
+        describe(args, &out)
+    );
+    assert!(
+        out.status.code().is_some(),
+        "killed:\n{}",
+        describe(args, &out)
+    );
+    assert!(
+        !stderr.contains("panicked"),
+        "panicked:\n{}",
+        describe(args, &out)
+    );
     for n in needles {
-        assert!(stderr.contains(n), "stderr lacks {n:?}:\n{}", describe(args, &out));
+        assert!(
+            stderr.contains(n),
+            "stderr lacks {n:?}:\n{}",
+            describe(args, &out)
+        );
     }
 }
 
@@ -46,7 +62,10 @@ fn two_flows_report_per_flow_with_slowdowns_and_fairness() {
         log.to_str().unwrap(),
     ];
     let (out, _) = ok(&args);
-    assert!(out.contains("fairness (min slowdown / max slowdown)"), "{out}");
+    assert!(
+        out.contains("fairness (min slowdown / max slowdown)"),
+        "{out}"
+    );
     assert!(out.contains("reader") && out.contains("writer"), "{out}");
     let r: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let flows = r["flows"].as_array().unwrap();
@@ -67,7 +86,10 @@ fn two_flows_report_per_flow_with_slowdowns_and_fairness() {
         slowdowns.push(s);
     }
     let fairness = r["fairness"].as_f64().unwrap();
-    let (lo, hi) = (slowdowns[0].min(slowdowns[1]), slowdowns[0].max(slowdowns[1]));
+    let (lo, hi) = (
+        slowdowns[0].min(slowdowns[1]),
+        slowdowns[0].max(slowdowns[1]),
+    );
     assert!((fairness - lo / hi).abs() < 1e-9);
     assert_eq!(r["requests"], 4000);
     let text = std::fs::read_to_string(&log).unwrap();
@@ -78,7 +100,10 @@ fn two_flows_report_per_flow_with_slowdowns_and_fairness() {
     );
     let rows: Vec<&str> = lines.collect();
     assert_eq!(rows.len(), 4000);
-    assert_eq!(rows.iter().filter(|l| l.starts_with("writer,")).count(), 2000);
+    assert_eq!(
+        rows.iter().filter(|l| l.starts_with("writer,")).count(),
+        2000
+    );
     // The same run again: the same JSON figures (the run record aside).
     let json2 = dir.path().join("r2.json");
     let mut again = args.to_vec();
@@ -176,7 +201,12 @@ fn bad_flows_name_the_flow_and_the_key() {
             &["flows[0].namespace.pages", "flow `a`"],
         ),
         (
-            &["--flow", "name=a,workload=spd/hm_0", "--set", "queues.weights.low=0"],
+            &[
+                "--flow",
+                "name=a,workload=spd/hm_0",
+                "--set",
+                "queues.weights.low=0",
+            ],
             &["queues.weights.low"],
         ),
         (
@@ -200,12 +230,22 @@ fn bad_flows_name_the_flow_and_the_key() {
             &["flows[0].queue_depth", "32"],
         ),
         (
-            &["--flow", "name=a,workload=spd/hm_0", "--workload", "spd/hm_0"],
+            &[
+                "--flow",
+                "name=a,workload=spd/hm_0",
+                "--workload",
+                "spd/hm_0",
+            ],
             &["each flow names its own workload"],
         ),
         (&["--workload", "spd/hm_0", "--alone"], &["--alone"]),
         (
-            &["--flow", "name=a,workload=spd/hm_0", "--set", "host.mode=\"closed-loop\""],
+            &[
+                "--flow",
+                "name=a,workload=spd/hm_0",
+                "--set",
+                "host.mode=\"closed-loop\"",
+            ],
             &["host.mode", "not supported with [[flows]]"],
         ),
     ];

@@ -1802,7 +1802,10 @@ pub fn flow_checks() -> Result<Vec<Check>> {
 
     // Round robin, two identical flows.
     let mut rr = c.clone();
-    rr.flows = vec![flow("a", 16, Priority::Medium), flow("b", 16, Priority::Medium)];
+    rr.flows = vec![
+        flow("a", 16, Priority::Medium),
+        flow("b", 16, Priority::Medium),
+    ];
     rr.queues = Some(Queues {
         device_slots: Some(2),
         ..Queues::default()
@@ -1811,10 +1814,19 @@ pub fn flow_checks() -> Result<Vec<Check>> {
     let (mut r, log) = logged(&rr, &src)?;
     // While both are backlogged: until the first flow's last fetch.
     let end = (0..2)
-        .map(|f| log.iter().filter(|x| x.flow == Some(f)).map(fetched).max().unwrap_or(0))
+        .map(|f| {
+            log.iter()
+                .filter(|x| x.flow == Some(f))
+                .map(fetched)
+                .max()
+                .unwrap_or(0)
+        })
         .min()
         .unwrap_or(0);
-    let a = log.iter().filter(|x| x.flow == Some(0) && fetched(x) < end).count();
+    let a = log
+        .iter()
+        .filter(|x| x.flow == Some(0) && fetched(x) < end)
+        .count();
     let both = log.iter().filter(|x| fetched(x) < end).count();
     out.push(Check::within_abs(
         "flows: round robin, two identical saturated flows: share of flow a's fetches",
@@ -1835,7 +1847,10 @@ pub fn flow_checks() -> Result<Vec<Check>> {
 
     // Weighted round robin: high 3, low 1.
     let mut wrr = c.clone();
-    wrr.flows = vec![flow("low", 16, Priority::Low), flow("high", 16, Priority::High)];
+    wrr.flows = vec![
+        flow("low", 16, Priority::Low),
+        flow("high", 16, Priority::High),
+    ];
     let mut q = Queues {
         arbitration: Arbitration::Wrr,
         device_slots: Some(2),
@@ -1845,9 +1860,17 @@ pub fn flow_checks() -> Result<Vec<Check>> {
     q.weights.low = 1;
     wrr.queues = Some(q);
     let (_, log) = logged(&wrr, &[reads("low", 0), reads("high", 0)])?;
-    let end = log.iter().filter(|x| x.flow == Some(1)).map(fetched).max().unwrap_or(0);
+    let end = log
+        .iter()
+        .filter(|x| x.flow == Some(1))
+        .map(fetched)
+        .max()
+        .unwrap_or(0);
     let high = log.iter().filter(|x| x.flow == Some(1)).count();
-    let low = log.iter().filter(|x| x.flow == Some(0) && fetched(x) < end).count();
+    let low = log
+        .iter()
+        .filter(|x| x.flow == Some(0) && fetched(x) < end)
+        .count();
     out.push(Check::within(
         "flows: weighted round robin 3:1, saturated: high fetches per low fetch",
         high as f64 / low.max(1) as f64,
@@ -1858,7 +1881,10 @@ pub fn flow_checks() -> Result<Vec<Check>> {
 
     // Queue depth 1 beside a deeper flow, arrivals faster than service.
     let mut one = c.clone();
-    one.flows = vec![flow("one", 1, Priority::Medium), flow("deep", 8, Priority::Medium)];
+    one.flows = vec![
+        flow("one", 1, Priority::Medium),
+        flow("deep", 8, Priority::Medium),
+    ];
     let (_, log) = logged(&one, &[reads("one", 1_000), reads("deep", 1_000)])?;
     let mut ev: Vec<(u64, i32)> = log
         .iter()

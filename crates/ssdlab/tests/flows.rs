@@ -65,7 +65,10 @@ fn error_of(c: &Config, sources: &[Source]) -> String {
 #[test]
 fn a_flow_of_queue_depth_one_never_has_two_requests_in_flight() {
     let mut c = drive();
-    c.flows = vec![flow("one", 1, Priority::Medium), flow("many", 8, Priority::Medium)];
+    c.flows = vec![
+        flow("one", 1, Priority::Medium),
+        flow("many", 8, Priority::Medium),
+    ];
     let src = [
         stream("one", Op::Read, 300, 1_000),
         stream("many", Op::Write, 300, 1_000),
@@ -108,16 +111,16 @@ fn fetch_counts(log: &[Completion], flows: usize, k: usize) -> Vec<usize> {
 #[test]
 fn round_robin_shares_the_device_equally_between_identical_flows() {
     let mut c = drive();
-    c.flows = vec![flow("a", 16, Priority::Medium), flow("b", 16, Priority::Medium)];
+    c.flows = vec![
+        flow("a", 16, Priority::Medium),
+        flow("b", 16, Priority::Medium),
+    ];
     c.queues = Some(Queues {
         device_slots: Some(2),
         ..Queues::default()
     });
     // Everything arrives at once: both queues stay full.
-    let src = [
-        stream("a", Op::Read, 400, 0),
-        stream("b", Op::Read, 400, 0),
-    ];
+    let src = [stream("a", Op::Read, 400, 0), stream("b", Op::Read, 400, 0)];
     let (r, log) = run(&c, &src, "fill:0.5:0.5+trace-reads");
     let n = fetch_counts(&log, 2, 600);
     assert!((n[0] as i64 - n[1] as i64).abs() <= 1, "{n:?}");
@@ -161,7 +164,10 @@ fn weighted_round_robin_shares_in_the_weights_ratio_and_urgent_goes_first() {
 #[test]
 fn sata_serves_every_flow_in_order_of_arrival_through_32_entries() {
     let mut c = drive();
-    c.flows = vec![flow("a", 32, Priority::Medium), flow("b", 32, Priority::Medium)];
+    c.flows = vec![
+        flow("a", 32, Priority::Medium),
+        flow("b", 32, Priority::Medium),
+    ];
     c.queues = Some(Queues {
         protocol: Protocol::Sata,
         ..Queues::default()
@@ -176,7 +182,10 @@ fn sata_serves_every_flow_in_order_of_arrival_through_32_entries() {
     let mut by_fetch: Vec<&Completion> = log.iter().collect();
     by_fetch.sort_by_key(|x| (x.arrival_ns + x.host_wait_ns, x.arrival_ns));
     for w in by_fetch.windows(2) {
-        assert!(w[0].arrival_ns <= w[1].arrival_ns, "fetched out of arrival order");
+        assert!(
+            w[0].arrival_ns <= w[1].arrival_ns,
+            "fetched out of arrival order"
+        );
     }
     // Never more than 32 in the device.
     let mut ev: Vec<(u64, i32)> = log
@@ -264,7 +273,10 @@ fn a_run_with_flows_is_deterministic_and_a_run_without_writes_no_flows() {
 #[test]
 fn slowdowns_and_fairness_follow_flins_definitions() {
     let mut c = drive();
-    c.flows = vec![flow("a", 8, Priority::Medium), flow("b", 8, Priority::Medium)];
+    c.flows = vec![
+        flow("a", 8, Priority::Medium),
+        flow("b", 8, Priority::Medium),
+    ];
     let src = [
         stream("a", Op::Read, 300, 2_000),
         stream("b", Op::Read, 300, 2_000),
@@ -292,7 +304,10 @@ fn bad_input_names_the_flow_and_the_key() {
     ];
     let base = || {
         let mut c = drive();
-        c.flows = vec![flow("a", 4, Priority::Medium), flow("b", 4, Priority::Medium)];
+        c.flows = vec![
+            flow("a", 4, Priority::Medium),
+            flow("b", 4, Priority::Medium),
+        ];
         c
     };
     let cases: Vec<(Box<dyn Fn(&mut Config)>, &str)> = vec![
@@ -342,16 +357,18 @@ fn bad_input_names_the_flow_and_the_key() {
             }),
             "flows[0].queue_depth",
         ),
-        (
-            Box::new(|c| c.flows[1].name = "a".into()),
-            "flows[1].name",
-        ),
+        (Box::new(|c| c.flows[1].name = "a".into()), "flows[1].name"),
         (
             Box::new(|c| c.flows[0].trace = Some("x".into())),
             "flows[0].workload",
         ),
         (
-            Box::new(|c| c.queues = Some(Queues { burst: 0, ..Queues::default() })),
+            Box::new(|c| {
+                c.queues = Some(Queues {
+                    burst: 0,
+                    ..Queues::default()
+                })
+            }),
             "queues.burst",
         ),
         (
@@ -371,7 +388,11 @@ fn bad_input_names_the_flow_and_the_key() {
         let e = error_of(&c, &two);
         assert!(e.contains(key), "{key}: {e}");
         if key.starts_with("flows[") {
-            let name = if key.starts_with("flows[0]") { "`a`" } else { "`b`" };
+            let name = if key.starts_with("flows[0]") {
+                "`a`"
+            } else {
+                "`b`"
+            };
             assert!(e.contains(name) || key.ends_with(".name"), "{key}: {e}");
         }
     }

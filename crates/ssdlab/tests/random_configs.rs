@@ -454,8 +454,12 @@ fn flows(c: &mut Config, k: &Case) {
             priority: if sata {
                 Priority::Medium
             } else {
-                [Priority::High, Priority::Medium, Priority::Low, Priority::Urgent]
-                    [((k.seed / 7 + i) % 4) as usize]
+                [
+                    Priority::High,
+                    Priority::Medium,
+                    Priority::Low,
+                    Priority::Urgent,
+                ][((k.seed / 7 + i) % 4) as usize]
             },
             namespace: own.then_some(Namespace {
                 first_page: i * per,

@@ -218,7 +218,10 @@ impl Config {
             ("queues.weights.low", q.weights.low),
         ] {
             if w == 0 {
-                return qerr(k, "a weight of 0 would never serve its class: at least 1".into());
+                return qerr(
+                    k,
+                    "a weight of 0 would never serve its class: at least 1".into(),
+                );
             }
         }
         if q.max_queues == 0 || q.max_queues > NVME_MAX_QUEUES {
@@ -296,7 +299,11 @@ impl Config {
         for (i, f) in self.flows.iter().enumerate() {
             let key = |k: &str| format!("flows[{i}].{k}");
             let ferr = |k: &str, m: String| {
-                Err(Error::config(origin, key(k), format!("flow `{}`: {m}", f.name)))
+                Err(Error::config(
+                    origin,
+                    key(k),
+                    format!("flow `{}`: {m}", f.name),
+                ))
             };
             if f.name.is_empty() {
                 return Err(Error::config(origin, key("name"), "a flow needs a name"));
@@ -319,8 +326,7 @@ impl Config {
             if f.limit == Some(0) {
                 return ferr("limit", "must be at least 1".into());
             }
-            if !(f.start_us.is_finite() && f.start_us >= 0.0 && f.start_us * 1e3 <= MAX_START_NS)
-            {
+            if !(f.start_us.is_finite() && f.start_us >= 0.0 && f.start_us * 1e3 <= MAX_START_NS) {
                 return ferr(
                     "start_us",
                     format!("{} is outside [0, 2^62 ns] (146 years)", f.start_us),

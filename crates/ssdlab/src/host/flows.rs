@@ -280,9 +280,7 @@ impl Simulator {
             if fl.in_device >= fl.slots {
                 return;
             }
-            let Flows {
-                flows, arbiter, ..
-            } = fl;
+            let Flows { flows, arbiter, .. } = fl;
             let Some(q) = arbiter.pick(|q| flows[q].sq.front().map(|e| e.1)) else {
                 return;
             };
@@ -310,7 +308,10 @@ impl Simulator {
     pub(crate) fn flow_done(&mut self, i: u32) {
         let fl = self.flows();
         let f = &mut fl.flows[i as usize];
-        assert!(f.fetched > 0, "a flow's request completed that was never fetched");
+        assert!(
+            f.fetched > 0,
+            "a flow's request completed that was never fetched"
+        );
         f.fetched -= 1;
         f.completed += 1;
         fl.in_device -= 1;
@@ -356,7 +357,8 @@ impl Simulator {
                     f.name, live[i], f.fetched
                 ));
             }
-            let accounted = f.completed + f.fetched as u64 + f.sq.len() as u64 + f.waiting.len() as u64;
+            let accounted =
+                f.completed + f.fetched as u64 + f.sq.len() as u64 + f.waiting.len() as u64;
             if accounted != f.arrived {
                 return Err(format!(
                     "flow `{}`: {} requests arrived but {} are completed, in the device, queued or waiting",

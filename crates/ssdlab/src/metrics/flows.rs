@@ -245,7 +245,11 @@ pub(crate) fn summary_table(flows: &[FlowReport], fairness: Option<f64>) -> Stri
     let _ = writeln!(
         s,
         "  flows (latency from arrival in the host, us){}",
-        if alone { "; slowdown = mean shared / mean alone" } else { "" }
+        if alone {
+            "; slowdown = mean shared / mean alone"
+        } else {
+            ""
+        }
     );
     let _ = writeln!(
         s,

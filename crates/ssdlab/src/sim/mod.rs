@@ -394,11 +394,11 @@ impl Simulator {
             || precondition.trace_reads
             || precondition.trace_sequence
         {
-                let (s, m) = scan(source, logical, page, compact)?;
-                (Some(s), m)
-            } else {
-                (None, AddressMap::Fold)
-            };
+            let (s, m) = scan(source, logical, page, compact)?;
+            (Some(s), m)
+        } else {
+            (None, AddressMap::Fold)
+        };
         if cfg.flows.is_empty() {
             check_span(cfg, source, scan.as_ref())?;
         }
@@ -538,10 +538,7 @@ impl Simulator {
                 .map(|(f, s)| format!("{} ({})", f.name, s.describe()))
                 .collect::<Vec<_>>()
                 .join(" + ");
-            host.flows = Some(Box::new(crate::host::flows::Flows::new(
-                cfg,
-                flow_sources,
-            )?));
+            host.flows = Some(Box::new(crate::host::flows::Flows::new(cfg, flow_sources)?));
         }
         let mut sim = Simulator {
             cfg: cfg.clone(),
