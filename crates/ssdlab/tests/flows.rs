@@ -310,7 +310,8 @@ fn bad_input_names_the_flow_and_the_key() {
         ];
         c
     };
-    let cases: Vec<(Box<dyn Fn(&mut Config)>, &str)> = vec![
+    type Edit = Box<dyn Fn(&mut Config)>;
+    let cases: Vec<(Edit, &str)> = vec![
         (
             Box::new(|c| c.flows[1].queue_depth = 0),
             "flows[1].queue_depth",

@@ -439,8 +439,8 @@ fn flows(c: &mut Config, k: &Case) {
         return;
     }
     let n = k.flows as u64;
-    let sata = k.seed % 5 == 0;
-    let own = (k.seed / 11) % 2 == 0;
+    let sata = k.seed.is_multiple_of(5);
+    let own = (k.seed / 11).is_multiple_of(2);
     let per = c.logical_pages() / n;
     c.flows = (0..n)
         .map(|i| FlowConfig {
@@ -469,7 +469,7 @@ fn flows(c: &mut Config, k: &Case) {
         .collect();
     let mut q = Queues {
         protocol: if sata { Protocol::Sata } else { Protocol::Nvme },
-        arbitration: if !sata && k.seed % 3 == 0 {
+        arbitration: if !sata && k.seed.is_multiple_of(3) {
             Arbitration::Wrr
         } else {
             Arbitration::Rr
