@@ -787,7 +787,14 @@ fn run_flows(a: RunArgs, cfg: Config) -> Result<ExitCode> {
         report.set_alone(&alone);
     }
     if let Some(path) = &a.json {
-        write_described(path, &report, &cfg, &sources[0], &pre, &hashes)?;
+        let run = meta::describe_flows(&cfg, &sources, &pre, &hashes)?;
+        write_json(
+            path,
+            &meta::Described {
+                report: std::borrow::Cow::Borrowed(&report),
+                run,
+            },
+        )?;
     }
     if let Some(path) = &a.histogram {
         output::write_atomic(path, cdf_csv(&cdf).as_bytes())?;
@@ -827,10 +834,12 @@ fn cmd_rerun(file: &Path, json: Option<&Path>) -> Result<ExitCode> {
         );
     }
     cfg.validate(&format!("{}: run.config", file.display()))?;
-    if !cfg.flows.is_empty() {
+    if cfg.flows.len() != run.flows.len() {
         anyhow::bail!(
-            "{}: a run with flows is run again with `ssdlab run --config` and its flows, not rerun",
-            file.display()
+            "{}: run.config has {} flows but run.flows records {} workloads: the record was edited",
+            file.display(),
+            cfg.flows.len(),
+            run.flows.len()
         );
     }
     let hashes = meta::Hashes::default();
@@ -847,10 +856,40 @@ fn cmd_rerun(file: &Path, json: Option<&Path>) -> Result<ExitCode> {
             meta::GIT_REVISION
         );
     }
-    let report = simulate(&cfg, &source, &pre, None)?;
-    if let Some(path) = json {
-        write_described(path, &report, &cfg, &source, &pre, &hashes)?;
-    }
+    let report = if cfg.flows.is_empty() {
+        let report = simulate(&cfg, &source, &pre, None)?;
+        if let Some(path) = json {
+            write_described(path, &report, &cfg, &source, &pre, &hashes)?;
+        }
+        report
+    } else {
+        let sources = run
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, w)| {
+                meta::source_of_hashed(w, &hashes)
+                    .with_context(|| format!("{}: run.flows[{i}]", file.display()))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let mut report = Simulator::with_flows(&cfg, &sources, &pre)?.run(&mut |_| {})?;
+        // The alone runs, if the result had them.
+        if old.fields.contains_key("fairness") && !report.partial {
+            let alone = ssdlab::host::flows::alone_mean_latencies(&cfg, &sources, &pre)?;
+            report.set_alone(&alone);
+        }
+        if let Some(path) = json {
+            let run = meta::describe_flows(&cfg, &sources, &pre, &hashes)?;
+            write_json(
+                path,
+                &meta::Described {
+                    report: std::borrow::Cow::Borrowed(&report),
+                    run,
+                },
+            )?;
+        }
+        report
+    };
     if report.partial {
         return Ok(partial_notice(&report, json));
     }
