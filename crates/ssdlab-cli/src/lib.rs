@@ -769,7 +769,7 @@ fn run_flows(a: RunArgs, cfg: Config) -> Result<ExitCode> {
         }
         None => None,
     };
-    let (mut report, sim) = sim.run_inspect(&mut |_| {})?;
+    let (mut report, sim) = sim.run_observed_inspect(&mut |_| interrupt::control())?;
     let cdf = sim.latency_cdf();
     drop(sim); // releases the log's sink
     if let Some(f) = log {
@@ -783,7 +783,9 @@ fn run_flows(a: RunArgs, cfg: Config) -> Result<ExitCode> {
         f.finish()?;
     }
     if a.alone && !report.partial {
-        let alone = ssdlab::host::flows::alone_mean_latencies(&cfg, &sources, &pre)?;
+        let alone = ssdlab::sim::flows::alone_mean_latencies(&cfg, &sources, &pre, &mut |_| {
+            interrupt::control()
+        })?;
         report.set_alone(&alone);
     }
     if let Some(path) = &a.json {
@@ -804,6 +806,9 @@ fn run_flows(a: RunArgs, cfg: Config) -> Result<ExitCode> {
     }
     if report.partial {
         return Ok(partial_notice(&report, a.json.as_deref()));
+    }
+    if let Some(code) = read_only_notice(&report, a.json.as_deref()) {
+        return Ok(code);
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -872,10 +877,14 @@ fn cmd_rerun(file: &Path, json: Option<&Path>) -> Result<ExitCode> {
                     .with_context(|| format!("{}: run.flows[{i}]", file.display()))
             })
             .collect::<Result<Vec<_>>>()?;
-        let mut report = Simulator::with_flows(&cfg, &sources, &pre)?.run(&mut |_| {})?;
+        let mut report = Simulator::with_flows(&cfg, &sources, &pre)?
+            .run_observed(&mut |_| interrupt::control())?;
         // The alone runs, if the result had them.
         if old.fields.contains_key("fairness") && !report.partial {
-            let alone = ssdlab::host::flows::alone_mean_latencies(&cfg, &sources, &pre)?;
+            let alone =
+                ssdlab::sim::flows::alone_mean_latencies(&cfg, &sources, &pre, &mut |_| {
+                    interrupt::control()
+                })?;
             report.set_alone(&alone);
         }
         if let Some(path) = json {

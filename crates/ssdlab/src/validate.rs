@@ -1835,7 +1835,9 @@ pub fn flow_checks() -> Result<Vec<Check>> {
         "share",
         0.005,
     ));
-    let alone = crate::host::flows::alone_mean_latencies(&rr, &src, &pre)?;
+    let alone = crate::sim::flows::alone_mean_latencies(&rr, &src, &pre, &mut |_| {
+        crate::sim::Control::Continue
+    })?;
     r.set_alone(&alone);
     out.push(Check::within(
         "flows: round robin, two identical flows: fairness (min/max slowdown, FLIN)",

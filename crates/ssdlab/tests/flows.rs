@@ -282,7 +282,10 @@ fn slowdowns_and_fairness_follow_flins_definitions() {
         stream("b", Op::Read, 300, 2_000),
     ];
     let pre = Precondition::parse("fill:0.5:0.5+trace-reads").unwrap();
-    let alone = ssdlab::host::flows::alone_mean_latencies(&c, &src, &pre).unwrap();
+    let alone = ssdlab::sim::flows::alone_mean_latencies(&c, &src, &pre, &mut |_| {
+        ssdlab::Control::Continue
+    })
+    .unwrap();
     let (mut r, _) = run(&c, &src, "fill:0.5:0.5+trace-reads");
     r.set_alone(&alone);
     let s: Vec<f64> = r.flows.iter().map(|f| f.slowdown.unwrap()).collect();

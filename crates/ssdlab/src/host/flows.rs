@@ -120,34 +120,6 @@ impl Flows {
     }
 }
 
-/// Each flow's mean latency (reads and writes, µs) when it runs alone:
-/// `cfg` with that flow only (its queue, start, namespace and priority
-/// kept; without `queues.device_slots` the device then holds that flow's
-/// queue depth), on the same drive aged by `precondition` alike. The
-/// denominators of FLIN's slowdowns ([`crate::metrics::set_slowdowns`],
-/// [`crate::metrics::Report::set_alone`]).
-pub fn alone_mean_latencies(
-    cfg: &Config,
-    sources: &[Source],
-    precondition: &crate::host::precondition::Precondition,
-) -> Result<Vec<f64>> {
-    let mut out = Vec::with_capacity(cfg.flows.len());
-    for (i, f) in cfg.flows.iter().enumerate() {
-        let mut alone = cfg.clone();
-        alone.flows = vec![f.clone()];
-        let sim = Simulator::with_flows(&alone, &sources[i..=i], precondition)?;
-        let r = sim.run(&mut |_| {})?;
-        if r.partial {
-            return Err(Error::Interrupted(format!(
-                "while running flow `{}` alone",
-                f.name
-            )));
-        }
-        out.push(r.flows[0].all.mean);
-    }
-    Ok(out)
-}
-
 /// The per-flow metrics of `cfg`'s flows.
 pub(crate) fn flow_metrics(cfg: &Config) -> Vec<FlowMetrics> {
     cfg.flows

@@ -24,6 +24,7 @@
 //! completes. This keeps the newest data mapped whatever the execution order,
 //! and is the checker's view of data not yet on flash.
 
+pub mod flows;
 pub mod lifetime;
 pub mod state;
 mod txn;
