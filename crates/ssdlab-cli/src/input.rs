@@ -205,3 +205,140 @@ impl WorkloadArgs {
         }
     }
 }
+
+/// A `--flow` option: `key=value` pairs joined by commas. Keys: `name`
+/// (required), one of `workload` (a built-in profile), `trace` (a file)
+/// or `synthetic` (a profile file), and optionally `limit`, `start_us`,
+/// `queue_depth`, `priority` (urgent, high, medium, low) and `namespace`
+/// (`FIRST:PAGES`, the flow's own logical pages; absent or `shared`: the
+/// drive's whole space).
+pub fn parse_flow(spec: &str) -> Result<ssdlab::config::FlowConfig> {
+    use ssdlab::config::{FlowConfig, Namespace, Priority};
+    let mut f = FlowConfig {
+        name: String::new(),
+        workload: None,
+        trace: None,
+        synthetic: None,
+        limit: None,
+        start_us: 0.0,
+        queue_depth: 32,
+        priority: Priority::Medium,
+        namespace: None,
+    };
+    let mut seen = std::collections::HashSet::new();
+    for part in spec.split(',') {
+        let Some((key, value)) = part.split_once('=') else {
+            bail!("--flow {spec}: `{part}` is not key=value (keys: name, workload, trace, synthetic, limit, start_us, queue_depth, priority, namespace)");
+        };
+        let (key, value) = (key.trim(), value.trim());
+        if !seen.insert(key.to_string()) {
+            bail!("--flow {spec}: `{key}` given twice");
+        }
+        let number = |what: &str| -> Result<u64> {
+            value
+                .parse::<u64>()
+                .map_err(|_| anyhow::anyhow!("--flow {spec}: {key}: `{value}` is not {what}"))
+        };
+        match key {
+            "name" => f.name = value.to_string(),
+            "workload" => f.workload = Some(value.to_string()),
+            "trace" => f.trace = Some(value.to_string()),
+            "synthetic" => f.synthetic = Some(value.to_string()),
+            "limit" => f.limit = Some(number("a whole number of requests")?),
+            "queue_depth" => {
+                f.queue_depth = u32::try_from(number("a whole number of entries")?)
+                    .map_err(|_| anyhow::anyhow!("--flow {spec}: queue_depth: `{value}` is too large"))?
+            }
+            "start_us" => {
+                f.start_us = value.parse::<f64>().map_err(|_| {
+                    anyhow::anyhow!("--flow {spec}: start_us: `{value}` is not a number of µs")
+                })?
+            }
+            "priority" => {
+                f.priority = match value {
+                    "urgent" => Priority::Urgent,
+                    "high" => Priority::High,
+                    "medium" => Priority::Medium,
+                    "low" => Priority::Low,
+                    _ => bail!("--flow {spec}: priority: `{value}` is not urgent, high, medium or low"),
+                }
+            }
+            "namespace" => {
+                f.namespace = match value {
+                    "shared" => None,
+                    _ => {
+                        let (first, pages) = value.split_once(':').ok_or_else(|| {
+                            anyhow::anyhow!(
+                                "--flow {spec}: namespace: `{value}` is not FIRST_PAGE:PAGES or shared"
+                            )
+                        })?;
+                        let parse = |v: &str| {
+                            v.trim().parse::<u64>().map_err(|_| {
+                                anyhow::anyhow!("--flow {spec}: namespace: `{v}` is not a whole number of pages")
+                            })
+                        };
+                        Some(Namespace {
+                            first_page: parse(first)?,
+                            pages: parse(pages)?,
+                        })
+                    }
+                }
+            }
+            _ => bail!(
+                "--flow {spec}: unknown key `{key}`{} (keys: name, workload, trace, synthetic, limit, start_us, queue_depth, priority, namespace)",
+                ssdlab::error::did_you_mean(
+                    key,
+                    [
+                        "name", "workload", "trace", "synthetic", "limit", "start_us",
+                        "queue_depth", "priority", "namespace"
+                    ]
+                    .into_iter()
+                )
+            ),
+        }
+    }
+    if f.name.is_empty() {
+        bail!("--flow {spec}: give the flow a name (name=...)");
+    }
+    Ok(f)
+}
+
+/// The workload of each of `cfg`'s flows, in order: a built-in profile, a
+/// profile file or a trace read as `read` says; `seed` overrides every
+/// profile's seed.
+pub fn flow_sources(
+    cfg: &ssdlab::Config,
+    read: &ReadArgs,
+    seed: Option<u64>,
+) -> Result<Vec<Source>> {
+    let mut out = Vec::new();
+    for (i, f) in cfg.flows.iter().enumerate() {
+        let profile = |mut p: Profile| {
+            if let Some(s) = seed {
+                p.seed = s;
+            }
+            Source::Synthetic(p).limited(f.limit)
+        };
+        let what = || format!("flow `{}` (flows[{i}])", f.name);
+        let source = match (&f.workload, &f.trace, &f.synthetic) {
+            (Some(name), None, None) => {
+                profile(builtin_profile(name).map_err(|e| e.context(what()))?)
+            }
+            (None, None, Some(path)) => profile(
+                Profile::load(Path::new(path))
+                    .map_err(|e| anyhow::Error::from(e).context(what()))?,
+            ),
+            (None, Some(path), None) => {
+                read.trace(Path::new(path), f.limit)
+                    .map_err(|e| e.context(what()))?
+                    .0
+            }
+            _ => bail!(
+                "{}: give exactly one of workload, trace or synthetic",
+                what()
+            ),
+        };
+        out.push(source);
+    }
+    Ok(out)
+}

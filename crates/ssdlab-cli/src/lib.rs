@@ -219,6 +219,23 @@ struct RunArgs {
     /// Do not print the summary.
     #[arg(long, short)]
     quiet: bool,
+    /// A flow (tenant) of the run, with its own workload and queue; repeat
+    /// for several, after any `[[flows]]` of the configuration: `key=value`
+    /// pairs joined by commas: name (required), one of workload (a built-in
+    /// profile), trace (a file, read per the trace options) or synthetic (a
+    /// profile file), then optionally limit, start_us, queue_depth (default
+    /// 32), priority (urgent, high, medium, low; weighted round robin's
+    /// classes) and namespace (FIRST_PAGE:PAGES, the flow's own logical
+    /// pages; default shared). E.g. `--flow
+    /// name=reader,workload=NAME,queue_depth=16,priority=high`. The queues'
+    /// arbitration is `--set queues.arbitration=wrr` and its siblings.
+    #[arg(long = "flow", value_name = "SPEC")]
+    flows: Vec<String>,
+    /// With flows: also run each flow alone on the same drive, aged alike,
+    /// and report each flow's slowdown (its mean latency shared over alone)
+    /// and the fairness (the smallest slowdown over the largest).
+    #[arg(long)]
+    alone: bool,
 }
 
 /// How a run's drive is aged.
@@ -588,19 +605,40 @@ fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<()> {
 }
 
 fn cmd_run(a: RunArgs) -> Result<ExitCode> {
+    // With --flow, the queues' keys apply once the flows are added.
+    let (queue_sets, sets): (Vec<String>, Vec<String>) = a
+        .sets
+        .iter()
+        .cloned()
+        .partition(|s| !a.flows.is_empty() && s.trim_start().starts_with("queues."));
     let mut cfg = load_config(
         a.preset.as_deref(),
         a.config.as_deref(),
         a.scheme.as_deref(),
         a.conventions.as_deref(),
-        &a.sets,
+        &sets,
         a.seed,
     )?;
     if a.check {
         cfg.check.enabled = true;
     }
-    if a.attribution || a.latency_log.is_some() {
+    for spec in &a.flows {
+        cfg.flows.push(input::parse_flow(spec)?);
+    }
+    if !a.flows.is_empty() {
+        cfg = cfg.with_overrides(&queue_sets)?;
+        cfg.validate(&cfg.name.clone())?;
+    }
+    if a.attribution || (a.latency_log.is_some() && cfg.flows.is_empty()) {
         cfg.metrics.attribution = true;
+    }
+    if !cfg.flows.is_empty() {
+        return run_flows(a, cfg);
+    }
+    if a.alone {
+        anyhow::bail!(
+            "--alone runs each flow alone: give flows (--flow, or [[flows]] in the configuration)"
+        );
     }
     let state = match &a.load_state {
         Some(path) => Some(ssdlab::sim::SavedState::read_for(path, &cfg)?),
@@ -663,6 +701,118 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `ssdlab run` with flows: each flow's workload from its spec, then the
+/// run, per-flow results and, with `--alone`, the alone runs.
+fn run_flows(a: RunArgs, cfg: Config) -> Result<ExitCode> {
+    let w = &a.workload;
+    if w.trace.is_some() || w.synthetic.is_some() || w.workload.is_some() || w.limit.is_some() {
+        anyhow::bail!(
+            "with flows, each flow names its own workload (--flow ...,workload=NAME, trace=FILE or synthetic=FILE, limit=N): drop --trace, --synthetic, --workload and --limit"
+        );
+    }
+    if a.save_state.is_some() || a.load_state.is_some() {
+        anyhow::bail!("--save-state and --load-state are not supported with flows");
+    }
+    let pre = run_precondition(a.precondition.as_deref(), a.conventions.as_deref())?;
+    for (path, what) in [
+        (&a.json, "--json"),
+        (&a.latency_log, "--latency-log"),
+        (&a.histogram, "--histogram"),
+    ] {
+        if let Some(path) = path {
+            output::check_writable(path, what)?;
+        }
+    }
+    let sources = input::flow_sources(&cfg, &w.read, a.seed)?;
+    let hashes = meta::Hashes::default();
+    interrupt::stop_gracefully();
+    if a.json.is_some() {
+        for s in &sources {
+            hashes.prepare(s)?;
+        }
+    }
+    let mut sim = Simulator::with_flows(&cfg, &sources, &pre)?;
+    let log = match a.latency_log.as_deref() {
+        Some(path) => {
+            use std::io::Write;
+            let mut f = output::create(path)?;
+            let e = writeln!(
+                f,
+                "flow,arrival_ns,completion_ns,op,offset_bytes,size_bytes,latency_ns,host_wait_ns"
+            );
+            let names: Vec<String> = cfg.flows.iter().map(|f| f.name.clone()).collect();
+            let f = std::sync::Arc::new(std::sync::Mutex::new((f, e.err())));
+            let sink = f.clone();
+            sim.log_requests(Box::new(move |c: &ssdlab::Completion| {
+                let mut g = sink.lock().expect("no poisoned lock");
+                if g.1.is_none() {
+                    let op = match c.op {
+                        ssdlab::workload::Op::Read => "R",
+                        ssdlab::workload::Op::Write => "W",
+                        ssdlab::workload::Op::Trim => "T",
+                    };
+                    let flow = c.flow.map_or("", |i| names[i as usize].as_str());
+                    g.1 = writeln!(
+                        g.0,
+                        "{flow},{},{},{op},{},{},{},{}",
+                        c.arrival_ns,
+                        c.completion_ns,
+                        c.offset,
+                        c.size,
+                        c.completion_ns - c.arrival_ns,
+                        c.host_wait_ns
+                    )
+                    .err();
+                }
+            }));
+            Some(f)
+        }
+        None => None,
+    };
+    let (mut report, sim) = sim.run_observed_inspect(&mut |_| interrupt::control())?;
+    let cdf = sim.latency_cdf();
+    drop(sim); // releases the log's sink
+    if let Some(f) = log {
+        let (f, err) = std::sync::Arc::try_unwrap(f)
+            .map_err(|_| anyhow::anyhow!("the request log is still in use"))?
+            .into_inner()
+            .expect("no poisoned lock");
+        if let Some(e) = err {
+            return Err(anyhow::Error::from(e).context("writing the latency log"));
+        }
+        f.finish()?;
+    }
+    if a.alone && !report.partial {
+        let alone = ssdlab::sim::flows::alone_mean_latencies(&cfg, &sources, &pre, &mut |_| {
+            interrupt::control()
+        })?;
+        report.set_alone(&alone);
+    }
+    if let Some(path) = &a.json {
+        let run = meta::describe_flows(&cfg, &sources, &pre, &hashes)?;
+        write_json(
+            path,
+            &meta::Described {
+                report: std::borrow::Cow::Borrowed(&report),
+                run,
+            },
+        )?;
+    }
+    if let Some(path) = &a.histogram {
+        output::write_atomic(path, cdf_csv(&cdf).as_bytes())?;
+    }
+    if !a.quiet {
+        print!("{}", report.summary());
+    }
+    if report.partial {
+        return Ok(partial_notice(&report, a.json.as_deref()));
+    }
+    if let Some(code) = read_only_notice(&report, a.json.as_deref()) {
+        return Ok(code);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 fn cmd_rerun(file: &Path, json: Option<&Path>) -> Result<ExitCode> {
     interrupt::stop_gracefully();
     if let Some(path) = json {
@@ -689,6 +839,14 @@ fn cmd_rerun(file: &Path, json: Option<&Path>) -> Result<ExitCode> {
         );
     }
     cfg.validate(&format!("{}: run.config", file.display()))?;
+    if cfg.flows.len() != run.flows.len() {
+        anyhow::bail!(
+            "{}: run.config has {} flows but run.flows records {} workloads: the record was edited",
+            file.display(),
+            cfg.flows.len(),
+            run.flows.len()
+        );
+    }
     let hashes = meta::Hashes::default();
     let source = meta::source_of_hashed(&run.workload, &hashes)
         .with_context(|| format!("{}: run.workload", file.display()))?;
@@ -703,10 +861,44 @@ fn cmd_rerun(file: &Path, json: Option<&Path>) -> Result<ExitCode> {
             meta::GIT_REVISION
         );
     }
-    let report = simulate(&cfg, &source, &pre, None)?;
-    if let Some(path) = json {
-        write_described(path, &report, &cfg, &source, &pre, &hashes)?;
-    }
+    let report = if cfg.flows.is_empty() {
+        let report = simulate(&cfg, &source, &pre, None)?;
+        if let Some(path) = json {
+            write_described(path, &report, &cfg, &source, &pre, &hashes)?;
+        }
+        report
+    } else {
+        let sources = run
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, w)| {
+                meta::source_of_hashed(w, &hashes)
+                    .with_context(|| format!("{}: run.flows[{i}]", file.display()))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let mut report = Simulator::with_flows(&cfg, &sources, &pre)?
+            .run_observed(&mut |_| interrupt::control())?;
+        // The alone runs, if the result had them.
+        if old.fields.contains_key("fairness") && !report.partial {
+            let alone =
+                ssdlab::sim::flows::alone_mean_latencies(&cfg, &sources, &pre, &mut |_| {
+                    interrupt::control()
+                })?;
+            report.set_alone(&alone);
+        }
+        if let Some(path) = json {
+            let run = meta::describe_flows(&cfg, &sources, &pre, &hashes)?;
+            write_json(
+                path,
+                &meta::Described {
+                    report: std::borrow::Cow::Borrowed(&report),
+                    run,
+                },
+            )?;
+        }
+        report
+    };
     if report.partial {
         return Ok(partial_notice(&report, json));
     }

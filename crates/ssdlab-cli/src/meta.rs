@@ -27,6 +27,10 @@ pub struct RunMeta {
     /// The preconditioning, as `--precondition` takes it.
     pub precondition: String,
     pub workload: WorkloadMeta,
+    /// With flows (`[[flows]]`): each flow's workload, in the flows' order
+    /// (`workload` is then the first's).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flows: Vec<WorkloadMeta>,
     /// The resolved configuration (`ssdlab presets show` prints the same
     /// as TOML; `--config` reads it back).
     pub config: serde_json::Value,
@@ -226,8 +230,25 @@ pub fn describe(
         seed: config.seed,
         precondition: precondition.to_string(),
         workload: workload(source, hashes)?,
+        flows: Vec::new(),
         config: serde_json::to_value(config)?,
     })
+}
+
+/// [`describe`] of a run with flows: each flow's workload (`sources`, in
+/// the flows' order) recorded in full.
+pub fn describe_flows(
+    config: &Config,
+    sources: &[Source],
+    precondition: &Precondition,
+    hashes: &Hashes,
+) -> Result<RunMeta> {
+    let mut run = describe(config, &sources[0], precondition, hashes)?;
+    run.flows = sources
+        .iter()
+        .map(|s| workload(s, hashes))
+        .collect::<Result<_>>()?;
+    Ok(run)
 }
 
 /// The workload a record describes, to run it again: a profile from its

@@ -1751,6 +1751,171 @@ pub fn wear_checks() -> Result<Vec<Check>> {
 }
 
 /// The whole suite.
+/// Flows (`[[flows]]`): two identical flows under round robin share the
+/// device equally and are slowed alike (FLIN's fairness ≈ 1); weighted
+/// round robin fetches in the ratio of the weights under saturation; a
+/// flow of queue depth 1 never has two requests in flight. Counted from
+/// the request log on a small drive, every request arriving at time 0
+/// (saturation) and the device holding two commands.
+pub fn flow_checks() -> Result<Vec<Check>> {
+    use crate::config::{Arbitration, FlowConfig, Priority, Queues};
+    let mut c = Config::preset("small")?;
+    c.geometry.channels = 2;
+    c.geometry.chips_per_channel = 1;
+    c.geometry.blocks_per_plane = 64;
+    c.geometry.pages_per_block = 32;
+    c.ftl.overprovisioning = 0.2;
+    c.gc.threshold = GcThreshold::Blocks(3);
+    c.buffer.capacity = BufferCapacity::None;
+    let n = 300u64;
+    let reads = |name: &str, gap: u64| Source::Records {
+        name: name.into(),
+        records: Arc::new(
+            (0..n)
+                .map(|i| IoRecord::new(i * gap, Op::Read, i * 4096, 4096))
+                .collect(),
+        ),
+    };
+    let flow = |name: &str, depth: u32, priority: Priority| FlowConfig {
+        name: name.into(),
+        workload: Some(name.into()),
+        trace: None,
+        synthetic: None,
+        limit: None,
+        start_us: 0.0,
+        queue_depth: depth,
+        priority,
+        namespace: None,
+    };
+    let pre = Precondition::parse("fill:0.5:0.5+trace-reads")?;
+    let logged = |c: &Config, src: &[Source]| -> Result<(Report, Vec<crate::Completion>)> {
+        let mut sim = Simulator::with_flows(c, src, &pre)?;
+        let log = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = log.clone();
+        sim.log_requests(Box::new(move |x| sink.lock().expect("unpoisoned").push(*x)));
+        let r = sim.run(&mut |_| {})?;
+        let v = std::mem::take(&mut *log.lock().expect("unpoisoned"));
+        Ok((r, v))
+    };
+    let fetched = |x: &crate::Completion| x.arrival_ns + x.host_wait_ns;
+    let mut out = vec![];
+
+    // Round robin, two identical flows.
+    let mut rr = c.clone();
+    rr.flows = vec![
+        flow("a", 16, Priority::Medium),
+        flow("b", 16, Priority::Medium),
+    ];
+    rr.queues = Some(Queues {
+        device_slots: Some(2),
+        ..Queues::default()
+    });
+    let src = [reads("a", 0), reads("b", 0)];
+    let (mut r, log) = logged(&rr, &src)?;
+    // While both are backlogged: until the first flow's last fetch.
+    let end = (0..2)
+        .map(|f| {
+            log.iter()
+                .filter(|x| x.flow == Some(f))
+                .map(fetched)
+                .max()
+                .unwrap_or(0)
+        })
+        .min()
+        .unwrap_or(0);
+    let a = log
+        .iter()
+        .filter(|x| x.flow == Some(0) && fetched(x) < end)
+        .count();
+    let both = log.iter().filter(|x| fetched(x) < end).count();
+    out.push(Check::within_abs(
+        "flows: round robin, two identical saturated flows: share of flow a's fetches",
+        a as f64 / both.max(1) as f64,
+        0.5,
+        "share",
+        0.005,
+    ));
+    let alone = crate::sim::flows::alone_mean_latencies(&rr, &src, &pre, &mut |_| {
+        crate::sim::Control::Continue
+    })?;
+    r.set_alone(&alone);
+    out.push(Check::within(
+        "flows: round robin, two identical flows: fairness (min/max slowdown, FLIN)",
+        r.fairness.unwrap_or(0.0),
+        1.0,
+        "ratio",
+        0.02,
+    ));
+
+    // Weighted round robin: high 3, low 1.
+    let mut wrr = c.clone();
+    wrr.flows = vec![
+        flow("low", 16, Priority::Low),
+        flow("high", 16, Priority::High),
+    ];
+    let mut q = Queues {
+        arbitration: Arbitration::Wrr,
+        device_slots: Some(2),
+        ..Queues::default()
+    };
+    q.weights.high = 3;
+    q.weights.low = 1;
+    wrr.queues = Some(q);
+    let (_, log) = logged(&wrr, &[reads("low", 0), reads("high", 0)])?;
+    let end = log
+        .iter()
+        .filter(|x| x.flow == Some(1))
+        .map(fetched)
+        .max()
+        .unwrap_or(0);
+    let high = log.iter().filter(|x| x.flow == Some(1)).count();
+    let low = log
+        .iter()
+        .filter(|x| x.flow == Some(0) && fetched(x) < end)
+        .count();
+    out.push(Check::within(
+        "flows: weighted round robin 3:1, saturated: high fetches per low fetch",
+        high as f64 / low.max(1) as f64,
+        3.0,
+        "ratio",
+        0.02,
+    ));
+
+    // Queue depth 1 beside a deeper flow, arrivals faster than service.
+    let mut one = c.clone();
+    one.flows = vec![
+        flow("one", 1, Priority::Medium),
+        flow("deep", 8, Priority::Medium),
+    ];
+    let (_, log) = logged(&one, &[reads("one", 1_000), reads("deep", 1_000)])?;
+    let mut ev: Vec<(u64, i32)> = log
+        .iter()
+        .filter(|x| x.flow == Some(0))
+        .flat_map(|x| [(fetched(x), 1), (x.completion_ns, -1)])
+        .collect();
+    ev.sort_unstable();
+    let (mut now, mut most) = (0i32, 0i32);
+    for (_, d) in ev {
+        now += d;
+        most = most.max(now);
+    }
+    out.push(Check::within(
+        "flows: a flow of queue depth 1: most requests in flight at once",
+        most as f64,
+        1.0,
+        "requests",
+        0.0,
+    ));
+    out.push(Check::within(
+        "flows: a flow of queue depth 1: requests completed (each once)",
+        log.iter().filter(|x| x.flow == Some(0)).count() as f64,
+        n as f64,
+        "requests",
+        0.0,
+    ));
+    Ok(out)
+}
+
 pub fn all() -> Result<Vec<Check>> {
     let mut v = timing_checks()?;
     v.extend(attribution_checks(300_000)?);
@@ -1768,6 +1933,7 @@ pub fn all() -> Result<Vec<Check>> {
     v.extend(wa_checks()?);
     v.extend(consistency_checks(40_000)?);
     v.extend(wear_checks()?);
+    v.extend(flow_checks()?);
     Ok(v)
 }
 

@@ -73,6 +73,13 @@ struct Case {
     /// Wear levelling where the rest of the case allows it: bit 0
     /// dynamic, bit 1 static (its threshold from the seed).
     levelling: usize,
+    /// Flows (`[[flows]]`) where the rest of the case allows them (open
+    /// loop, no attribution, no timed warm-up, no page-type scheme): 0 or 1
+    /// none, else that many flows sharing the 4000 requests, their queue
+    /// depths, classes, namespaces and the queues' protocol, arbitration,
+    /// burst and device slots from the seed. Taken from the seed, not
+    /// drawn: the cases drawn are those drawn without it.
+    flows: usize,
 }
 
 fn case() -> impl Strategy<Value = Case> {
@@ -200,6 +207,7 @@ fn case() -> impl Strategy<Value = Case> {
                 cache: ((seed / 5) % 4) as usize,
                 bad,
                 levelling,
+                flows: ((seed / 3) % 4) as usize,
             },
         )
 }
@@ -410,7 +418,88 @@ fn config(k: &Case) -> Config {
     if let Some(w) = levelling(&c, k) {
         c.ftl.wear_levelling = w;
     }
+    flows(&mut c, k);
     c
+}
+
+/// The case's flows and queues, where the rest of the configuration
+/// allows them (`Case::flows`).
+fn flows(c: &mut Config, k: &Case) {
+    use ssdlab::config::{
+        AddressMode, Arbitration, FlowConfig, Namespace, Priority, Protocol, Queues,
+    };
+    if k.flows < 2
+        || c.host.mode != HostMode::OpenLoop
+        || c.metrics.attribution
+        || k.until_steady
+        || c.host.page_types != "none"
+        || c.host.address_mode != AddressMode::Fold
+        || c.host.replays > 1
+    {
+        return;
+    }
+    let n = k.flows as u64;
+    let sata = k.seed.is_multiple_of(5);
+    let own = (k.seed / 11).is_multiple_of(2);
+    let per = c.logical_pages() / n;
+    c.flows = (0..n)
+        .map(|i| FlowConfig {
+            name: format!("f{i}"),
+            workload: Some("random".into()),
+            trace: None,
+            synthetic: None,
+            limit: None,
+            start_us: (i * 100) as f64,
+            queue_depth: [1, 4, 16, 32][((k.seed + i) % 4) as usize],
+            priority: if sata {
+                Priority::Medium
+            } else {
+                [
+                    Priority::High,
+                    Priority::Medium,
+                    Priority::Low,
+                    Priority::Urgent,
+                ][((k.seed / 7 + i) % 4) as usize]
+            },
+            namespace: own.then_some(Namespace {
+                first_page: i * per,
+                pages: per,
+            }),
+        })
+        .collect();
+    let mut q = Queues {
+        protocol: if sata { Protocol::Sata } else { Protocol::Nvme },
+        arbitration: if !sata && k.seed.is_multiple_of(3) {
+            Arbitration::Wrr
+        } else {
+            Arbitration::Rr
+        },
+        burst: 1 + (k.seed % 3) as u32,
+        device_slots: [None, Some(4)][((k.seed / 13) % 2) as usize],
+        ..Queues::default()
+    };
+    q.weights.high = 1 + (k.seed % 4) as u32;
+    c.queues = Some(q);
+}
+
+/// The workload of each of `c`'s flows: the case's profile, its requests
+/// shared out, each flow's own seed and, in its own namespace, its
+/// footprint.
+fn flow_sources(c: &Config, p: &Profile) -> Vec<Source> {
+    let n = c.flows.len() as u64;
+    c.flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let mut q = p.clone();
+            q.seed = p.seed + i as u64;
+            q.requests = p.requests / n + u64::from((i as u64) < p.requests % n);
+            if let Some(ns) = f.namespace {
+                q.footprint_bytes = (ns.pages - 8) * 4096;
+            }
+            Source::Synthetic(q)
+        })
+        .collect()
 }
 
 /// The case's wear levelling, where the rest of the configuration allows
@@ -453,6 +542,10 @@ fn profile(c: &Config, k: &Case) -> Profile {
     }
 }
 
+fn read_only_end(r: &ssdlab::Report) -> bool {
+    r.bad_blocks.as_ref().is_some_and(|b| b.read_only.is_some())
+}
+
 /// Cases to run: `SSDLAB_PROPTEST_CASES`, else 48.
 fn cases() -> u32 {
     std::env::var("SSDLAB_PROPTEST_CASES")
@@ -486,7 +579,12 @@ fn check_case(k: &Case) -> Result<(), TestCaseError> {
     // latency (the simulator also checks each page's as it completes).
     let wrong = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
     let run = |c: &Config| {
-        let mut sim = match Simulator::new(c, &Source::Synthetic(p.clone()), &pre) {
+        let made = if c.flows.is_empty() {
+            Simulator::new(c, &Source::Synthetic(p.clone()), &pre)
+        } else {
+            Simulator::with_flows(c, &flow_sources(c, &p), &pre)
+        };
+        let mut sim = match made {
             Ok(s) => s,
             // Aging may wear a drive with few spares out: a clear
             // error, never a panic or a hang.
@@ -523,6 +621,10 @@ fn check_case(k: &Case) -> Result<(), TestCaseError> {
         Err(e) => return Err(TestCaseError::fail(format!("{k:?}: {e}"))),
     };
     prop_assert_eq!(r.bad_blocks.is_some(), c.flash.bad_blocks.is_some());
+    prop_assert_eq!(r.flows.len(), c.flows.len());
+    if !read_only_end(&r) && !c.flows.is_empty() {
+        prop_assert_eq!(r.flows.iter().map(|f| f.requests).sum::<u64>(), r.requests);
+    }
     let read_only = r.bad_blocks.as_ref().is_some_and(|b| b.read_only.is_some());
     if read_only {
         // The run ended where the drive went read-only (the report
@@ -613,6 +715,7 @@ fn cache_cases_stay_consistent() {
         cache: 1,
         bad: 0,
         levelling: 0,
+        flows: 0,
     };
     let cases = [
         base.clone(),

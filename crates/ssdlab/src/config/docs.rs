@@ -129,6 +129,28 @@ pub const KEY_DOCS: &[(&str, &str)] = &[
     ("metrics", "extra measurements"),
     ("metrics.interval_ms", "a time series, one entry per this many simulated ms (0: none)"),
     ("metrics.attribution", "split each request's latency into parts and report their shares (false: off)"),
+    ("queues", "the host interface's queues and their arbitration among the flows (absent: nvme, rr)"),
+    ("queues.protocol", "nvme (one submission queue per flow) or sata (one 32-entry queue for all, in order of arrival)"),
+    ("queues.arbitration", "nvme: rr (round robin) or wrr (urgent first, then high, medium, low by weight)"),
+    ("queues.weights", "wrr: turns per round of the high, medium and low classes"),
+    ("queues.weights.high", "wrr: turns per round of the high class"),
+    ("queues.weights.medium", "wrr: turns per round of the medium class"),
+    ("queues.weights.low", "wrr: turns per round of the low class"),
+    ("queues.burst", "arbitration burst: most commands fetched from one queue per turn"),
+    ("queues.device_slots", "commands the device holds at once (absent: nvme the sum of the queue depths, sata 32)"),
+    ("queues.max_queues", "nvme: I/O submission queues the controller offers (at most 65535)"),
+    ("flows", "several flows (tenants) in one run, each with its own workload and queue"),
+    ("flows.name", "the flow's name in results"),
+    ("flows.workload", "its workload: a built-in profile (or trace, or synthetic)"),
+    ("flows.trace", "its workload: a trace file"),
+    ("flows.synthetic", "its workload: a synthetic profile file"),
+    ("flows.limit", "at most this many of its requests"),
+    ("flows.start_us", "its first request arrives this long after the run starts, µs"),
+    ("flows.queue_depth", "entries of its submission queue: its requests in flight (more wait in the host)"),
+    ("flows.priority", "its queue's class under wrr: urgent, high, medium or low"),
+    ("flows.namespace", "its own logical pages (absent: the drive's whole space, shared)"),
+    ("flows.namespace.first_page", "its namespace's first logical page"),
+    ("flows.namespace.pages", "its namespace's logical pages"),
 ];
 
 /// The documentation line of `key` (dotted), if any.
@@ -142,7 +164,11 @@ pub fn annotate(toml: &str) -> String {
     let mut out = String::with_capacity(toml.len() * 2);
     let mut section = String::new();
     for line in toml.lines() {
-        let path = if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+        let path = if let Some(name) = line
+            .strip_prefix("[[")
+            .and_then(|l| l.strip_suffix("]]"))
+            .or_else(|| line.strip_prefix('[').and_then(|l| l.strip_suffix(']')))
+        {
             section = name.to_string();
             Some(section.clone())
         } else {

@@ -6,6 +6,7 @@
 
 mod bad_blocks;
 pub mod docs;
+mod flows;
 mod overrides;
 mod presets;
 #[cfg(test)]
@@ -17,6 +18,10 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 
 pub use bad_blocks::{BadBlocks, DATASHEET_INVALID_FRACTION};
+pub use flows::{
+    Arbitration, FlowConfig, Namespace, Priority, Protocol, Queues, Weights, NVME_MAX_QUEUES,
+    NVME_MAX_QUEUE_DEPTH, SATA_NCQ_DEPTH,
+};
 
 /// A policy's verdict on a configuration: the first requirement it finds
 /// violated, as (the key to change, why). Each policy states its own, in
@@ -47,6 +52,14 @@ pub struct Config {
     pub host: Host,
     pub check: Check,
     pub metrics: MetricsConfig,
+    /// The host interface's queues and their arbitration among the flows
+    /// (absent: NVMe, round robin; only with `flows`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queues: Option<Queues>,
+    /// Several flows (tenants) in one run, each with its own workload and
+    /// queue (absent: one host replaying the run's workload).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flows: Vec<FlowConfig>,
 }
 
 /// The most replicate streams (`replicate`): each is 2^128 draws apart,

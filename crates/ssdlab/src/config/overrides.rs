@@ -31,6 +31,17 @@ impl Config {
         }
         let mut root = toml::Value::try_from(self).expect("config serialises");
         with_optional_tables(&mut root);
+        // `[queues]`, written only when given: its keys may be set one by one.
+        if sets.iter().any(|s| s.trim_start().starts_with("queues.")) {
+            if let Some(t) = root.as_table_mut() {
+                if !t.contains_key("queues") {
+                    t.insert(
+                        "queues".into(),
+                        toml::Value::try_from(super::Queues::default()).expect("queues serialise"),
+                    );
+                }
+            }
+        }
         for set in sets {
             let origin = format!("--set {}", crate::workload::input::escape_controls(set));
             let (key, value) = set

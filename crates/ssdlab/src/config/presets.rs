@@ -102,6 +102,8 @@ impl Config {
                 interval_ms: 0.0,
                 attribution: false,
             },
+            queues: None,
+            flows: Vec::new(),
         }
     }
 

@@ -85,6 +85,50 @@ fn every_key_is_documented() {
             .with_overrides(&["buffer.slot_frees=\"eviction\"".into()])
             .unwrap(),
     );
+    // Flows and their queues, written only when given.
+    {
+        let refused = small
+            .with_overrides(&[
+                "queues={protocol=\"nvme\", arbitration=\"wrr\", weights={high=4, medium=2, low=1}, burst=2, device_slots=8, max_queues=16}".into(),
+            ])
+            .unwrap_err();
+        assert!(refused.to_string().contains("queues"), "{refused}");
+        let mut f = Config::preset("small").unwrap();
+        f.flows.push(FlowConfig {
+            name: "a".into(),
+            workload: Some("spd/hm_0".into()),
+            trace: None,
+            synthetic: None,
+            limit: Some(10),
+            start_us: 5.0,
+            queue_depth: 8,
+            priority: Priority::High,
+            namespace: Some(Namespace {
+                first_page: 0,
+                pages: 100,
+            }),
+        });
+        let mut g = f.flows[0].clone();
+        g.name = "b".into();
+        g.workload = None;
+        g.trace = Some("t.csv".into());
+        g.namespace = None;
+        f.flows.push(g);
+        let mut h = f.flows[0].clone();
+        h.name = "c".into();
+        h.workload = None;
+        h.synthetic = Some("p.toml".into());
+        h.namespace = None;
+        f.flows.push(h);
+        f.queues = Some(Queues {
+            arbitration: Arbitration::Wrr,
+            burst: 2,
+            device_slots: Some(8),
+            ..Queues::default()
+        });
+        f.validate("x").unwrap();
+        configs.push(f);
+    }
     // Wear levelling's keys, written only when set.
     configs.push(
         small
@@ -114,7 +158,11 @@ fn every_key_is_documented() {
         let commented = c.to_toml_commented();
         let mut section = String::new();
         for line in c.to_toml().lines() {
-            if let Some(s) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            if let Some(s) = line
+                .strip_prefix("[[")
+                .and_then(|l| l.strip_suffix("]]"))
+                .or_else(|| line.strip_prefix('[').and_then(|l| l.strip_suffix(']')))
+            {
                 section = s.to_string();
             } else if let Some((k, _)) = line.split_once(" = ") {
                 let key = if section.is_empty() {

@@ -422,7 +422,7 @@ impl Config {
                 ),
             );
         }
-        Ok(())
+        self.validate_flows(origin)
     }
 }
 

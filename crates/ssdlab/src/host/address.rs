@@ -163,3 +163,59 @@ pub(crate) fn write_pages(
     }
     Ok(out)
 }
+
+/// The pre-scan of several flows' workloads (`[[flows]]`), each with its
+/// own namespace (its pages from `first_page`; pages beyond it are left
+/// for the run to refuse) or the drive's shared space (folded).
+pub(crate) fn scan_flows(
+    sources: &[(&Source, Option<crate::config::Namespace>)],
+    logical: u64,
+    page: u64,
+) -> Result<Scan> {
+    let words = logical.div_ceil(64) as usize;
+    let (mut touched, mut read, mut written) =
+        (vec![0u64; words], vec![0u64; words], vec![0u64; words]);
+    let (mut footprint, mut records) = (0, 0u64);
+    for (source, ns) in sources {
+        for rec in source.open_ahead()? {
+            let rec = rec?;
+            records += 1;
+            if records.is_multiple_of(1 << 16) && crate::workload::interrupt::poll() {
+                return Err(crate::error::Error::Interrupted(format!(
+                    "while reading {} before the run",
+                    source.describe()
+                )));
+            }
+            if rec.op == Op::Trim {
+                continue;
+            }
+            let first = rec.offset / page;
+            let last = (rec.offset + rec.size - 1) / page;
+            for p in first..=last {
+                let l = match ns {
+                    Some(ns) if p < ns.pages => (ns.first_page + p) as usize,
+                    Some(_) => break,
+                    None => (p % logical) as usize,
+                };
+                let (w, b) = (l / 64, 1u64 << (l % 64));
+                if touched[w] & b == 0 {
+                    touched[w] |= b;
+                    footprint += 1;
+                }
+                match rec.op {
+                    Op::Read => read[w] |= b,
+                    Op::Write => written[w] |= b,
+                    Op::Trim => {}
+                }
+            }
+        }
+    }
+    Ok(Scan {
+        times: None,
+        records,
+        footprint_pages: footprint,
+        touched,
+        read,
+        written,
+    })
+}

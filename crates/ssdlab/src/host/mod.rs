@@ -29,6 +29,7 @@
 //!   one order the model does not keep).
 
 pub mod address;
+pub mod flows;
 pub(crate) mod pagetype;
 pub mod precondition;
 pub(crate) mod steady;
@@ -86,6 +87,9 @@ pub(crate) struct Host {
     pub(crate) page_span: u64,
     /// `until-steady`'s warm-up, when asked for.
     pub(crate) steady: Option<steady::SteadyWarmup>,
+    /// Several flows (`[[flows]]`), each with its own workload and queue;
+    /// None: one host replaying `source`.
+    pub(crate) flows: Option<Box<flows::Flows>>,
 }
 
 impl Host {
@@ -117,6 +121,7 @@ impl Host {
             page_size,
             page_span: 0,
             steady: None,
+            flows: None,
         }
     }
 }
@@ -132,13 +137,23 @@ pub struct Completion {
     pub size: u64,
     /// Its latency's parts ([`crate::attribution`]), when attribution is on.
     pub parts: Option<Parts>,
+    /// Its flow's index (`[[flows]]`), or None in a run without flows.
+    pub flow: Option<u32>,
+    /// Time it waited in the host for its queue and the device's fetch
+    /// (flows; 0 without): it was fetched at `arrival_ns + host_wait_ns`.
+    pub host_wait_ns: Time,
 }
 
 /// The sink of [`Simulator::log_requests`].
 pub type RequestLog = Box<dyn FnMut(&Completion) + Send>;
 
 pub(crate) struct Req {
+    /// Arrival in the host (with flows, before any wait for the queue).
     pub(crate) arrival: Time,
+    /// The flow it belongs to (`flows::NO_FLOW`: none), and when the
+    /// device fetched it (its arrival without flows).
+    pub(crate) flow: u32,
+    pub(crate) fetched_at: Time,
     /// The request as the host issued it (for the request log).
     pub(crate) offset: u64,
     pub(crate) size: u64,
@@ -285,6 +300,9 @@ impl Simulator {
     }
 
     pub(crate) fn on_arrival(&mut self) {
+        if self.host.flows.is_some() {
+            return self.flows_arrival();
+        }
         match self.cfg.host.mode {
             // Requests with the same arrival time are submitted in one event,
             // so that their pages can share multi-plane commands.
@@ -332,6 +350,12 @@ impl Simulator {
     }
 
     pub(crate) fn submit(&mut self, rec: IoRecord) {
+        self.submit_as(rec, flows::NO_FLOW, self.engine.now());
+    }
+
+    /// Submit `rec` now, a request of flow `flow` (`flows::NO_FLOW`: none)
+    /// that arrived in the host at `arrival`.
+    pub(crate) fn submit_as(&mut self, rec: IoRecord, flow: u32, arrival: Time) {
         let now = self.engine.now();
         let ps = self.host.page_size;
         let end = rec.offset + rec.size;
@@ -355,6 +379,8 @@ impl Simulator {
             None => {
                 self.host.reqs.push(Req {
                     arrival: 0,
+                    flow: flows::NO_FLOW,
+                    fetched_at: 0,
                     offset: 0,
                     size: 0,
                     pages_left: 0,
@@ -366,7 +392,9 @@ impl Simulator {
             }
         };
         self.host.reqs[id] = Req {
-            arrival: now,
+            arrival,
+            flow,
+            fetched_at: now,
             offset: rec.offset,
             size: rec.size,
             // A trim of no whole page still completes (once).
@@ -460,6 +488,7 @@ impl Simulator {
             return;
         }
         let (lat, op) = (now - r.arrival, r.op);
+        let (flow, wait, bytes) = (r.flow, r.fetched_at - r.arrival, r.size);
         if op == Op::Write && r.slowest != NO_PROGRAM {
             // Page type indices are LSB 0, CSB 1, MSB 2: the class.
             self.metrics.write_speed[r.slowest as usize] += 1;
@@ -480,7 +509,18 @@ impl Simulator {
                 offset: r.offset,
                 size: r.size,
                 parts: self.attr.as_ref().map(|a| a.page),
+                flow: (flow != flows::NO_FLOW).then_some(flow),
+                host_wait_ns: wait,
             });
+        }
+        if flow != flows::NO_FLOW {
+            let write = match op {
+                Op::Read => Some(false),
+                Op::Write => Some(true),
+                Op::Trim => None,
+            };
+            self.metrics.flows[flow as usize].completed(write, bytes, lat, wait, now);
+            self.flow_done(flow);
         }
         self.metrics.last_completion = now;
         self.metrics.queue_depth(now, -1);
@@ -495,7 +535,8 @@ impl Simulator {
         // set if more requests are to come.
         if self.host.outstanding == 0
             && self.gc.pace.idle.is_some()
-            && self.host.next_record.is_some()
+            && (self.host.next_record.is_some()
+                || self.host.flows.as_ref().is_some_and(|f| f.pending()))
         {
             self.idle_arm();
         }
@@ -663,6 +704,10 @@ impl Simulator {
             }
         }
         if tx.req != ReqId::NONE {
+            let flow = self.host.reqs[tx.req].flow;
+            if flow != flows::NO_FLOW && tx.gc_mark > 0 {
+                self.metrics.flows[flow as usize].gc_blocked(tx.gc_mark);
+            }
             let page = self.ftl.map.page_of(tx.src);
             let ty = self.flash.timing.page_type[page as usize];
             let r = &mut self.host.reqs[tx.req];

@@ -9,16 +9,20 @@ use crate::engine::Time;
 use crate::flash::{CmdCounters, CmdKind, Origin};
 
 mod attribution;
+mod flows;
 mod report;
 mod steady;
 mod warnings;
 
 pub use attribution::{AttributionBand, AttributionReport, AttributionSums, PartShares};
+pub use flows::{set_slowdowns, FlowLatency, FlowMetrics, FlowReport, HostWait};
 pub use report::*;
 pub use steady::{steady_rule_holds, Cumulative, SteadyState, Variable as SteadyVariable};
 pub use warnings::{RunFacts, Warning, SERVED_SHARE, UNWRITTEN_READ_SHARE};
 
 pub struct Metrics {
+    /// Per-flow figures (`[[flows]]`; empty without).
+    pub flows: Vec<FlowMetrics>,
     pub read_lat: Histogram<u64>,
     pub write_lat: Histogram<u64>,
     /// Exact latency sums and maxima (the histograms quantise to 3 digits).
@@ -331,6 +335,7 @@ impl Metrics {
             suspension: None,
             cache: None,
             pacing: None,
+            flows: Vec::new(),
             read_lat: hist(),
             write_lat: hist(),
             lat_sum: [0; 2],
@@ -399,6 +404,7 @@ impl Metrics {
         fresh.pacing = self.pacing.as_ref().map(PacingTotals::fresh);
         fresh.rounds = steady::Rounds::new(now);
         fresh.warmup_write_bytes = self.warmup_write_bytes + self.write_bytes;
+        fresh.flows = self.flows.iter().map(|f| f.fresh(now)).collect();
         *self = fresh;
     }
 

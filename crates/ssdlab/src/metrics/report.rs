@@ -82,6 +82,8 @@ impl Metrics {
             seed: ctx.seed,
             replicate: ctx.replicate,
             partial: ctx.partial,
+            flows: self.flows.iter().map(|f| f.report()).collect(),
+            fairness: None,
             requests,
             simulated_ns: span as u64,
             iops: requests as f64 / sim_s,
@@ -455,6 +457,13 @@ pub struct Report {
     /// up to `simulated_ns` (absent when the run finished).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub partial: bool,
+    /// Per-flow results (`[[flows]]`; absent without).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flows: Vec<super::FlowReport>,
+    /// With alone runs (`--alone`): the smallest flow slowdown over the
+    /// largest (FLIN's fairness; 1 when every flow is slowed alike).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fairness: Option<f64>,
     pub requests: u64,
     pub simulated_ns: u64,
     pub iops: f64,
@@ -903,6 +912,7 @@ impl Report {
                 name, op.count, l.mean, l.p50, l.p99, l.p999, l.max
             );
         }
+        s += &super::flows::summary_table(&self.flows, self.fairness);
         let w = &self.write_speed;
         if w.medium + w.slow > 0 {
             let n = (w.fast + w.medium + w.slow) as f64;

@@ -24,6 +24,7 @@
 //! completes. This keeps the newest data mapped whatever the execution order,
 //! and is the checker's view of data not yet on flash.
 
+pub mod flows;
 pub mod lifetime;
 pub mod state;
 mod txn;
@@ -202,7 +203,25 @@ pub use state::SavedState;
 impl Simulator {
     /// Build a drive from `cfg`, age it per `precondition`, and open `source`.
     pub fn new(cfg: &Config, source: &Source, precondition: &Precondition) -> Result<Simulator> {
-        Ok(Simulator::build(cfg, source, Aging::Age(precondition, false))?.0)
+        Ok(Simulator::build(cfg, source, &[], Aging::Age(precondition, false))?.0)
+    }
+
+    /// Build a drive from `cfg`, whose `flows` name one workload each, age
+    /// it per `precondition`, and open `sources`, one per flow in order
+    /// (`host/flows.rs`).
+    pub fn with_flows(
+        cfg: &Config,
+        sources: &[Source],
+        precondition: &Precondition,
+    ) -> Result<Simulator> {
+        if sources.is_empty() || sources.len() != cfg.flows.len() {
+            return Err(Error::Invalid(format!(
+                "{} workloads for {} flows: give one per flow",
+                sources.len(),
+                cfg.flows.len()
+            )));
+        }
+        Ok(Simulator::build(cfg, &sources[0], sources, Aging::Age(precondition, false))?.0)
     }
 
     /// [`new`](Self::new), also returning the drive as aging left it
@@ -213,7 +232,7 @@ impl Simulator {
         source: &Source,
         precondition: &Precondition,
     ) -> Result<(Simulator, SavedState)> {
-        let (sim, state) = Simulator::build(cfg, source, Aging::Age(precondition, true))?;
+        let (sim, state) = Simulator::build(cfg, source, &[], Aging::Age(precondition, true))?;
         Ok((sim, state.expect("asked to save")))
     }
 
@@ -223,12 +242,13 @@ impl Simulator {
     /// pages), and open `source`. The run and its report are those of the
     /// run that ages in the same process, byte for byte.
     pub fn new_loaded(cfg: &Config, source: &Source, state: &SavedState) -> Result<Simulator> {
-        Ok(Simulator::build(cfg, source, Aging::Load(state))?.0)
+        Ok(Simulator::build(cfg, source, &[], Aging::Load(state))?.0)
     }
 
     fn build(
         cfg: &Config,
         source: &Source,
+        flow_sources: &[Source],
         aging: Aging<'_>,
     ) -> Result<(Simulator, Option<SavedState>)> {
         let loaded;
@@ -240,6 +260,41 @@ impl Simulator {
             }
         };
         cfg.validate(&cfg.name)?;
+        if flow_sources.is_empty() != cfg.flows.is_empty() {
+            return Err(Error::config(
+                &cfg.name,
+                "flows",
+                if cfg.flows.is_empty() {
+                    "workloads of flows given to a configuration without [[flows]]"
+                } else {
+                    "the configuration has [[flows]]: each flow's workload is given with them \
+                     (Simulator::with_flows, `ssdlab run --flow`), not as one workload"
+                },
+            ));
+        }
+        if !cfg.flows.is_empty() {
+            for (on, what) in [
+                (precondition.trace_writes, "--precondition trace-writes"),
+                (
+                    precondition.until_steady.is_some(),
+                    "--precondition until-steady",
+                ),
+            ] {
+                if on {
+                    return Err(Error::config(
+                        &cfg.name,
+                        "flows",
+                        format!("{what} is not supported with [[flows]] (use none, fill, age, trace-reads or trace-sequence)"),
+                    ));
+                }
+            }
+            if let Some(path) = flow_sources.iter().find_map(|s| s.read_once()) {
+                return Err(Error::Invalid(format!(
+                    "{} is not a regular file (a pipe or a device): a flow's trace is read twice (once to merge the flows); save it to a file",
+                    path.display()
+                )));
+            }
+        }
         if cfg.geometry.planes_per_die as usize > MAX_PLANES_PER_DIE {
             return Err(Error::config(
                 &cfg.name,
@@ -322,15 +377,32 @@ impl Simulator {
                 )));
             }
         }
-        let (scan, address_map) =
-            if need_footprint || compact || precondition.trace_reads || precondition.trace_sequence
+        let (scan, address_map) = if !cfg.flows.is_empty() {
+            let scan = if need_footprint || precondition.trace_reads || precondition.trace_sequence
             {
-                let (s, m) = scan(source, logical, page, compact)?;
-                (Some(s), m)
+                let each: Vec<_> = flow_sources
+                    .iter()
+                    .zip(&cfg.flows)
+                    .map(|(s, f)| (s, f.namespace))
+                    .collect();
+                Some(crate::host::address::scan_flows(&each, logical, page)?)
             } else {
-                (None, AddressMap::Fold)
+                None
             };
-        check_span(cfg, source, scan.as_ref())?;
+            (scan, AddressMap::Fold)
+        } else if need_footprint
+            || compact
+            || precondition.trace_reads
+            || precondition.trace_sequence
+        {
+            let (s, m) = scan(source, logical, page, compact)?;
+            (Some(s), m)
+        } else {
+            (None, AddressMap::Fold)
+        };
+        if cfg.flows.is_empty() {
+            check_span(cfg, source, scan.as_ref())?;
+        }
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(cfg.seed);
         // The composition root: the GC units' shape and every policy object
         // are built here (`scheme::compose`) and handed to their layers.
@@ -453,11 +525,26 @@ impl Simulator {
             ..Default::default()
         };
         let ppd = cfg.geometry.planes_per_die;
-        let stream = source.open_ahead()?;
+        let stream: crate::workload::RecordStream = if cfg.flows.is_empty() {
+            source.open_ahead()?
+        } else {
+            Box::new(std::iter::empty())
+        };
+        let mut host = Host::new(source, stream, address_map, page);
+        if !cfg.flows.is_empty() {
+            host.workload = cfg
+                .flows
+                .iter()
+                .zip(flow_sources)
+                .map(|(f, s)| format!("{} ({})", f.name, s.describe()))
+                .collect::<Vec<_>>()
+                .join(" + ");
+            host.flows = Some(Box::new(crate::host::flows::Flows::new(cfg, flow_sources)?));
+        }
         let mut sim = Simulator {
             cfg: cfg.clone(),
             engine: Engine::new(),
-            host: Host::new(source, stream, address_map, page),
+            host,
             buffer,
             ftl,
             hot: HotCold::new(cfg, compose::hot_data(cfg)),
@@ -490,6 +577,7 @@ impl Simulator {
                 .then(|| Box::new(Attribution::new(cfg.total_dies() as usize))),
             read_only: None,
         };
+        sim.metrics.flows = crate::host::flows::flow_metrics(cfg);
         if cfg.metrics.attribution {
             sim.metrics.attribution = Some(Box::new(crate::metrics::AttributionSums::new(
                 !cfg.flash.suspension.is_off(),
@@ -599,6 +687,7 @@ impl Simulator {
         observe: &mut dyn FnMut(&Progress) -> Control,
     ) -> Result<()> {
         match self.cfg.host.mode {
+            _ if self.host.flows.is_some() => self.flows_start(),
             HostMode::OpenLoop => {
                 self.schedule_next_arrival();
             }
@@ -660,7 +749,10 @@ impl Simulator {
                 self.host.workload
             )));
         }
-        if self.host.outstanding > 0 || !self.buffer.waiting.is_empty() {
+        if self.host.outstanding > 0
+            || !self.buffer.waiting.is_empty()
+            || self.host.flows.as_ref().is_some_and(|f| f.pending())
+        {
             return Err(Error::Consistency(format!(
                 "simulation stalled at {} ns with {} requests outstanding and {} writes waiting for buffer space{}",
                 self.engine.now(),
@@ -685,10 +777,16 @@ impl Simulator {
     #[inline]
     fn end_event(&mut self) {
         loop {
+            if self.host.flows.as_ref().is_some_and(|f| f.due) {
+                self.flows_fetch();
+            }
             if self.gc_deferred() {
                 self.run_deferred_gc();
             }
-            if !self.dispatch_kicked() && !self.gc_deferred() {
+            if !self.dispatch_kicked()
+                && !self.gc_deferred()
+                && !self.host.flows.as_ref().is_some_and(|f| f.due)
+            {
                 break;
             }
         }
@@ -809,6 +907,7 @@ impl Simulator {
     pub fn check(&self) -> std::result::Result<(), String> {
         self.check_suspensions()?;
         self.check_caches()?;
+        self.check_flows()?;
         let buf = self.buffer.cache.as_ref();
         if let Some(b) = buf.filter(|_| self.buffer.frees_at_eviction) {
             if b.flushing() > 0 {
