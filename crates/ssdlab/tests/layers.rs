@@ -33,6 +33,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("gc", &["gc"]),
     ("ftl", &["ftl"]),
     ("buffer", &["buffer"]),
+    ("hostif", &["hostif"]),
     ("host", &["host"]),
     ("scheme", &["scheme"]),
     ("sim", &["sim", "validate"]),

@@ -81,3 +81,8 @@ fn bad_blocks_retire_and_end_read_only_where_computed() {
 fn wear_levelling_in_closed_form() {
     assert_all(validate::wear_checks().unwrap());
 }
+
+#[test]
+fn host_interface_times_equal_their_closed_forms() {
+    assert_all(validate::interface_checks().unwrap());
+}

@@ -5,6 +5,7 @@
 //! names the key, never a silent default.
 
 mod bad_blocks;
+mod interface;
 pub mod docs;
 mod overrides;
 mod presets;
@@ -17,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 
 pub use bad_blocks::{BadBlocks, DATASHEET_INVALID_FRACTION};
+pub use interface::{Controller, Dram, DramTiming, Interface, Link};
 
 /// A policy's verdict on a configuration: the first requirement it finds
 /// violated, as (the key to change, why). Each policy states its own, in
@@ -47,6 +49,10 @@ pub struct Config {
     pub host: Host,
     pub check: Check,
     pub metrics: MetricsConfig,
+    /// The host interface: link and controller (absent: neither is
+    /// modelled; `config/interface.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interface: Option<Interface>,
 }
 
 /// The most replicate streams (`replicate`): each is 2^128 draws apart,

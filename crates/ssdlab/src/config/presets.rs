@@ -102,6 +102,7 @@ impl Config {
                 interval_ms: 0.0,
                 attribution: false,
             },
+            interface: None,
         }
     }
 

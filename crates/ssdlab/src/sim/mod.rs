@@ -57,7 +57,7 @@ use crate::sched::txn::Txn;
 use crate::sched::unit::Unit;
 use crate::sched::Class;
 use crate::scheme::compose;
-use crate::types::{TxnId, MAX_PLANES_PER_DIE};
+use crate::types::{ReqId, TxnId, MAX_PLANES_PER_DIE};
 use crate::workload::Source;
 
 pub use crate::host::{Completion, RequestLog};
@@ -123,6 +123,8 @@ pub struct Simulator {
     /// blocks); the status the report gives. The run ends at the end of
     /// the event.
     pub(crate) read_only: Option<String>,
+    /// The host interface (`interface`), or None.
+    pub(crate) hostif: Option<Box<crate::hostif::HostIf>>,
 }
 
 /// Before a run, where the workload's span is known (a pre-scan, records in
@@ -489,6 +491,10 @@ impl Simulator {
                 .attribution
                 .then(|| Box::new(Attribution::new(cfg.total_dies() as usize))),
             read_only: None,
+            hostif: cfg
+                .interface
+                .as_ref()
+                .and_then(crate::hostif::HostIf::new),
         };
         if cfg.metrics.attribution {
             sim.metrics.attribution = Some(Box::new(crate::metrics::AttributionSums::new(
@@ -619,6 +625,7 @@ impl Simulator {
                 EventKind::Suspend => self.on_suspend(DieId(ev.arg())),
                 EventKind::GcIdle => self.on_gc_idle(ev.arg()),
                 EventKind::CacheFree => self.kick(DieId(ev.arg())),
+                EventKind::HostIf => self.on_hostif(ReqId(ev.arg()), ev.tag()),
             }
             self.end_event();
             if let Some(e) = self.error.take() {
@@ -684,6 +691,9 @@ impl Simulator {
     /// VFC, which must not happen between the members of a command).
     #[inline]
     fn end_event(&mut self) {
+        if self.hostif.is_some() {
+            self.hostif_sync();
+        }
         loop {
             if self.gc_deferred() {
                 self.run_deferred_gc();
@@ -801,6 +811,7 @@ impl Simulator {
             two_plane: self.ftl.two_plane_report(),
             bad_blocks: self.ftl.bad_block_report(self.read_only.clone()),
             wear_levelling: self.ftl.levelling_report(),
+            interface: self.hostif_report(),
         };
         self.metrics.report(ctx)
     }
