@@ -227,3 +227,99 @@ impl Interface {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn small() -> Config {
+        Config::preset("small").unwrap()
+    }
+
+    fn error_of(set: &str) -> String {
+        let e = small().with_overrides(&[set.to_string()]).unwrap_err();
+        e.to_string()
+    }
+
+    #[test]
+    fn absent_by_default_and_not_written() {
+        for (p, _) in Config::preset_names() {
+            let c = Config::preset(p).unwrap();
+            assert!(c.interface.is_none());
+            assert!(!toml::to_string(&c).unwrap().contains("interface"));
+        }
+    }
+
+    #[test]
+    fn bad_values_name_their_key() {
+        for (set, key) in [
+            (
+                r#"interface.link={ kind = "pcie", generation = 3, lanes = 0 }"#,
+                "interface.link.lanes",
+            ),
+            (
+                r#"interface.link={ kind = "pcie", generation = 6, lanes = 4 }"#,
+                "interface.link.generation",
+            ),
+            (
+                r#"interface.link={ kind = "pcie", generation = 3, lanes = 4, max_payload = 100 }"#,
+                "interface.link.max_payload",
+            ),
+            (
+                "interface.controller={ dram = { bus_bytes = 0 } }",
+                "interface.controller.dram.bus_bytes",
+            ),
+            (
+                "interface.controller={ dram = { trcd_ns = -1.0 } }",
+                "interface.controller.dram.trcd_ns",
+            ),
+            (
+                "interface.controller={ dram = { row_bytes = 1000 } }",
+                "interface.controller.dram.row_bytes",
+            ),
+            (
+                "interface.controller={ firmware_ns_per_command = 2000000 }",
+                "interface.controller.firmware_ns_per_command",
+            ),
+        ] {
+            let e = error_of(set);
+            assert!(e.contains(key), "{set}: {e}");
+        }
+        // An unknown link kind or key is refused by name.
+        let e = error_of(r#"interface.link={ kind = "usb" }"#);
+        assert!(e.contains("usb"), "{e}");
+        let e = error_of("interface.controller={ dram_speed = 3 }");
+        assert!(e.contains("dram_speed"), "{e}");
+    }
+
+    #[test]
+    fn parts_set_one_by_one_add_up() {
+        let c = small()
+            .with_overrides(&[
+                r#"interface.link={ kind = "sata" }"#.into(),
+                "interface.controller={ firmware_ns_per_page = 10 }".into(),
+                "interface.controller.dram={}".into(),
+            ])
+            .unwrap();
+        let i = c.interface.unwrap();
+        assert_eq!(i.link, Some(Link::Sata));
+        let ctl = i.controller.unwrap();
+        assert_eq!(ctl.firmware_ns_per_page, 10);
+        assert_eq!(ctl.dram, Some(Dram::default()));
+        // Other overrides leave it out.
+        let c = small().with_overrides(&["seed=3".into()]).unwrap();
+        assert!(c.interface.is_none());
+    }
+
+    #[test]
+    fn attribution_is_refused_with_it() {
+        let e = small()
+            .with_overrides(&[
+                "metrics.attribution=true".into(),
+                r#"interface.link={ kind = "sata" }"#.into(),
+            ])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("metrics.attribution"), "{e}");
+    }
+}

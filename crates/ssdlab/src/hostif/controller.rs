@@ -100,7 +100,7 @@ mod tests {
     fn datasheet_access() {
         let d = Dram::default();
         // 4096 bytes: 2 rows, 256 bursts of 8 transfers at 1600 MT/s.
-        let t = 2.0 * 41.25 + 256.0 * 8.0 * 1000.0 / 1600.0;
+        let t: f64 = 2.0 * 41.25 + 256.0 * 8.0 * 1000.0 / 1600.0;
         assert_eq!(DramChannel::access_ns(&d, 4096), t.ceil() as Time);
         // 4 bytes: one row, one burst.
         assert_eq!(DramChannel::access_ns(&d, 4), (41.25f64 + 5.0).ceil() as Time);

@@ -119,6 +119,19 @@ impl HostIf {
         i
     }
 
+    /// The checker's part: a request waits for its command stage at most
+    /// once, and only while outstanding (`outstanding` requests are).
+    pub(crate) fn check(&self, outstanding: u64) -> Result<(), String> {
+        let waiting = self.pending.iter().filter(|p| p.is_some()).count() as u64;
+        if waiting > outstanding {
+            return Err(format!(
+                "host interface: {waiting} requests wait for their command stage, \
+                 {outstanding} are outstanding"
+            ));
+        }
+        Ok(())
+    }
+
     /// The report's section.
     pub(crate) fn report(&self) -> InterfaceReport {
         let us = |ns: u64| ns as f64 / 1e3;

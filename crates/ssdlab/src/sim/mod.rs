@@ -819,6 +819,9 @@ impl Simulator {
     /// Run the consistency checker now.
     pub fn check(&self) -> std::result::Result<(), String> {
         self.check_suspensions()?;
+        if let Some(h) = &self.hostif {
+            h.check(self.host.outstanding)?;
+        }
         self.check_caches()?;
         let buf = self.buffer.cache.as_ref();
         if let Some(b) = buf.filter(|_| self.buffer.frees_at_eviction) {
