@@ -1795,10 +1795,7 @@ pub fn interface_checks() -> Result<Vec<Check>> {
         + gen3x4(64 * req(0))
         + gen3x4(n + 64 * 20)
         + gen3x4(req(16) + req(4));
-    let src = records(
-        "one 16 KiB write",
-        vec![IoRecord::new(0, Op::Write, 0, n)],
-    );
+    let src = records("one 16 KiB write", vec![IoRecord::new(0, Op::Write, 0, n)]);
     out.push(Check::exact_ns(
         "PCIe 3.0 x4 link time of a 16 KiB write = its closed form",
         diff(&with(pcie.clone(), None), &src, "none", true)?,
@@ -1822,8 +1819,8 @@ pub fn interface_checks() -> Result<Vec<Check>> {
     // Device Bits (8).
     let sata = |b: u64| (b as f64 * 10.0 / 6.0).ceil() as u64;
     let fis = |b: u64| b + 12;
-    let expected = sata(fis(20)) + sata(fis(20)) + sata(fis(28) + fis(4)) + sata(fis(4 + 4096))
-        + sata(fis(8));
+    let expected =
+        sata(fis(20)) + sata(fis(20)) + sata(fis(28) + fis(4)) + sata(fis(4 + 4096)) + sata(fis(8));
     let src = records("one write", vec![rec(0, Op::Write, 0)]);
     out.push(Check::exact_ns(
         "SATA 6 Gb/s link time of a 4 KiB write = its closed form",

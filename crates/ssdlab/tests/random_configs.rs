@@ -578,7 +578,11 @@ fn check_case(k: &Case) -> Result<(), TestCaseError> {
     prop_assert_eq!(r.wear_levelling.is_some(), !c.ftl.wear_levelling.is_off());
     prop_assert_eq!(r.interface.is_some(), c.interface.is_some());
     if let Some(i) = &r.interface {
-        prop_assert!(i.commands > 0 && i.link.as_ref().is_some_and(|l| l.wire_bytes[0] > 0), "{:?}", i);
+        prop_assert!(
+            i.commands > 0 && i.link.as_ref().is_some_and(|l| l.wire_bytes[0] > 0),
+            "{:?}",
+            i
+        );
     }
     prop_assert_eq!(
         r.cache.is_some(),

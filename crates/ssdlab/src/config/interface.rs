@@ -187,7 +187,10 @@ impl Interface {
         if c.map_entry_bytes > 64 {
             return err(
                 "interface.controller.map_entry_bytes",
-                format!("{} bytes is larger than any mapping entry (at most 64)", c.map_entry_bytes),
+                format!(
+                    "{} bytes is larger than any mapping entry (at most 64)",
+                    c.map_entry_bytes
+                ),
             );
         }
         let Some(d) = &c.dram else { return Ok(()) };

@@ -5,8 +5,8 @@
 //! names the key, never a silent default.
 
 mod bad_blocks;
-mod interface;
 pub mod docs;
+mod interface;
 mod overrides;
 mod presets;
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! The controller's own time: its DRAM channel and its firmware.
 //!
-//! **DRAM** (`interface.controller.dram`), one channel serving accesses in
-//! the order they are booked. An access of `n` bytes, `timing =
+//! **DRAM** (`interface.controller.dram`), one channel (a
+//! [`super::server::Server`]: an access takes the first idle interval long
+//! enough for it from when it is ready). An access of `n` bytes, `timing =
 //! "datasheet"`, starts at a row boundary and covers r = ⌈n / row_bytes⌉
 //! rows; each row is opened (tRCD), read or written after the CAS latency
 //! (tCL) and precharged (tRP, closed-page policy), and the data moves in
@@ -17,13 +18,16 @@
 //! **Firmware**: `firmware_ns_per_command` plus `firmware_ns_per_page` per
 //! page, once per command before its pages start.
 
+use super::server::Server;
 use crate::config::{Dram, DramTiming};
 use crate::engine::Time;
 
 /// The DRAM channel's model and state.
 pub(crate) struct DramChannel {
     pub(crate) dram: Dram,
-    free: Time,
+    server: Server,
+    /// The clock (bookings before it are over).
+    pub(crate) now: Time,
     pub(crate) accesses: u64,
     pub(crate) bytes: u64,
     pub(crate) busy_ns: u64,
@@ -34,12 +38,18 @@ impl DramChannel {
     pub(crate) fn new(dram: Dram) -> DramChannel {
         DramChannel {
             dram,
-            free: 0,
+            server: Server::default(),
+            now: 0,
             accesses: 0,
             bytes: 0,
             busy_ns: 0,
             wait_ns: 0,
         }
+    }
+
+    /// The checker's part.
+    pub(crate) fn check(&self) -> Result<(), String> {
+        self.server.check()
     }
 
     pub(crate) fn reset(&mut self) {
@@ -56,8 +66,7 @@ impl DramChannel {
                 let rows = n.div_ceil(d.row_bytes as u64).max(1);
                 let bursts = n.div_ceil((d.bus_bytes * d.burst_length) as u64).max(1);
                 let t = rows as f64 * (d.trcd_ns + d.tcl_ns + d.trp_ns)
-                    + (bursts * d.burst_length as u64) as f64 * 1000.0
-                        / d.transfer_rate_mts as f64;
+                    + (bursts * d.burst_length as u64) as f64 * 1000.0 / d.transfer_rate_mts as f64;
                 t.ceil() as Time
             }
             DramTiming::Mqsim => {
@@ -82,9 +91,8 @@ impl DramChannel {
     /// Book an access of `n` bytes ready at `at`: when it ends.
     pub(crate) fn book(&mut self, at: Time, n: u64) -> Time {
         let ns = Self::access_ns(&self.dram, n);
-        let start = at.max(self.free);
+        let start = self.server.book(self.now, at, ns);
         self.wait_ns += start - at;
-        self.free = start + ns;
         self.accesses += 1;
         self.bytes += n;
         self.busy_ns += ns;
@@ -103,7 +111,10 @@ mod tests {
         let t: f64 = 2.0 * 41.25 + 256.0 * 8.0 * 1000.0 / 1600.0;
         assert_eq!(DramChannel::access_ns(&d, 4096), t.ceil() as Time);
         // 4 bytes: one row, one burst.
-        assert_eq!(DramChannel::access_ns(&d, 4), (41.25f64 + 5.0).ceil() as Time);
+        assert_eq!(
+            DramChannel::access_ns(&d, 4),
+            (41.25f64 + 5.0).ceil() as Time
+        );
     }
 
     #[test]
@@ -126,7 +137,7 @@ mod tests {
     }
 
     #[test]
-    fn served_in_order() {
+    fn served_one_at_a_time() {
         let mut c = DramChannel::new(Dram::default());
         let a = c.book(0, 4096);
         let b = c.book(0, 4096);

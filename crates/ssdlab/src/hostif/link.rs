@@ -22,9 +22,10 @@
 //! both directions share one server. Flow-control primitives (HOLD,
 //! X_RDY/R_RDY handshakes) are not modelled.
 //!
-//! Each direction serves messages in the order they are booked: a message
-//! starts when it is ready and the direction is free.
+//! Each direction is a [`Server`]: a message takes the first idle interval
+//! long enough for it from when it is ready.
 
+use super::server::Server;
 use crate::config::Link;
 use crate::engine::Time;
 
@@ -66,8 +67,10 @@ pub(crate) enum Tlp {
 /// The link's model and state.
 pub(crate) struct LinkModel {
     pub(crate) link: Link,
-    /// When each direction (SATA: index 0 for both) is next free.
-    free: [Time; 2],
+    /// Each direction (SATA: index 0 for both).
+    dirs: [Server; 2],
+    /// The clock (bookings before it are over).
+    pub(crate) now: Time,
     /// Busy time and wire bytes per direction.
     pub(crate) busy_ns: [u64; 2],
     pub(crate) wire_bytes: [u64; 2],
@@ -79,11 +82,18 @@ impl LinkModel {
     pub(crate) fn new(link: Link) -> LinkModel {
         LinkModel {
             link,
-            free: [0; 2],
+            dirs: [Server::default(), Server::default()],
+            now: 0,
             busy_ns: [0; 2],
             wire_bytes: [0; 2],
             wait_ns: 0,
         }
+    }
+
+    /// The checker's part.
+    pub(crate) fn check(&self) -> Result<(), String> {
+        self.dirs[0].check()?;
+        self.dirs[1].check()
     }
 
     pub(crate) fn reset(&mut self) {
@@ -143,9 +153,8 @@ impl LinkModel {
             Link::Pcie { .. } => dir as usize,
             Link::Sata => 0,
         };
-        let start = at.max(self.free[i]);
+        let start = self.dirs[i].book(self.now, at, ns);
         self.wait_ns += start - at;
-        self.free[i] = start + ns;
         self.busy_ns[dir as usize] += ns;
         self.wire_bytes[dir as usize] += wire;
         start + ns

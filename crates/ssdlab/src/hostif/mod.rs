@@ -23,12 +23,15 @@
 //! end of the event that evicted it; it takes the DRAM's time (later
 //! accesses wait for it) but does not delay its program.
 //!
-//! The link's directions and the DRAM channel each serve what is booked in
-//! the order it is booked. The model, its sources and defaults are in
+//! A stage books each of its steps when it begins, at the time the step
+//! will be ready; the link's directions and the DRAM channel each give a
+//! step the first idle interval long enough for it from then
+//! (`server.rs`). The model, its sources and defaults are in
 //! docs/fidelity.md ("Host interface and controller").
 
 pub(crate) mod controller;
 pub(crate) mod link;
+pub(crate) mod server;
 
 use crate::config::{Interface, Link};
 use crate::metrics::{DramReport, InterfaceReport, LinkReport};
@@ -110,6 +113,16 @@ impl HostIf {
         self.firmware_ns = 0;
     }
 
+    /// The clock, for the servers' bookings.
+    fn set_clock(&mut self, now: crate::engine::Time) {
+        if let Some(l) = &mut self.link {
+            l.now = now;
+        }
+        if let Some(d) = &mut self.dram {
+            d.now = now;
+        }
+    }
+
     fn slot(&mut self, req: ReqId) -> usize {
         let i = req.0 as usize;
         if self.pending.len() <= i {
@@ -129,13 +142,25 @@ impl HostIf {
                  {outstanding} are outstanding"
             ));
         }
+        if let Some(l) = &self.link {
+            l.check()?;
+        }
+        if let Some(d) = &self.dram {
+            d.check()?;
+        }
         Ok(())
     }
 
     /// The report's section.
     pub(crate) fn report(&self) -> InterfaceReport {
         let us = |ns: u64| ns as f64 / 1e3;
-        let mean = |ns: u64, n: u64| if n == 0 { 0.0 } else { ns as f64 / n as f64 / 1e3 };
+        let mean = |ns: u64, n: u64| {
+            if n == 0 {
+                0.0
+            } else {
+                ns as f64 / n as f64 / 1e3
+            }
+        };
         InterfaceReport {
             commands: self.commands,
             command_us_mean: mean(self.command_ns, self.commands),
@@ -169,6 +194,7 @@ impl Simulator {
     pub(crate) fn hostif_command(&mut self, req: ReqId, rec: IoRecord, pages: u64) {
         let now = self.engine.now();
         let h = self.hostif.as_mut().expect("interface on");
+        h.set_clock(now);
         let write = rec.op == crate::workload::Op::Write;
         let mut t = now;
         if let Some(l) = &mut h.link {
@@ -187,12 +213,8 @@ impl Simulator {
         let i = h.slot(req);
         h.pending[i] = Some(rec);
         h.hits[i] = 0;
-        self.engine.schedule_tagged(
-            t,
-            crate::engine::EventKind::HostIf,
-            req.0,
-            STAGE_PAGES,
-        );
+        self.engine
+            .schedule_tagged(t, crate::engine::EventKind::HostIf, req.0, STAGE_PAGES);
     }
 
     /// The record of `req` whose command stage ended.
@@ -219,6 +241,7 @@ impl Simulator {
         let buffered = self.buffer.cache.is_some();
         let page = self.host.page_size;
         let h = self.hostif.as_mut().expect("interface on");
+        h.set_clock(now);
         let mut t = now;
         let hits = h.hits[req.0 as usize] as u64;
         if let Some(d) = &mut h.dram {
@@ -244,6 +267,7 @@ impl Simulator {
         let evicted = self.buffer.evicted;
         let page = self.host.page_size;
         let Some(h) = &mut self.hostif else { return };
+        h.set_clock(now);
         let new = evicted - h.evictions_seen;
         h.evictions_seen = evicted;
         if let (Some(d), true) = (&mut h.dram, h.eviction_reads) {

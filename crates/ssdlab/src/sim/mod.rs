@@ -491,10 +491,7 @@ impl Simulator {
                 .attribution
                 .then(|| Box::new(Attribution::new(cfg.total_dies() as usize))),
             read_only: None,
-            hostif: cfg
-                .interface
-                .as_ref()
-                .and_then(crate::hostif::HostIf::new),
+            hostif: cfg.interface.as_ref().and_then(crate::hostif::HostIf::new),
         };
         if cfg.metrics.attribution {
             sim.metrics.attribution = Some(Box::new(crate::metrics::AttributionSums::new(
