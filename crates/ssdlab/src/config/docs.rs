@@ -129,7 +129,6 @@ pub const KEY_DOCS: &[(&str, &str)] = &[
     ("metrics", "extra measurements"),
     ("metrics.interval_ms", "a time series, one entry per this many simulated ms (0: none)"),
     ("metrics.attribution", "split each request's latency into parts and report their shares (false: off)"),
-    ("interface", "the host interface: link and controller time (absent: neither is modelled)"),
     ("interface.link", "the host link: { kind = \"pcie\", generation, lanes, max_payload } or { kind = \"sata\" } (absent: none)"),
     ("interface.link.kind", "pcie (NVMe over PCI Express, full duplex) or sata (6 Gb/s, half duplex)"),
     ("interface.link.generation", "pcie: generation 1 to 5 (2.5, 5, 8, 16, 32 GT/s a lane; 8b/10b up to 2, 128b/130b from 3)"),
