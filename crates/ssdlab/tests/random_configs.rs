@@ -436,7 +436,7 @@ fn config(k: &Case) -> Config {
                         timing: DramTiming::Mqsim,
                         ..Dram::default()
                     }),
-                    eviction_reads: k.seed % 2 == 0,
+                    eviction_reads: k.seed.is_multiple_of(2),
                     ..Controller::default()
                 }),
             }
