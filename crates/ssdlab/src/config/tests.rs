@@ -79,6 +79,12 @@ fn every_key_is_documented() {
             ])
             .unwrap(),
     );
+    // When a buffer slot frees, written only when not the default.
+    configs.push(
+        small
+            .with_overrides(&["buffer.slot_frees=\"eviction\"".into()])
+            .unwrap(),
+    );
     // Wear levelling's keys, written only when set.
     configs.push(
         small
