@@ -1546,8 +1546,16 @@ fn conventions_mqsim_sets_its_keys_and_default_preconditioning() {
     assert_eq!(v["run"]["precondition"], "trace-reads");
     assert_eq!(v["run"]["config"]["buffer"]["free_watermark"], 1.0);
     assert_eq!(v["run"]["config"]["sched"]["policy"], "read-priority");
-    // Every admitted page is flushed at once: writes never wait for a slot.
+    // Every admitted page is flushed at once: writes never wait for a
+    // slot, only for the host link and the DRAM (MQSim's).
+    assert_eq!(v["run"]["config"]["interface"]["link"]["kind"], "pcie");
+    let w = v["write"]["latency_us"]["mean"].as_f64().unwrap();
+    assert!(w > 0.0 && w < 1000.0, "{}", v["write"]);
+    assert!(v["interface"]["dram"]["accesses"].as_u64().unwrap() > 0);
+    // Without the host interface, no time at all.
+    let v = with(&["--conventions", "mqsim", "--set", "interface={}"]);
     assert_eq!(v["write"]["latency_us"]["max"], 0.0, "{}", v["write"]);
+    assert!(v.get("interface").is_none() && v["run"]["config"].get("interface").is_none());
     let v = with(&["--conventions", "mqsim", "--precondition", "none"]);
     assert_eq!(v["run"]["precondition"], "none");
     let v = with(&["--conventions", "ssdlab"]);

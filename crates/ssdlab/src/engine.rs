@@ -35,6 +35,9 @@ pub enum EventKind {
     /// The cache register of the program running on this die is free for
     /// the next program's data (`flash.cache_program`).
     CacheFree,
+    /// A host request's interface stage ended (arg = request, tag = stage,
+    /// `hostif`): its pages start, or it completes at the host.
+    HostIf,
 }
 
 /// An event: its time, the sequence number that orders ties, and its tag,
@@ -60,7 +63,7 @@ impl Event {
         EventKind::Suspend,
         EventKind::GcIdle,
         EventKind::CacheFree,
-        EventKind::GcIdle,
+        EventKind::HostIf,
     ];
 
     #[inline]

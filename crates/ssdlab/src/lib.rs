@@ -17,7 +17,7 @@ pub mod flash;
 pub mod ftl;
 pub mod gc;
 pub mod host;
-pub(crate) mod hostif;
+pub mod hostif;
 pub mod mem;
 pub mod metrics;
 pub mod sched;

@@ -1750,6 +1750,126 @@ pub fn wear_checks() -> Result<Vec<Check>> {
     Ok(out)
 }
 
+/// The host interface on one request at a time, against its closed forms:
+/// the link's time from the PCI Express and SATA specifications' framing
+/// and encoding (written out here from the constants, not by the model's
+/// functions), the DRAM's from the datasheet formula, firmware's as added.
+/// Each check runs the same request with and without the interface: the
+/// difference is the interface's time, exactly.
+pub fn interface_checks() -> Result<Vec<Check>> {
+    use crate::config::{Controller, Dram, Interface, Link};
+    let mut out = vec![];
+    let base = one_die(2);
+    let with = |link: Option<Link>, controller: Option<Controller>| {
+        let mut c = base.clone();
+        c.interface = Some(Interface { link, controller });
+        c
+    };
+    // ns a message of `b` wire bytes takes on PCIe generation 3 x4: a
+    // lane's share, 8 bits a byte × 130/128 at 8 GT/s.
+    let gen3x4 = |b: u64| (b.div_ceil(4) as f64 * 8.0 * 130.0 / 128.0 / 8.0).ceil() as u64;
+    // A TLP of p data bytes: 16-byte (request) or 12-byte (completion)
+    // header, 4 bytes of framing and sequence number, 4 of LCRC.
+    let req = |p: u64| p + 16 + 8;
+    let cpl = |p: u64| p + 12 + 8;
+    let diff = |cfg: &Config, src: &Source, pre: &str, write: bool| -> Result<f64> {
+        let (a, b) = (run(cfg, src, pre)?, run(&base, src, pre)?);
+        Ok(if write {
+            a.write.latency_us.mean - b.write.latency_us.mean
+        } else {
+            a.read.latency_us.mean - b.read.latency_us.mean
+        })
+    };
+    let pcie = Some(Link::Pcie {
+        generation: 3,
+        lanes: 4,
+        max_payload: 256,
+    });
+    // A 16 KiB write: doorbell, entry fetch (request up, 64-byte entry
+    // down), 64 read requests, the data in 64 completions; then the
+    // completion entry and the interrupt.
+    let n = 16384;
+    let expected = gen3x4(req(4))
+        + gen3x4(req(0))
+        + gen3x4(cpl(64))
+        + gen3x4(64 * req(0))
+        + gen3x4(n + 64 * 20)
+        + gen3x4(req(16) + req(4));
+    let src = records("one 16 KiB write", vec![IoRecord::new(0, Op::Write, 0, n)]);
+    out.push(Check::exact_ns(
+        "PCIe 3.0 x4 link time of a 16 KiB write = its closed form",
+        diff(&with(pcie.clone(), None), &src, "none", true)?,
+        expected,
+    ));
+    // A 4 KiB read: command as above; its data goes up in 16 posted writes
+    // with the completion entry and the interrupt.
+    let expected = gen3x4(req(4))
+        + gen3x4(req(0))
+        + gen3x4(cpl(64))
+        + gen3x4(4096 + 16 * 24 + req(16) + req(4));
+    let src = records("one read", vec![rec(0, Op::Read, 0)]);
+    out.push(Check::exact_ns(
+        "PCIe 3.0 x4 link time of a 4 KiB read = its closed form",
+        diff(&with(pcie, None), &src, "trace-reads", false)?,
+        expected,
+    ));
+    // SATA 6 Gb/s: 8b/10b makes a byte 5/3 ns; each FIS adds SOF, CRC and
+    // EOF (12 bytes); NCQ write: Register H2D (20), Register D2H (20), DMA
+    // Setup (28) and DMA Activate (4), one data FIS (4-byte header), Set
+    // Device Bits (8).
+    let sata = |b: u64| (b as f64 * 10.0 / 6.0).ceil() as u64;
+    let fis = |b: u64| b + 12;
+    let expected =
+        sata(fis(20)) + sata(fis(20)) + sata(fis(28) + fis(4)) + sata(fis(4 + 4096)) + sata(fis(8));
+    let src = records("one write", vec![rec(0, Op::Write, 0)]);
+    out.push(Check::exact_ns(
+        "SATA 6 Gb/s link time of a 4 KiB write = its closed form",
+        diff(&with(Some(Link::Sata), None), &src, "none", true)?,
+        expected,
+    ));
+    // DRAM (datasheet defaults, DDR3L-1600 x16: tRCD = tCL = tRP = 13.75
+    // ns, BL8, 2 KiB rows): a buffered 4 KiB write reads its map entry (4
+    // bytes: one row, one burst) and is written into DRAM (two rows, 256
+    // bursts); a burst of 8 transfers at 1600 MT/s is 5 ns.
+    let mut buffered = base.clone();
+    buffered.buffer.capacity = BufferCapacity::Pages(64);
+    let mut dram_cfg = buffered.clone();
+    dram_cfg.interface = Some(Interface {
+        link: None,
+        controller: Some(Controller {
+            dram: Some(Dram::default()),
+            ..Controller::default()
+        }),
+    });
+    let row: f64 = 13.75 * 3.0;
+    let expected = (row + 5.0).ceil() as u64 + (2.0 * row + 256.0 * 5.0).ceil() as u64;
+    let (a, b) = (run(&dram_cfg, &src, "none")?, run(&buffered, &src, "none")?);
+    out.push(Check::exact_ns(
+        "DRAM time of a buffered 4 KiB write = map entry + admission (datasheet formula)",
+        a.write.latency_us.mean - b.write.latency_us.mean,
+        expected,
+    ));
+    // Firmware: 5 µs a command and 1 µs a page, on a 2-page write.
+    let fw = with(
+        None,
+        Some(Controller {
+            firmware_ns_per_command: 5000,
+            firmware_ns_per_page: 1000,
+            ..Controller::default()
+        }),
+    );
+    let src = records(
+        "one 8 KiB write",
+        vec![IoRecord::new(0, Op::Write, 0, 8192)],
+    );
+    out.push(Check::exact_ns(
+        "firmware time of a 2-page write = per command + 2 x per page",
+        diff(&fw, &src, "none", true)?,
+        7000,
+    ));
+    Ok(out)
+}
+
 /// The whole suite.
 /// Flows (`[[flows]]`): two identical flows under round robin share the
 /// device equally and are slowed alike (FLIN's fairness ≈ 1); weighted
@@ -1934,6 +2054,7 @@ pub fn all() -> Result<Vec<Check>> {
     v.extend(consistency_checks(40_000)?);
     v.extend(wear_checks()?);
     v.extend(flow_checks()?);
+    v.extend(interface_checks()?);
     Ok(v)
 }
 

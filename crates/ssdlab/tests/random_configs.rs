@@ -80,6 +80,10 @@ struct Case {
     /// burst and device slots from the seed. Taken from the seed, not
     /// drawn: the cases drawn are those drawn without it.
     flows: usize,
+    /// The host interface, without attribution: 0–5 off; 6 a PCIe link
+    /// and a controller with DRAM and firmware time; 7 SATA and DRAM with
+    /// MQSim's estimate. Taken from the seed, not drawn.
+    interface: usize,
 }
 
 fn case() -> impl Strategy<Value = Case> {
@@ -208,6 +212,7 @@ fn case() -> impl Strategy<Value = Case> {
                 bad,
                 levelling,
                 flows: ((seed / 3) % 4) as usize,
+                interface: ((seed / 7) % 8) as usize,
             },
         )
 }
@@ -414,6 +419,36 @@ fn config(k: &Case) -> Config {
         if c.factory_bad_blocks() > c.spare_blocks() {
             c.flash.bad_blocks.as_mut().unwrap().factory_fraction = 0.0;
         }
+    }
+    if !k.attribution && k.interface >= 6 {
+        use ssdlab::config::{Controller, Dram, DramTiming, Interface, Link};
+        c.interface = Some(if k.interface == 6 {
+            Interface {
+                link: Some(Link::Pcie {
+                    generation: 1 + (k.seed % 5) as u32,
+                    lanes: 1 << (k.seed % 5),
+                    max_payload: 128 << (k.seed % 6),
+                }),
+                controller: Some(Controller {
+                    dram: Some(Dram::default()),
+                    firmware_ns_per_command: 1000 * (k.seed % 7),
+                    firmware_ns_per_page: 200 * (k.seed % 3),
+                    ..Controller::default()
+                }),
+            }
+        } else {
+            Interface {
+                link: Some(Link::Sata),
+                controller: Some(Controller {
+                    dram: Some(Dram {
+                        timing: DramTiming::Mqsim,
+                        ..Dram::default()
+                    }),
+                    eviction_reads: k.seed.is_multiple_of(2),
+                    ..Controller::default()
+                }),
+            }
+        });
     }
     if let Some(w) = levelling(&c, k) {
         c.ftl.wear_levelling = w;
@@ -643,6 +678,14 @@ fn check_case(k: &Case) -> Result<(), TestCaseError> {
     prop_assert_eq!(r.attribution.is_some(), k.attribution);
     prop_assert_eq!(r.suspension.is_some(), k.suspension > 0);
     prop_assert_eq!(r.wear_levelling.is_some(), !c.ftl.wear_levelling.is_off());
+    prop_assert_eq!(r.interface.is_some(), c.interface.is_some());
+    if let Some(i) = &r.interface {
+        prop_assert!(
+            i.commands > 0 && i.link.as_ref().is_some_and(|l| l.wire_bytes[0] > 0),
+            "{:?}",
+            i
+        );
+    }
     prop_assert_eq!(
         r.cache.is_some(),
         c.flash.cache_program || c.flash.cache_read
@@ -716,6 +759,7 @@ fn cache_cases_stay_consistent() {
         bad: 0,
         levelling: 0,
         flows: 0,
+        interface: 0,
     };
     let cases = [
         base.clone(),

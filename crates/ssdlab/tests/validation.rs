@@ -86,3 +86,8 @@ fn wear_levelling_in_closed_form() {
 fn flows_share_as_their_arbitration_says() {
     assert_all(validate::flow_checks().unwrap());
 }
+
+#[test]
+fn host_interface_times_equal_their_closed_forms() {
+    assert_all(validate::interface_checks().unwrap());
+}

@@ -30,6 +30,8 @@ pub(crate) struct Buffering {
     /// Under it, while a write's eviction runs: the write (request, page)
     /// that completes with the pages evicted, and how many are bound to it.
     pub(crate) binding: Option<(ReqId, Lpn, u32)>,
+    /// Pages evicted so far (the controller's DRAM reads them out).
+    pub(crate) evicted: u64,
     pub(crate) pages: u64,
     /// How `pages` was sized, in words (reported).
     pub(crate) sizing: String,
@@ -105,6 +107,7 @@ impl Buffering {
             evict_out: Vec::new(),
             frees_at_eviction: cfg.buffer.slot_frees == SlotFrees::Eviction,
             binding: None,
+            evicted: 0,
             pages,
             sizing,
         })
@@ -242,6 +245,7 @@ impl Simulator {
             buf.slot_plane(slot),
         );
         self.ftl.prefetch(lpn);
+        self.buffer.evicted += 1;
         let t = self.new_txn(CmdKind::Program, Origin::Host, plane, lpn, INVALID);
         self.txns[t].hot = self.host_hot(lpn);
         self.txns[t].slot = slot;

@@ -7,6 +7,7 @@
 mod bad_blocks;
 pub mod docs;
 mod flows;
+mod interface;
 mod overrides;
 mod presets;
 #[cfg(test)]
@@ -22,6 +23,7 @@ pub use flows::{
     Arbitration, FlowConfig, Namespace, Priority, Protocol, Queues, Weights, NVME_MAX_QUEUES,
     NVME_MAX_QUEUE_DEPTH, SATA_NCQ_DEPTH,
 };
+pub use interface::{Controller, Dram, DramTiming, Interface, Link};
 
 /// A policy's verdict on a configuration: the first requirement it finds
 /// violated, as (the key to change, why). Each policy states its own, in
@@ -60,6 +62,10 @@ pub struct Config {
     /// queue (absent: one host replaying the run's workload).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flows: Vec<FlowConfig>,
+    /// The host interface: link and controller (absent: neither is
+    /// modelled; `config/interface.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interface: Option<Interface>,
 }
 
 /// The most replicate streams (`replicate`): each is 2^128 draws apart,

@@ -64,8 +64,9 @@ impl Config {
                 // A table of one key may be a choice between variants
                 // (`buffer.capacity = { pages = N }` or `{ footprint-percent
                 // = P }`): setting another variant's key replaces it, if the
-                // result is a valid choice.
-                if parent.len() == 1 {
+                // result is a valid choice. (The host interface's table
+                // holds independent parts, never a choice between them.)
+                if parent.len() == 1 && parent_path.first() != Some(&"interface") {
                     let old = std::mem::take(parent);
                     parent.insert(last.to_string(), value.clone());
                     if Config::deserialize(root.clone()).is_ok() {
@@ -133,8 +134,15 @@ impl Config {
             "--set {}",
             crate::workload::input::escape_controls(&sets.join(" --set "))
         );
-        root.try_into()
-            .map_err(|e: toml::de::Error| Error::config(&origin, "value", e.message().to_string()))
+        let mut cfg: Config = root.try_into().map_err(|e: toml::de::Error| {
+            Error::config(&origin, "value", e.message().to_string())
+        })?;
+        // The host interface's table, put back empty to be reachable, is
+        // left out again while no part of it is on.
+        if cfg.interface.as_ref().is_some_and(|i| !i.is_on()) {
+            cfg.interface = None;
+        }
+        Ok(cfg)
     }
 }
 
@@ -149,6 +157,11 @@ fn with_optional_tables(root: &mut toml::Value) {
                 toml::Value::try_from(super::WearLevelling::default())
                     .expect("wear levelling serialises"),
             );
+        }
+    }
+    if let Some(top) = root.as_table_mut() {
+        if !top.contains_key("interface") {
+            top.insert("interface".into(), toml::Value::Table(toml::Table::new()));
         }
     }
     if let Some(flash) = root.get_mut("flash").and_then(toml::Value::as_table_mut) {

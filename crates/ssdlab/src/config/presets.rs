@@ -104,6 +104,7 @@ impl Config {
             },
             queues: None,
             flows: Vec::new(),
+            interface: None,
         }
     }
 

@@ -154,6 +154,15 @@ fn every_key_is_documented() {
             ])
             .unwrap(),
     );
+    // The host interface's keys, written only when on.
+    configs.push(
+        small
+            .with_overrides(&[
+                r#"interface.link={ kind = "pcie", generation = 3, lanes = 4 }"#.into(),
+                "interface.controller={ dram = {} }".into(),
+            ])
+            .unwrap(),
+    );
     for c in &configs {
         let commented = c.to_toml_commented();
         let mut section = String::new();

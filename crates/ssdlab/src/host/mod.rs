@@ -423,6 +423,30 @@ impl Simulator {
             Op::Write => self.metrics.write_bytes += rec.size,
             Op::Trim => return self.host_trim(id, first, n, rec.size),
         }
+        if self.hostif.is_some() {
+            // The interface's command stage first (`hostif`).
+            return self.hostif_command(id, rec, n);
+        }
+        self.submit_pages(id, rec);
+    }
+
+    /// A host interface stage of request `req` ended (`hostif`): its
+    /// pages start, or it completes.
+    pub(crate) fn on_hostif(&mut self, req: ReqId, stage: u32) {
+        if stage == crate::hostif::STAGE_PAGES {
+            let rec = self.hostif_take(req);
+            self.submit_pages(req, rec);
+        } else {
+            self.req_done(req);
+        }
+    }
+
+    /// The pages of read or write `rec` (request `id`) start.
+    fn submit_pages(&mut self, id: ReqId, rec: IoRecord) {
+        let ps = self.host.page_size;
+        let end = rec.offset + rec.size;
+        let (first, last) = (rec.offset / ps, (end - 1) / ps);
+        let write = rec.op == Op::Write;
         let logical = self.ftl.logical_pages;
         // A request-level allocator (APM, PaRP, DVP) places it whole.
         let plan = if write && self.places_requests() {
@@ -487,6 +511,19 @@ impl Simulator {
         if r.pages_left > 0 {
             return;
         }
+        if self.hostif.is_some() && r.op != Op::Trim {
+            // The interface's completion stage (`hostif`).
+            let (write, bytes) = (r.op == Op::Write, r.size);
+            return self.hostif_completion(req, write, bytes);
+        }
+        self.req_done(req);
+    }
+
+    /// Request `req` completes now: its latency is recorded and its slot
+    /// freed.
+    fn req_done(&mut self, req: ReqId) {
+        let now = self.engine.now();
+        let r = &mut self.host.reqs[req];
         let (lat, op) = (now - r.arrival, r.op);
         let (flow, wait, bytes) = (r.flow, r.fetched_at - r.arrival, r.size);
         if op == Op::Write && r.slowest != NO_PROGRAM {
@@ -642,6 +679,7 @@ impl Simulator {
                         .is_some_and(|&t| self.txns[t].slot != INVALID))
             {
                 self.metrics.read_hits += 1;
+                self.hostif_hit(req);
                 self.page_since_arrival(req, Part::Buffer);
                 self.sub_done(req);
                 return;
@@ -752,6 +790,9 @@ impl Simulator {
     pub(crate) fn start_measurement(&mut self, now: Time) {
         self.metrics.reset(now);
         self.ftl.reset_map_counters();
+        if let Some(h) = &mut self.hostif {
+            h.reset();
+        }
         // A GC under way is measured from the end of the warm-up.
         for g in &mut self.gc.jobs {
             g.start = g.start.max(now);

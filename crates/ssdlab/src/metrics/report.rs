@@ -127,6 +127,10 @@ impl Metrics {
             },
             two_plane: ctx.two_plane,
             wear_levelling: ctx.wear_levelling,
+            interface: ctx.interface.map(|mut i| {
+                i.set_span(span);
+                i
+            }),
             flash: FlashReport {
                 reads: all(CmdKind::Read),
                 programs: all_programs,
@@ -401,6 +405,8 @@ pub struct ReportContext<'a> {
     pub bad_blocks: Option<BadBlockReport>,
     /// Wear levelling (`ftl.wear_levelling`), when on.
     pub wear_levelling: Option<WearLevellingReport>,
+    /// The host interface (`interface`), when on.
+    pub interface: Option<InterfaceReport>,
 }
 
 /// One interval of the time series.
@@ -530,6 +536,10 @@ pub struct Report {
     /// Wear levelling (`ftl.wear_levelling`; absent when off).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wear_levelling: Option<WearLevellingReport>,
+    /// The host interface (`interface`; absent when off): link and
+    /// controller time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interface: Option<InterfaceReport>,
     /// What makes these figures mean less than they seem (empty when
     /// nothing was found): saturation, reads of never-written data, GC not
     /// running or not yet steady, a warm-up longer than the run, addresses
@@ -1181,4 +1191,64 @@ pub struct BadBlockReport {
     /// otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_only: Option<String>,
+}
+
+/// The host interface (`interface`; absent when off): its link and
+/// controller's time over the measured requests.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct InterfaceReport {
+    /// Host requests (reads and writes) that crossed the interface.
+    pub commands: u64,
+    /// Mean time from a request's arrival to its pages' start: the command
+    /// (and a write's data) over the link, firmware, mapping-table reads.
+    pub command_us_mean: f64,
+    /// Mean time from a request's last page to its completion at the host:
+    /// DRAM (a write's admission, a read's buffer hits), then the link (a
+    /// read's data, the completion entry, the interrupt).
+    pub completion_us_mean: f64,
+    /// Firmware time, summed.
+    pub firmware_us: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<LinkReport>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dram: Option<DramReport>,
+}
+
+/// The host link's traffic: index 0 host to device, 1 device to host.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct LinkReport {
+    /// `pcie` or `sata`.
+    pub kind: String,
+    /// Bytes on the wire (data with packet or FIS overhead), per direction.
+    pub wire_bytes: [u64; 2],
+    /// Time each direction was busy, µs (SATA: one direction at a time).
+    pub busy_us: [f64; 2],
+    /// Busy time over the measured span, per direction.
+    pub utilisation: [f64; 2],
+    /// Time messages waited for a busy link, summed, µs.
+    pub wait_us: f64,
+}
+
+/// The controller's DRAM channel.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct DramReport {
+    pub accesses: u64,
+    pub bytes: u64,
+    pub busy_us: f64,
+    /// Busy time over the measured span.
+    pub utilisation: f64,
+    /// Time accesses waited for the busy channel, summed, µs.
+    pub wait_us: f64,
+}
+
+impl InterfaceReport {
+    /// Utilisations over a measured span of `span_ns`.
+    pub fn set_span(&mut self, span_ns: f64) {
+        if let Some(l) = &mut self.link {
+            l.utilisation = [l.busy_us[0] * 1e3 / span_ns, l.busy_us[1] * 1e3 / span_ns];
+        }
+        if let Some(d) = &mut self.dram {
+            d.utilisation = d.busy_us * 1e3 / span_ns;
+        }
+    }
 }

@@ -40,11 +40,13 @@ pub const CONVENTIONS: &[Conventions] = &[
     },
     Conventions {
         name: "mqsim",
-        description: "MQSim's (ADVANCED write cache): every admitted page goes to flash at once and the write is acknowledged on admission; host reads ahead of queued writes; a page read before it was ever written is mapped (--precondition trace-reads unless another is given)",
+        description: "MQSim's (ADVANCED write cache): every admitted page goes to flash at once and the write is acknowledged once its data is in DRAM; host reads ahead of queued writes; a page read before it was ever written is mapped (--precondition trace-reads unless another is given); NVMe over PCIe 3.0 x4 with 128-byte packets and MQSim's DRAM and its estimate of DRAM time (shipped ssdconfig.xml), no firmware time",
         overrides: &[
             "buffer.free_watermark=1",
             "buffer.free_watermark_high=1",
             "sched.policy=read-priority",
+            "interface.link={ kind = \"pcie\", generation = 3, lanes = 4, max_payload = 128 }",
+            "interface.controller={ map_entry_bytes = 0, eviction_reads = false, dram = { transfer_rate_mts = 200, bus_bytes = 1, burst_length = 2, row_bytes = 8192, trcd_ns = 13.0, tcl_ns = 13.0, trp_ns = 13.0, timing = \"mqsim\" } }",
         ],
         precondition: Some("trace-reads"),
     },

@@ -58,7 +58,7 @@ use crate::sched::txn::Txn;
 use crate::sched::unit::Unit;
 use crate::sched::Class;
 use crate::scheme::compose;
-use crate::types::{TxnId, MAX_PLANES_PER_DIE};
+use crate::types::{ReqId, TxnId, MAX_PLANES_PER_DIE};
 use crate::workload::Source;
 
 pub use crate::host::{Completion, RequestLog};
@@ -124,6 +124,8 @@ pub struct Simulator {
     /// blocks); the status the report gives. The run ends at the end of
     /// the event.
     pub(crate) read_only: Option<String>,
+    /// The host interface (`interface`), or None.
+    pub(crate) hostif: Option<Box<crate::hostif::HostIf>>,
 }
 
 /// Before a run, where the workload's span is known (a pre-scan, records in
@@ -576,6 +578,7 @@ impl Simulator {
                 .attribution
                 .then(|| Box::new(Attribution::new(cfg.total_dies() as usize))),
             read_only: None,
+            hostif: cfg.interface.as_ref().and_then(crate::hostif::HostIf::new),
         };
         sim.metrics.flows = crate::host::flows::flow_metrics(cfg);
         if cfg.metrics.attribution {
@@ -708,6 +711,7 @@ impl Simulator {
                 EventKind::Suspend => self.on_suspend(DieId(ev.arg())),
                 EventKind::GcIdle => self.on_gc_idle(ev.arg()),
                 EventKind::CacheFree => self.kick(DieId(ev.arg())),
+                EventKind::HostIf => self.on_hostif(ReqId(ev.arg()), ev.tag()),
             }
             self.end_event();
             if let Some(e) = self.error.take() {
@@ -776,6 +780,9 @@ impl Simulator {
     /// VFC, which must not happen between the members of a command).
     #[inline]
     fn end_event(&mut self) {
+        if self.hostif.is_some() {
+            self.hostif_sync();
+        }
         loop {
             if self.host.flows.as_ref().is_some_and(|f| f.due) {
                 self.flows_fetch();
@@ -899,6 +906,7 @@ impl Simulator {
             two_plane: self.ftl.two_plane_report(),
             bad_blocks: self.ftl.bad_block_report(self.read_only.clone()),
             wear_levelling: self.ftl.levelling_report(),
+            interface: self.hostif_report(),
         };
         self.metrics.report(ctx)
     }
@@ -906,6 +914,9 @@ impl Simulator {
     /// Run the consistency checker now.
     pub fn check(&self) -> std::result::Result<(), String> {
         self.check_suspensions()?;
+        if let Some(h) = &self.hostif {
+            h.check(self.host.outstanding)?;
+        }
         self.check_caches()?;
         self.check_flows()?;
         let buf = self.buffer.cache.as_ref();
