@@ -686,23 +686,30 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
     if let Some(path) = &a.json {
         write_described(path, &report, &cfg, &loaded.source, &pre, &hashes)?;
     }
+    finish_run(&a, &report, &cdf)
+}
+
+/// `ssdlab run` with flows: each flow's workload from its spec, then the
+/// run, per-flow results and, with `--alone`, the alone runs.
+/// The end of a run, with or without flows (its JSON written): the
+/// histogram, the summary, and the exit code (a partial or read-only run's
+/// notice).
+fn finish_run(a: &RunArgs, report: &Report, cdf: &[ssdlab::CdfPoint]) -> Result<ExitCode> {
     if let Some(path) = &a.histogram {
-        output::write_atomic(path, cdf_csv(&cdf).as_bytes())?;
+        output::write_atomic(path, cdf_csv(cdf).as_bytes())?;
     }
     if !a.quiet {
         print!("{}", report.summary());
     }
     if report.partial {
-        return Ok(partial_notice(&report, a.json.as_deref()));
+        return Ok(partial_notice(report, a.json.as_deref()));
     }
-    if let Some(code) = read_only_notice(&report, a.json.as_deref()) {
+    if let Some(code) = read_only_notice(report, a.json.as_deref()) {
         return Ok(code);
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// `ssdlab run` with flows: each flow's workload from its spec, then the
-/// run, per-flow results and, with `--alone`, the alone runs.
 fn run_flows(a: RunArgs, cfg: Config) -> Result<ExitCode> {
     let w = &a.workload;
     if w.trace.is_some() || w.synthetic.is_some() || w.workload.is_some() || w.limit.is_some() {
@@ -798,19 +805,7 @@ fn run_flows(a: RunArgs, cfg: Config) -> Result<ExitCode> {
             },
         )?;
     }
-    if let Some(path) = &a.histogram {
-        output::write_atomic(path, cdf_csv(&cdf).as_bytes())?;
-    }
-    if !a.quiet {
-        print!("{}", report.summary());
-    }
-    if report.partial {
-        return Ok(partial_notice(&report, a.json.as_deref()));
-    }
-    if let Some(code) = read_only_notice(&report, a.json.as_deref()) {
-        return Ok(code);
-    }
-    Ok(ExitCode::SUCCESS)
+    finish_run(&a, &report, &cdf)
 }
 
 fn cmd_rerun(file: &Path, json: Option<&Path>) -> Result<ExitCode> {
