@@ -57,6 +57,36 @@ pub(crate) struct Scan {
     pub(crate) written: Vec<u64>,
 }
 
+impl Scan {
+    /// Nothing seen yet, over `logical` pages.
+    fn empty(logical: u64) -> Scan {
+        let words = logical.div_ceil(64) as usize;
+        Scan {
+            times: None,
+            records: 0,
+            footprint_pages: 0,
+            touched: vec![0; words],
+            read: vec![0; words],
+            written: vec![0; words],
+        }
+    }
+
+    /// Logical page `l` was read or written (`op`).
+    #[inline]
+    fn mark(&mut self, l: usize, op: Op) {
+        let (w, b) = (l / 64, 1u64 << (l % 64));
+        if self.touched[w] & b == 0 {
+            self.touched[w] |= b;
+            self.footprint_pages += 1;
+        }
+        match op {
+            Op::Read => self.read[w] |= b,
+            Op::Write => self.written[w] |= b,
+            Op::Trim => {}
+        }
+    }
+}
+
 /// Set bits of a bitmap, in increasing order.
 pub(crate) fn bits(map: &[u64]) -> impl Iterator<Item = Lpn> + '_ {
     map.iter().enumerate().flat_map(|(w, &word)| {
@@ -79,17 +109,13 @@ pub(crate) fn scan(
     page: u64,
     compact: bool,
 ) -> Result<(Scan, AddressMap)> {
-    let words = logical.div_ceil(64) as usize;
-    let (mut touched, mut read, mut written) =
-        (vec![0u64; words], vec![0u64; words], vec![0u64; words]);
-    let mut footprint = 0;
+    let mut seen = Scan::empty(logical);
     let mut dense: FxHashMap<u64, Lpn> = FxHashMap::default();
-    let (mut times, mut records) = (None::<(u64, u64)>, 0u64);
     for rec in source.open_ahead()? {
         let rec = rec?;
-        records += 1;
-        times = Some((times.map_or(rec.time_ns, |t| t.0), rec.time_ns));
-        if records.is_multiple_of(1 << 16) && crate::workload::interrupt::poll() {
+        seen.records += 1;
+        seen.times = Some((seen.times.map_or(rec.time_ns, |t| t.0), rec.time_ns));
+        if seen.records.is_multiple_of(1 << 16) && crate::workload::interrupt::poll() {
             return Err(crate::error::Error::Interrupted(format!(
                 "while reading {} before the run",
                 source.describe()
@@ -108,16 +134,7 @@ pub(crate) fn scan(
             } else {
                 (p % logical) as usize
             };
-            let (w, b) = (l / 64, 1u64 << (l % 64));
-            if touched[w] & b == 0 {
-                touched[w] |= b;
-                footprint += 1;
-            }
-            match rec.op {
-                Op::Read => read[w] |= b,
-                Op::Write => written[w] |= b,
-                Op::Trim => {}
-            }
+            seen.mark(l, rec.op);
         }
     }
     let map = if compact {
@@ -125,17 +142,7 @@ pub(crate) fn scan(
     } else {
         AddressMap::Fold
     };
-    Ok((
-        Scan {
-            times,
-            records,
-            footprint_pages: footprint,
-            touched,
-            read,
-            written,
-        },
-        map,
-    ))
+    Ok((seen, map))
 }
 
 /// The workload's page writes in request order, as logical pages (the
@@ -172,15 +179,12 @@ pub(crate) fn scan_flows(
     logical: u64,
     page: u64,
 ) -> Result<Scan> {
-    let words = logical.div_ceil(64) as usize;
-    let (mut touched, mut read, mut written) =
-        (vec![0u64; words], vec![0u64; words], vec![0u64; words]);
-    let (mut footprint, mut records) = (0, 0u64);
+    let mut seen = Scan::empty(logical);
     for (source, ns) in sources {
         for rec in source.open_ahead()? {
             let rec = rec?;
-            records += 1;
-            if records.is_multiple_of(1 << 16) && crate::workload::interrupt::poll() {
+            seen.records += 1;
+            if seen.records.is_multiple_of(1 << 16) && crate::workload::interrupt::poll() {
                 return Err(crate::error::Error::Interrupted(format!(
                     "while reading {} before the run",
                     source.describe()
@@ -197,25 +201,9 @@ pub(crate) fn scan_flows(
                     Some(_) => break,
                     None => (p % logical) as usize,
                 };
-                let (w, b) = (l / 64, 1u64 << (l % 64));
-                if touched[w] & b == 0 {
-                    touched[w] |= b;
-                    footprint += 1;
-                }
-                match rec.op {
-                    Op::Read => read[w] |= b,
-                    Op::Write => written[w] |= b,
-                    Op::Trim => {}
-                }
+                seen.mark(l, rec.op);
             }
         }
     }
-    Ok(Scan {
-        times: None,
-        records,
-        footprint_pages: footprint,
-        touched,
-        read,
-        written,
-    })
+    Ok(seen)
 }
