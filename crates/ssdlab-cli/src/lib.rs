@@ -36,6 +36,7 @@ mod reproduce_pa;
 mod reproduce_pgc;
 mod reproduce_spd;
 mod results;
+mod run_flows;
 pub mod scoreboard;
 mod scoreboard_cmd;
 mod stats;
@@ -633,7 +634,7 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
         cfg.metrics.attribution = true;
     }
     if !cfg.flows.is_empty() {
-        return run_flows(a, cfg);
+        return run_flows::run_flows(a, cfg);
     }
     if a.alone {
         anyhow::bail!(
@@ -689,8 +690,6 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
     finish_run(&a, &report, &cdf)
 }
 
-/// `ssdlab run` with flows: each flow's workload from its spec, then the
-/// run, per-flow results and, with `--alone`, the alone runs.
 /// The end of a run, with or without flows (its JSON written): the
 /// histogram, the summary, and the exit code (a partial or read-only run's
 /// notice).
@@ -708,104 +707,6 @@ fn finish_run(a: &RunArgs, report: &Report, cdf: &[ssdlab::CdfPoint]) -> Result<
         return Ok(code);
     }
     Ok(ExitCode::SUCCESS)
-}
-
-fn run_flows(a: RunArgs, cfg: Config) -> Result<ExitCode> {
-    let w = &a.workload;
-    if w.trace.is_some() || w.synthetic.is_some() || w.workload.is_some() || w.limit.is_some() {
-        anyhow::bail!(
-            "with flows, each flow names its own workload (--flow ...,workload=NAME, trace=FILE or synthetic=FILE, limit=N): drop --trace, --synthetic, --workload and --limit"
-        );
-    }
-    if a.save_state.is_some() || a.load_state.is_some() {
-        anyhow::bail!("--save-state and --load-state are not supported with flows");
-    }
-    let pre = run_precondition(a.precondition.as_deref(), a.conventions.as_deref())?;
-    for (path, what) in [
-        (&a.json, "--json"),
-        (&a.latency_log, "--latency-log"),
-        (&a.histogram, "--histogram"),
-    ] {
-        if let Some(path) = path {
-            output::check_writable(path, what)?;
-        }
-    }
-    let sources = input::flow_sources(&cfg, &w.read, a.seed)?;
-    let hashes = meta::Hashes::default();
-    interrupt::stop_gracefully();
-    if a.json.is_some() {
-        for s in &sources {
-            hashes.prepare(s)?;
-        }
-    }
-    let mut sim = Simulator::with_flows(&cfg, &sources, &pre)?;
-    let log = match a.latency_log.as_deref() {
-        Some(path) => {
-            use std::io::Write;
-            let mut f = output::create(path)?;
-            let e = writeln!(
-                f,
-                "flow,arrival_ns,completion_ns,op,offset_bytes,size_bytes,latency_ns,host_wait_ns"
-            );
-            let names: Vec<String> = cfg.flows.iter().map(|f| f.name.clone()).collect();
-            let f = std::sync::Arc::new(std::sync::Mutex::new((f, e.err())));
-            let sink = f.clone();
-            sim.log_requests(Box::new(move |c: &ssdlab::Completion| {
-                let mut g = sink.lock().expect("no poisoned lock");
-                if g.1.is_none() {
-                    let op = match c.op {
-                        ssdlab::workload::Op::Read => "R",
-                        ssdlab::workload::Op::Write => "W",
-                        ssdlab::workload::Op::Trim => "T",
-                    };
-                    let flow = c.flow.map_or("", |i| names[i as usize].as_str());
-                    g.1 = writeln!(
-                        g.0,
-                        "{flow},{},{},{op},{},{},{},{}",
-                        c.arrival_ns,
-                        c.completion_ns,
-                        c.offset,
-                        c.size,
-                        c.completion_ns - c.arrival_ns,
-                        c.host_wait_ns
-                    )
-                    .err();
-                }
-            }));
-            Some(f)
-        }
-        None => None,
-    };
-    let (mut report, sim) = sim.run_observed_inspect(&mut |_| interrupt::control())?;
-    let cdf = sim.latency_cdf();
-    drop(sim); // releases the log's sink
-    if let Some(f) = log {
-        let (f, err) = std::sync::Arc::try_unwrap(f)
-            .map_err(|_| anyhow::anyhow!("the request log is still in use"))?
-            .into_inner()
-            .expect("no poisoned lock");
-        if let Some(e) = err {
-            return Err(anyhow::Error::from(e).context("writing the latency log"));
-        }
-        f.finish()?;
-    }
-    if a.alone && !report.partial {
-        let alone = ssdlab::sim::flows::alone_mean_latencies(&cfg, &sources, &pre, &mut |_| {
-            interrupt::control()
-        })?;
-        report.set_alone(&alone);
-    }
-    if let Some(path) = &a.json {
-        let run = meta::describe_flows(&cfg, &sources, &pre, &hashes)?;
-        write_json(
-            path,
-            &meta::Described {
-                report: std::borrow::Cow::Borrowed(&report),
-                run,
-            },
-        )?;
-    }
-    finish_run(&a, &report, &cdf)
 }
 
 fn cmd_rerun(file: &Path, json: Option<&Path>) -> Result<ExitCode> {
