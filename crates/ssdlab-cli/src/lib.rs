@@ -438,11 +438,7 @@ fn simulate_with(
         sim.log_requests(Box::new(move |c: &ssdlab::Completion| {
             let mut g = sink.lock().expect("no poisoned lock");
             if g.1.is_none() {
-                let op = match c.op {
-                    ssdlab::workload::Op::Read => "R",
-                    ssdlab::workload::Op::Write => "W",
-                    ssdlab::workload::Op::Trim => "T",
-                };
+                let op = log_op(c.op);
                 let mut line = format!(
                     "{},{},{op},{},{},{}",
                     c.arrival_ns,
@@ -523,6 +519,15 @@ fn simulate_with(
 }
 
 /// The latency distribution as CSV (`--histogram`).
+/// A request's operation as the latency log writes it.
+fn log_op(op: ssdlab::workload::Op) -> &'static str {
+    match op {
+        ssdlab::workload::Op::Read => "R",
+        ssdlab::workload::Op::Write => "W",
+        ssdlab::workload::Op::Trim => "T",
+    }
+}
+
 fn cdf_csv(points: &[ssdlab::CdfPoint]) -> String {
     let mut s = String::from("op,latency_us,count,fraction\n");
     for p in points {
@@ -784,14 +789,7 @@ fn cmd_rerun(file: &Path, json: Option<&Path>) -> Result<ExitCode> {
             report.set_alone(&alone);
         }
         if let Some(path) = json {
-            let run = meta::describe_flows(&cfg, &sources, &pre, &hashes)?;
-            write_json(
-                path,
-                &meta::Described {
-                    report: std::borrow::Cow::Borrowed(&report),
-                    run,
-                },
-            )?;
+            run_flows::write_flows_json(path, &report, &cfg, &sources, &pre, &hashes)?;
         }
         report
     };

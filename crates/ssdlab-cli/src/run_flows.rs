@@ -47,11 +47,7 @@ pub(super) fn run_flows(a: RunArgs, cfg: Config) -> Result<ExitCode> {
             sim.log_requests(Box::new(move |c: &ssdlab::Completion| {
                 let mut g = sink.lock().expect("no poisoned lock");
                 if g.1.is_none() {
-                    let op = match c.op {
-                        ssdlab::workload::Op::Read => "R",
-                        ssdlab::workload::Op::Write => "W",
-                        ssdlab::workload::Op::Trim => "T",
-                    };
+                    let op = log_op(c.op);
                     let flow = c.flow.map_or("", |i| names[i as usize].as_str());
                     g.1 = writeln!(
                         g.0,
@@ -90,14 +86,27 @@ pub(super) fn run_flows(a: RunArgs, cfg: Config) -> Result<ExitCode> {
         report.set_alone(&alone);
     }
     if let Some(path) = &a.json {
-        let run = meta::describe_flows(&cfg, &sources, &pre, &hashes)?;
-        write_json(
-            path,
-            &meta::Described {
-                report: std::borrow::Cow::Borrowed(&report),
-                run,
-            },
-        )?;
+        write_flows_json(path, &report, &cfg, &sources, &pre, &hashes)?;
     }
     finish_run(&a, &report, &cdf)
+}
+
+/// The JSON of a run with flows: the report, and every flow's workload
+/// (so that `ssdlab rerun` reproduces it).
+pub(super) fn write_flows_json(
+    path: &Path,
+    report: &Report,
+    cfg: &Config,
+    sources: &[Source],
+    pre: &Precondition,
+    hashes: &meta::Hashes,
+) -> Result<()> {
+    let run = meta::describe_flows(cfg, sources, pre, hashes)?;
+    write_json(
+        path,
+        &meta::Described {
+            report: std::borrow::Cow::Borrowed(report),
+            run,
+        },
+    )
 }
