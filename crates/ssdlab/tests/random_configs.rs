@@ -800,3 +800,67 @@ fn cache_cases_stay_consistent() {
         check_case(k).unwrap_or_else(|e| panic!("{k:?}: {e}"));
     }
 }
+
+/// Cases whose planes once filled with valid data under dynamic plane
+/// allocation (least busy; APM's pairs), kept whatever the seeds draw.
+#[test]
+fn space_cases_stay_consistent() {
+    let base = Case {
+        planes: 3,
+        dies: 1,
+        alignment: Alignment::BlockAndPage,
+        pairs: false,
+        allocation: PlaneAllocation::LeastBusy,
+        buffer: None,
+        victim: VictimPolicy::CostBenefit,
+        migration: Migration::Controller,
+        odd_even: false,
+        completion: WriteCompletion::Program,
+        sched: SchedPolicy::Fcfs,
+        closed_loop: false,
+        hot_data: "dl-mbf-s",
+        hot_moves: false,
+        rmw: false,
+        read_share: 0.28845256301904726,
+        seed: 8,
+        scheme: None,
+        mapping: Mapping::Page,
+        registers: 1,
+        hold_die: false,
+        tlc: 1,
+        attribution: false,
+        until_steady: false,
+        suspension: 1,
+        pacing: 1,
+        cache: 1,
+        bad: 1,
+        levelling: 0,
+        flows: 2,
+        interface: 1,
+    };
+    let cases = [
+        base.clone(),
+        Case {
+            planes: 1,
+            allocation: PlaneAllocation::Static,
+            victim: VictimPolicy::Greedy,
+            migration: Migration::Copyback,
+            sched: SchedPolicy::ReadPriority,
+            hot_data: "mbf",
+            read_share: 0.5340331320161453,
+            seed: 43,
+            scheme: Some("apm"),
+            tlc: 0,
+            attribution: true,
+            suspension: 2,
+            cache: 0,
+            bad: 0,
+            levelling: 1,
+            interface: 6,
+            ..base.clone()
+        },
+    ];
+    for k in &cases {
+        check_case(k).unwrap_or_else(|e| panic!("{k:?}: {e}"));
+    }
+}

@@ -10,8 +10,13 @@
 //! insertion or when an unbuffered write is queued; `assigned_written` when
 //! its program is dispatched); the dynamic policies pick only planes whose
 //! valid plus pending pages stay below the plane's size minus the GC
-//! threshold and two blocks (`has_room`), and choose as without the rule if
-//! none does. Static allocation fixes each LPN's plane and needs no rule.
+//! threshold and two blocks (`has_room`). If none does (an overloaded drive
+//! whose backlog of pending pages exceeds the room), a page goes where its
+//! data already is, so that a rewrite moves no data between planes, and
+//! new data to the plane holding the fewest valid plus pending pages
+//! (`crowded_plane`); a plane's data then grows by no more than the new
+//! data it takes. Static allocation fixes each LPN's plane and needs no
+//! rule.
 //!
 //! **Aligned block indices** (`ftl.align_block_index`, ParaGC's alignment):
 //! a per-plane opening takes the index a sibling plane (of those that may
@@ -213,14 +218,14 @@ impl Ftl {
                     PlaneId(self.alloc.plane_of_residue[((start + i) % self.planes) as usize])
                 };
                 let home = |p: PlaneId| self.in_home_domain(lpn, p);
-                let first = (0..self.planes)
-                    .find(|&i| home(nth(i)))
-                    .expect("a domain has planes");
                 let found = (0..self.planes).find(|&i| home(nth(i)) && self.has_room(nth(i)));
-                let pick = nth(found.unwrap_or(first));
-                if let Some(i) = found {
-                    self.alloc.rr_next = (start + i) % self.planes;
-                }
+                let pick = match found {
+                    Some(i) => {
+                        self.alloc.rr_next = (start + i) % self.planes;
+                        nth(i)
+                    }
+                    None => self.crowded_plane(lpn),
+                };
                 self.alloc.rr_next = (self.alloc.rr_next + 1) % self.planes;
                 pick
             }
@@ -243,9 +248,36 @@ impl Ftl {
                     }
                 }
                 self.alloc.rr_next = (self.alloc.rr_next + 1) % self.planes;
-                best
+                if best_key.0 {
+                    self.crowded_plane(lpn)
+                } else {
+                    best
+                }
             }
         }
+    }
+
+    /// The plane for `lpn` when no plane of its domain may take more valid
+    /// data (module documentation): the plane holding its current data, or
+    /// (new data) the one holding the fewest valid and pending pages.
+    pub(crate) fn crowded_plane(&self, lpn: Lpn) -> PlaneId {
+        let mapped = self.maps.l2p.slot(lpn as usize).is_some();
+        if let Some(ppn) = mapped.then(|| self.lookup(lpn)).flatten() {
+            let plane = self.map.plane_of(ppn);
+            if self.in_home_domain(lpn, plane) {
+                return plane;
+            }
+        }
+        (0..self.planes)
+            .map(PlaneId)
+            .filter(|&p| self.in_home_domain(lpn, p))
+            .min_by_key(|&p| self.planned_pages(p))
+            .expect("a domain has planes")
+    }
+
+    /// May no plane take more valid data (`has_room`)?
+    pub(crate) fn no_room(&self) -> bool {
+        !(0..self.planes).any(|p| self.has_room(PlaneId(p)))
     }
 
     /// May `lpn` be written to `plane` as far as the map is concerned?
@@ -266,8 +298,14 @@ impl Ftl {
     /// nothing to reclaim.
     #[inline]
     pub(crate) fn has_room(&self, plane: PlaneId) -> bool {
-        ((self.blocks.plane_valid[plane.index()] + self.alloc.plane_pending[plane.index()]) as u64)
-            < self.alloc.room_limit
+        self.planned_pages(plane) < self.alloc.room_limit
+    }
+
+    /// The valid pages of `plane` plus the host pages assigned to it and not
+    /// yet programmed: the data it holds or will.
+    #[inline]
+    fn planned_pages(&self, plane: PlaneId) -> u64 {
+        (self.blocks.plane_valid[plane.index()] + self.alloc.plane_pending[plane.index()]) as u64
     }
 
     /// A host page was assigned to `plane` (its program comes later).

@@ -194,7 +194,7 @@ mod every_field {
                 r.two_plane_requests,
                 r.dummy_pages,
                 r.single_programs,
-                0,
+                r.crowded_requests,
             ],
             [r.t_nom_us, r.t_2plane_us, r.t_dum_us, r.dummy_ratio_bound],
             r.erase_delta,
@@ -216,6 +216,7 @@ mod every_field {
             two_plane_requests: n[2],
             dummy_pages: n[3],
             single_programs: n[4],
+            crowded_requests: n[5],
             t_nom_us: t[0],
             t_2plane_us: t[1],
             t_dum_us: t[2],
@@ -650,6 +651,14 @@ impl Ftl {
             .map(|(f, v)| rest.iter().map(|&l| v.vfc_of_lbn(f.lbn_of(l).0)).collect());
         let mut plan = if rest.is_empty() {
             Plan::single(PlaneId::NONE, 0)
+        } else if self.no_room() {
+            // No plane may take more valid data: each page where its data
+            // is (`alloc.rs`), one by one.
+            tp.report.crowded_requests += 1;
+            Plan {
+                pages: rest.iter().map(|&l| self.crowded_plane(l)).collect(),
+                ..Plan::single(PlaneId::NONE, 0)
+            }
         } else {
             tp.plan(self, rest.len() as u32, hot, vfc_of.as_deref())
         };

@@ -1166,6 +1166,12 @@ pub struct TwoPlaneReport {
     /// their data positions, outside the allocator (reported where any).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub sequential_pages: u64,
+    /// Requests placed page by page where each page's data already is (new
+    /// data: the plane holding the least), outside the allocator, because
+    /// no plane could take more valid data: an overloaded drive's backlog
+    /// of pages not yet programmed filled the room GC needs.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub crowded_requests: u64,
 }
 
 fn is_zero_u64(v: &u64) -> bool {
