@@ -54,7 +54,7 @@ fn fresh() {
 #[pyfunction]
 #[pyo3(signature = (*, preset=None, config=None, scheme=None, conventions=None, sets=Vec::new(), workload=None,
                     trace=None, trace_format=None, profile=None, precondition=None, seed=None,
-                    limit=None, save_state=None, load_state=None))]
+                    limit=None, save_state=None, load_state=None, flows=Vec::new(), alone=false))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -72,6 +72,8 @@ fn run(
     limit: Option<u64>,
     save_state: Option<PathBuf>,
     load_state: Option<PathBuf>,
+    flows: Vec<String>,
+    alone: bool,
 ) -> PyResult<String> {
     let req = api::RunRequest {
         preset,
@@ -88,6 +90,8 @@ fn run(
         load_state,
         seed,
         limit,
+        flows,
+        alone,
     };
     fresh();
     // Ctrl-C stops the run where it is: the result so far comes back,

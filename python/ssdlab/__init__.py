@@ -150,6 +150,43 @@ class Result:
                 rows.append(row)
         return pd.DataFrame(rows)
 
+    def flows(self) -> pd.DataFrame:
+        """Per-flow results of a run with ``flows=``: one row per flow with
+        its ``name``, ``priority``, ``queue_depth``, ``requests``, ``iops``,
+        ``bandwidth_mb_s``, latency mean and percentiles in microseconds for
+        reads, writes and all (``read_mean_us``, ``read_p99_us``, …,
+        ``all_p9999_us``), host queue wait (``host_wait_mean_us``,
+        ``host_wait_p99_us``), time blocked by GC (``gc_blocked_us``) and,
+        with ``alone=True``, ``alone_mean_latency_us`` and ``slowdown``.
+        Empty for a run without flows."""
+        rows = []
+        for f in self._result.get("flows") or []:
+            row = {
+                "name": f["name"],
+                "priority": f["priority"],
+                "queue_depth": f["queue_depth"],
+                "requests": f["requests"],
+                "iops": f["iops"],
+                "bandwidth_mb_s": f["bandwidth_mb_s"],
+            }
+            for op in ("read", "write", "all"):
+                for k in ("count", "mean", "p50", "p90", "p99", "p999", "p9999", "max"):
+                    row[f"{op}_{k}" if k == "count" else f"{op}_{k}_us"] = f[op][k]
+            row["host_wait_mean_us"] = f["host_wait_us"]["mean"]
+            row["host_wait_p99_us"] = f["host_wait_us"]["p99"]
+            row["gc_blocked_us"] = f["gc_blocked_us"]
+            row["alone_mean_latency_us"] = f.get("alone_mean_latency_us")
+            row["slowdown"] = f.get("slowdown")
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    @property
+    def fairness(self) -> Optional[float]:
+        """The smallest flow slowdown over the largest (FLIN's fairness;
+        1 when every flow is slowed alike): a run with ``flows=`` and
+        ``alone=True``; otherwise None."""
+        return self._result.get("fairness")
+
     def latency_histogram(self) -> pd.DataFrame:
         """The latency distribution: ``op``, ``latency_us``, ``count`` and
         the cumulative ``fraction`` (one row per histogram bucket holding
@@ -181,6 +218,8 @@ def run(
     attribution: bool = False,
     save_state: Optional[PathLike] = None,
     load_state: Optional[PathLike] = None,
+    flows: Optional[List[Union[str, Mapping[str, Any]]]] = None,
+    alone: bool = False,
 ) -> Result:
     """Run one simulation, as ``ssdlab run`` does.
 
@@ -204,6 +243,18 @@ def run(
     refused for another drive or workload), with the result of aging in
     the same process.
 
+    ``flows`` runs several flows (tenants) side by side instead of one
+    workload: a list whose items are each a mapping with the keys of a
+    ``[[flows]]`` table (``{"name": "reader", "workload": "spd/hm_0",
+    "queue_depth": 8, "priority": "high", "namespace": {"first_page": 0,
+    "pages": 100000}}``) or a ``--flow`` spec string
+    (``"name=writer,workload=spd/prn_1,start_us=500"``); each flow names its
+    own workload and limit (not ``workload``, ``trace``, ``profile`` or
+    ``limit``). ``set`` takes the ``queues.*`` keys (arbitration, burst,
+    weights). ``alone=True`` also runs each flow alone on the same drive and
+    reports its slowdown and the run's fairness (see :meth:`Result.flows`
+    and :attr:`Result.fairness`).
+
     Ctrl-C stops the run where it is: the result so far is returned, with
     ``partial`` true (during preconditioning it raises ``KeyboardInterrupt``).
     """
@@ -217,6 +268,27 @@ def run(
             raise TypeError(f"{name}= takes an int; got {type(v).__name__} {v!r}")
         if v is not None and v < 0:
             raise SsdlabError(f"{name}={v}: must not be negative")
+    if not isinstance(alone, bool):
+        raise TypeError(f"alone= takes a bool; got {type(alone).__name__} {alone!r}")
+    if flows is not None and (isinstance(flows, (str, Mapping)) or not isinstance(flows, (list, tuple))):
+        raise TypeError(
+            "flows= takes a list of flows (each a mapping of [[flows]] keys or a --flow spec string); "
+            f"got {type(flows).__name__} {flows!r}"
+        )
+    flow_specs: List[str] = []
+    for i, f in enumerate(flows or []):
+        if isinstance(f, str):
+            flow_specs.append(f)
+        elif isinstance(f, Mapping):
+            try:
+                flow_specs.append(json.dumps(dict(f), allow_nan=False))
+            except (TypeError, ValueError) as e:
+                raise SsdlabError(f"flows[{i}]: {e}") from None
+        else:
+            raise TypeError(
+                f"flows[{i}] must be a mapping of [[flows]] keys or a --flow spec string; "
+                f"got {type(f).__name__} {f!r}"
+            )
     if not isinstance(attribution, bool):
         raise TypeError(f"attribution= takes a bool; got {type(attribution).__name__} {attribution!r}")
     sets: List[str] = [f"{k}={_value(v)}" for k, v in (set or {}).items()]
@@ -237,6 +309,8 @@ def run(
         limit=limit,
         save_state=None if save_state is None else os.fspath(save_state),
         load_state=None if load_state is None else os.fspath(load_state),
+        flows=flow_specs,
+        alone=alone,
     )
     return Result(json.loads(text))
 

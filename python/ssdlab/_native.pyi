@@ -26,6 +26,8 @@ def run(
     save_state: Optional[_Path] = ...,
     load_state: Optional[_Path] = ...,
     limit: Optional[int] = ...,
+    flows: Sequence[str] = ...,
+    alone: bool = ...,
 ) -> str: ...
 def sweep(
     spec: _Path,

@@ -268,6 +268,50 @@ def test_sweep_with_seeds_gives_statistics_and_comparisons(tmp_path):
         ssdlab.stats(tmp_path)
 
 
+def test_flows_give_per_flow_results_and_fairness():
+    flows = [
+        {"name": "reader", "workload": "spd/proj_3", "limit": 1500, "queue_depth": 8},
+        "name=writer,workload=spd/prxy_0,limit=1500,priority=high",
+    ]
+    r = ssdlab.run(preset="small", flows=flows, alone=True, set={"queues.arbitration": "wrr"}, seed=3)
+    d = r.to_dict()
+    f = r.flows()
+    assert list(f["name"]) == ["reader", "writer"]
+    assert list(f["priority"]) == ["medium", "high"]
+    assert list(f["queue_depth"]) == [8, 32]
+    assert f["requests"].sum() == d["requests"]
+    assert list(f["all_mean_us"]) == [x["all"]["mean"] for x in d["flows"]]
+    assert (f["slowdown"] > 0).all()
+    assert r.fairness == pytest.approx(f["slowdown"].min() / f["slowdown"].max())
+    assert 0 < r.fairness <= 1
+    assert d["run"]["config"]["queues"]["arbitration"] == "wrr"
+    # Deterministic for a seed; without alone=, no slowdowns.
+    again = ssdlab.run(preset="small", flows=flows, alone=True, set={"queues.arbitration": "wrr"}, seed=3)
+    assert again.to_dict() == d
+    plain = ssdlab.run(preset="small", flows=flows, set={"queues.arbitration": "wrr"}, seed=3)
+    assert plain.fairness is None and plain.flows()["slowdown"].isna().all()
+    assert list(plain.flows()["all_mean_us"]) == list(f["all_mean_us"])
+    # A run without flows has none.
+    assert ssdlab.run(**RUN).flows().empty
+
+
+def test_bad_flows_are_refused():
+    with pytest.raises(ssdlab.SsdlabError, match=r"flows\[0\]: unknown field `depth`"):
+        ssdlab.run(flows=[{"name": "a", "workload": "spd/hm_0", "depth": 4}])
+    with pytest.raises(ssdlab.SsdlabError, match=r"flows\[1\]"):
+        ssdlab.run(flows=[{"name": "a", "workload": "spd/hm_0"}, "name=b,workload"])
+    with pytest.raises(ssdlab.SsdlabError, match="each flow names its own workload"):
+        ssdlab.run(workload="spd/hm_0", flows=["name=a,workload=spd/hm_0"])
+    with pytest.raises(ssdlab.SsdlabError, match="give flows="):
+        ssdlab.run(workload="spd/hm_0", limit=10, alone=True)
+    with pytest.raises(TypeError, match="flows= takes a list"):
+        ssdlab.run(flows="name=a,workload=spd/hm_0")
+    with pytest.raises(TypeError, match=r"flows\[0\] must be"):
+        ssdlab.run(flows=[3])
+    with pytest.raises(TypeError, match="alone= takes a bool"):
+        ssdlab.run(flows=["name=a,workload=spd/hm_0"], alone=1)
+
+
 def test_bad_argument_types_are_refused():
     with pytest.raises(TypeError, match="set= takes a mapping"):
         ssdlab.run(workload="spd/hm_0", set=["gc.victim=fifo"], limit=10)

@@ -79,6 +79,24 @@ pub struct RunRequest {
     pub load_state: Option<PathBuf>,
     pub seed: Option<u64>,
     pub limit: Option<u64>,
+    /// Several flows (tenants) instead of one workload: each a `--flow`
+    /// spec (`name=reader,workload=NAME,queue_depth=8,...`) or a JSON object
+    /// with the keys of a `[[flows]]` table; added after any `[[flows]]` of
+    /// the configuration.
+    pub flows: Vec<String>,
+    /// With flows: also run each flow alone and report its slowdown and
+    /// the run's fairness (`--alone`).
+    pub alone: bool,
+}
+
+/// One flow given to [`run`]: a JSON object with the keys of a `[[flows]]`
+/// table, or a `--flow` spec.
+pub fn parse_flow(spec: &str, index: usize) -> Result<ssdlab::config::FlowConfig> {
+    if spec.trim_start().starts_with('{') {
+        serde_json::from_str(spec).map_err(|e| anyhow::anyhow!("flows[{index}]: {e}"))
+    } else {
+        crate::input::parse_flow(spec).map_err(|e| e.context(format!("flows[{index}]")))
+    }
 }
 
 /// The result of a run: the report with what produced it (as `--json`
@@ -91,14 +109,33 @@ struct RunResponse<'a> {
 
 /// Run one simulation; the response as JSON: `{"result": …, "latency_cdf": […]}`.
 pub fn run(req: &RunRequest) -> Result<String> {
-    let cfg = crate::load_config(
+    // With flows, the queues' keys apply once the flows are added.
+    let (queue_sets, sets): (Vec<String>, Vec<String>) = req
+        .sets
+        .iter()
+        .cloned()
+        .partition(|s| !req.flows.is_empty() && s.trim_start().starts_with("queues."));
+    let mut cfg = crate::load_config(
         req.preset.as_deref(),
         req.config.as_deref(),
         req.scheme.as_deref(),
         req.conventions.as_deref(),
-        &req.sets,
+        &sets,
         req.seed,
     )?;
+    for (i, spec) in req.flows.iter().enumerate() {
+        cfg.flows.push(parse_flow(spec, i)?);
+    }
+    if !req.flows.is_empty() {
+        cfg = cfg.with_overrides(&queue_sets)?;
+        cfg.validate(&cfg.name.clone())?;
+    }
+    if !cfg.flows.is_empty() {
+        return run_flows(req, &cfg);
+    }
+    if req.alone {
+        bail!("alone= runs each flow alone: give flows= (or [[flows]] in the configuration)");
+    }
     let state = match (&req.load_state, &req.precondition, &req.save_state) {
         (Some(_), Some(_), _) => {
             bail!("give load_state= or precondition=, not both (a saved state records its aging)")
@@ -140,6 +177,44 @@ pub fn run(req: &RunRequest) -> Result<String> {
     let latency_cdf = sim.latency_cdf();
     drop(sim);
     let run = crate::meta::describe(&cfg, &loaded.source, &pre, &crate::meta::Hashes::default())?;
+    Ok(serde_json::to_string(&RunResponse {
+        result: crate::meta::Described {
+            report: std::borrow::Cow::Owned(report),
+            run,
+        },
+        latency_cdf,
+    })?)
+}
+
+/// [`run`] with flows: each flow's workload from its own keys, then the
+/// run and, with `alone`, the alone runs (slowdowns and fairness).
+fn run_flows(req: &RunRequest, cfg: &Config) -> Result<String> {
+    if req.workload.is_some() || req.trace.is_some() || req.profile.is_some() {
+        bail!("with flows, each flow names its own workload (workload, trace or synthetic): drop workload=, trace= and profile=");
+    }
+    if req.limit.is_some() {
+        bail!("with flows, each flow has its own limit: drop limit=");
+    }
+    if req.save_state.is_some() || req.load_state.is_some() {
+        bail!("save_state= and load_state= are not supported with flows");
+    }
+    let pre = crate::run_precondition(req.precondition.as_deref(), req.conventions.as_deref())?;
+    let mut read = crate::sweep::workload_args(None).read;
+    if let Some(f) = &req.trace_format {
+        read.trace_format = f.clone();
+    }
+    let sources = crate::input::flow_sources(cfg, &read, req.seed)?;
+    let sim = ssdlab::Simulator::with_flows(cfg, &sources, &pre)?;
+    let (mut report, sim) = sim.run_observed_inspect(&mut |_| ssdlab::Control::Continue)?;
+    let latency_cdf = sim.latency_cdf();
+    drop(sim);
+    if req.alone && !report.partial {
+        let alone = ssdlab::sim::flows::alone_mean_latencies(cfg, &sources, &pre, &mut |_| {
+            ssdlab::Control::Continue
+        })?;
+        report.set_alone(&alone);
+    }
+    let run = crate::meta::describe_flows(cfg, &sources, &pre, &crate::meta::Hashes::default())?;
     Ok(serde_json::to_string(&RunResponse {
         result: crate::meta::Described {
             report: std::borrow::Cow::Owned(report),

@@ -97,11 +97,35 @@ pub(crate) struct Task<'a> {
     pub label: String,
     pub file: String,
     pub config: &'a Config,
-    pub source: &'a Source,
+    pub work: Work<'a>,
     pub precondition: &'a Precondition,
     /// The drive as `precondition` leaves it, saved: the run starts from
     /// it instead of aging (the same result).
     pub state: Option<&'a ssdlab::sim::SavedState>,
+}
+
+/// What a task runs: one workload, or several flows (`config.flows`).
+#[derive(Clone, Copy)]
+pub(crate) enum Work<'a> {
+    One(&'a Source),
+    Flows(&'a FlowWork),
+}
+
+/// The flows of a run: each flow's workload (in `config.flows`' order), and
+/// whether each flow also runs alone (its slowdown, the run's fairness).
+pub(crate) struct FlowWork {
+    pub sources: Vec<Source>,
+    pub alone: bool,
+}
+
+impl Work<'_> {
+    /// Every workload it reads.
+    fn sources(&self) -> &[Source] {
+        match self {
+            Work::One(s) => std::slice::from_ref(*s),
+            Work::Flows(f) => &f.sources,
+        }
+    }
 }
 
 /// A run as saved: its report, what produced it, the fingerprint of its
@@ -157,7 +181,15 @@ fn fingerprint(t: &Task) -> String {
     let mut h = Sha256::new();
     h.update(env!("CARGO_PKG_VERSION"));
     h.update(t.config.to_toml());
-    h.update(source_key(t.source));
+    match t.work {
+        Work::One(s) => h.update(source_key(s)),
+        Work::Flows(f) => {
+            for s in &f.sources {
+                h.update(source_key(s));
+            }
+            h.update(format!("alone {}", f.alone));
+        }
+    }
     h.update(format!("{:?}", t.precondition));
     h.finalize()
         .iter()
@@ -234,7 +266,12 @@ fn load(path: &Path, task: &Task) -> Option<std::result::Result<Finished, String
 fn save(path: &Path, task: &Task, run: &Finished, hashes: &Hashes) -> Result<()> {
     let mut saved = Saved {
         report: run.report.clone(),
-        run: crate::meta::describe(task.config, task.source, task.precondition, hashes)?,
+        run: match task.work {
+            Work::One(s) => crate::meta::describe(task.config, s, task.precondition, hashes)?,
+            Work::Flows(f) => {
+                crate::meta::describe_flows(task.config, &f.sources, task.precondition, hashes)?
+            }
+        },
         latency_cdf: run.cdf.clone(),
         task_sha256: fingerprint(task),
         content_sha256: None,
@@ -291,7 +328,9 @@ pub(crate) fn run(
     // The traces' hashes for the runs' records, before any run.
     let hashes = Hashes::default();
     for &i in &chosen {
-        hashes.prepare(tasks[i].source)?;
+        for s in tasks[i].work.sources() {
+            hashes.prepare(s)?;
+        }
     }
     let path = |t: &Task| -> PathBuf { runs_dir.join(format!("{}.json", t.file)) };
     // Where saved runs may come from: our own runs/ with --resume, then
@@ -347,14 +386,32 @@ pub(crate) fn run(
         // A panic in the model (a bug) stops the batch with an error
         // naming the run instead of tearing down every thread.
         let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            match task.state {
-                Some(state) => Simulator::new_loaded(task.config, task.source, state),
-                None => Simulator::new(task.config, task.source, task.precondition),
+            let control = &mut |_: &ssdlab::Progress| crate::interrupt::control();
+            match (task.work, task.state) {
+                (Work::One(source), Some(state)) => {
+                    Simulator::new_loaded(task.config, source, state)
+                }
+                (Work::One(source), None) => Simulator::new(task.config, source, task.precondition),
+                (Work::Flows(f), _) => {
+                    Simulator::with_flows(task.config, &f.sources, task.precondition)
+                }
             }
-            .and_then(|sim| sim.run_observed_inspect(&mut |_| crate::interrupt::control()))
-            .map(|(report, sim)| Finished {
-                report,
-                cdf: sim.latency_cdf(),
+            .and_then(|sim| sim.run_observed_inspect(control))
+            .and_then(|(mut report, sim)| {
+                let cdf = sim.latency_cdf();
+                drop(sim);
+                if let Work::Flows(f) = task.work {
+                    if f.alone && !report.partial {
+                        let alone = ssdlab::sim::flows::alone_mean_latencies(
+                            task.config,
+                            &f.sources,
+                            task.precondition,
+                            control,
+                        )?;
+                        report.set_alone(&alone);
+                    }
+                }
+                Ok(Finished { report, cdf })
             })
             .map_err(anyhow::Error::from)
         }))
@@ -516,7 +573,7 @@ pub(crate) fn reproduce_each<'a>(
             label: j.label.clone(),
             file: j.file.clone(),
             config: &j.config,
-            source: &j.source,
+            work: Work::One(&j.source),
             precondition,
             state: None,
         })

@@ -29,6 +29,7 @@ mod lifetime_cmd;
 pub mod meta;
 mod output;
 mod report;
+mod report_flows;
 mod report_why;
 mod reproduce;
 mod reproduce_dvp;

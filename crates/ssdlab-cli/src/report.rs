@@ -220,6 +220,10 @@ struct RunView {
     warnings: Value,
     #[serde(default)]
     attribution: Value,
+    #[serde(default)]
+    flows: Value,
+    #[serde(default)]
+    fairness: Value,
 }
 
 /// Points of a GC timeline kept per run: more than a chart draws
@@ -268,6 +272,8 @@ fn runs(dir: &Path) -> Result<Vec<(String, Value)>> {
                 "run": r.run,
                 "warnings": r.warnings,
                 "attribution": r.attribution,
+                "flows": r.flows,
+                "fairness": r.fairness,
             });
             let stem = p
                 .file_stem()
@@ -933,6 +939,7 @@ pub fn cmd_report(a: ReportArgs) -> Result<ExitCode> {
     cdf_charts(&runs, &mut body);
     let all: Vec<&(String, Value)> = runs.iter().collect();
     crate::report_why::section(&runs, &legend_names(&all), &mut body);
+    crate::report_flows::section(&runs, &legend_names(&all), &mut body);
     gc_timelines(&runs, &mut body);
     body.push_str("</section>\n<section id=\"runs\">\n");
     if let Some((header, rows)) = &results {
@@ -945,12 +952,13 @@ pub fn cmd_report(a: ReportArgs) -> Result<ExitCode> {
     body.push_str("</section>\n");
 
     let page = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{t}</title>\n<style>{STYLE}{WHY}</style></head>\n<body><header><h1>{h}</h1><p>ssdlab {v} · {d}</p></header><main>\n{body}</main></body></html>\n",
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{t}</title>\n<style>{STYLE}{WHY}{FLOWS}</style></head>\n<body><header><h1>{h}</h1><p>ssdlab {v} · {d}</p></header><main>\n{body}</main></body></html>\n",
         t = esc(&crate::svg::plain(&title)),
         h = inline(&title),
         v = env!("CARGO_PKG_VERSION"),
         d = esc(&dir.display().to_string()),
         WHY = crate::report_why::STYLE,
+        FLOWS = crate::report_flows::STYLE,
     );
     crate::output::write_atomic(&out_path, page.as_bytes())?;
     eprintln!(

@@ -303,6 +303,118 @@ pub(crate) fn write_results_replicated(
     crate::output::write_atomic(&dir.join("results.parquet"), &bytes)
 }
 
+/// Write `dir/flows.csv` and `dir/flows.parquet` if any run has flows: one
+/// row per flow of each such run (the run's identifying columns as in
+/// results.csv, then the flow's figures); nothing otherwise.
+pub(crate) fn write_flow_results(
+    dir: &Path,
+    param_keys: &[&str],
+    rows: &[CsvRow],
+    replicates: Option<&[Replicate]>,
+) -> Result<()> {
+    // (run, flow) in run order, then flow order
+    let at: Vec<(usize, usize)> = rows
+        .iter()
+        .enumerate()
+        .flat_map(|(i, r)| (0..r.report.flows.len()).map(move |f| (i, f)))
+        .collect();
+    if at.is_empty() {
+        return Ok(());
+    }
+    let text = |name: &str, f: &dyn Fn(&CsvRow) -> String| Column {
+        name: name.into(),
+        values: Values::Text(at.iter().map(|&(i, _)| f(&rows[i])).collect()),
+    };
+    let mut cols = vec![
+        text("experiment", &|r| r.experiment.to_string()),
+        text("preset", &|r| r.preset.to_string()),
+        text("workload", &|r| r.workload.to_string()),
+        text("scheme", &|r| r.scheme.to_string()),
+    ];
+    for (k, key) in param_keys.iter().enumerate() {
+        cols.push(text(key, &|r| r.params[k].to_string()));
+    }
+    if let Some(reps) = replicates {
+        let int = |name: &str, f: &dyn Fn(&Replicate) -> u64| Column {
+            name: name.into(),
+            values: Values::Int(at.iter().map(|&(i, _)| f(&reps[i])).collect()),
+        };
+        cols.push(int("replicate", &|r| r.index));
+        cols.push(int("seed", &|r| r.seed));
+        cols.push(Column {
+            name: "workload_seed".into(),
+            values: Values::OptInt(at.iter().map(|&(i, _)| reps[i].workload_seed).collect()),
+        });
+    }
+    let flow = |i: usize, f: usize| &rows[i].report.flows[f];
+    cols.push(Column {
+        name: "flow".into(),
+        values: Values::Text(at.iter().map(|&(i, f)| flow(i, f).name.clone()).collect()),
+    });
+    cols.push(Column {
+        name: "priority".into(),
+        values: Values::Text(
+            at.iter()
+                .map(|&(i, f)| flow(i, f).priority.clone())
+                .collect(),
+        ),
+    });
+    let int = |name: &str, g: &dyn Fn(&ssdlab::metrics::FlowReport) -> u64| Column {
+        name: name.into(),
+        values: Values::Int(at.iter().map(|&(i, f)| g(flow(i, f))).collect()),
+    };
+    let float = |name: String, g: &dyn Fn(&ssdlab::metrics::FlowReport) -> Option<f64>| Column {
+        name,
+        values: Values::Float(at.iter().map(|&(i, f)| g(flow(i, f))).collect()),
+    };
+    cols.push(int("queue_depth", &|f| u64::from(f.queue_depth)));
+    cols.push(int("requests", &|f| f.requests));
+    cols.push(float("iops".into(), &|f| Some(f.iops)));
+    cols.push(float("bandwidth_mb_s".into(), &|f| Some(f.bandwidth_mb_s)));
+    type Lat = fn(&ssdlab::metrics::FlowReport) -> &ssdlab::metrics::FlowLatency;
+    let ops: [(&str, Lat); 3] = [
+        ("read", |f| &f.read),
+        ("write", |f| &f.write),
+        ("all", |f| &f.all),
+    ];
+    for (op, of) in ops {
+        cols.push(int(&format!("{op}_count"), &|f| of(f).count));
+        type Stat = fn(&ssdlab::metrics::FlowLatency) -> f64;
+        let stats: [(&str, Stat); 6] = [
+            ("mean", |l| l.mean),
+            ("p50", |l| l.p50),
+            ("p99", |l| l.p99),
+            ("p999", |l| l.p999),
+            ("p9999", |l| l.p9999),
+            ("max", |l| l.max),
+        ];
+        for (stat, g) in stats {
+            // no latency where the flow completed none of the op
+            cols.push(float(format!("{op}_latency_us_{stat}"), &|f| {
+                (of(f).count > 0).then(|| g(of(f)))
+            }));
+        }
+    }
+    cols.push(float("host_wait_us_mean".into(), &|f| {
+        Some(f.host_wait_us.mean)
+    }));
+    cols.push(float("host_wait_us_p99".into(), &|f| {
+        Some(f.host_wait_us.p99)
+    }));
+    cols.push(float("gc_blocked_us".into(), &|f| Some(f.gc_blocked_us)));
+    cols.push(float("alone_mean_latency_us".into(), &|f| {
+        f.alone_mean_latency_us
+    }));
+    cols.push(float("slowdown".into(), &|f| f.slowdown));
+    cols.push(Column {
+        name: "fairness".into(),
+        values: Values::Float(at.iter().map(|&(i, _)| rows[i].report.fairness).collect()),
+    });
+    crate::sweep::write(&dir.join("flows.csv"), &csv(&cols, at.len()))?;
+    let bytes = parquet(&cols).context("writing flows.parquet")?;
+    crate::output::write_atomic(&dir.join("flows.parquet"), &bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -89,7 +89,12 @@ struct Spec {
     presets: Vec<String>,
     #[serde(default)]
     config: Vec<PathBuf>,
+    #[serde(default)]
     workloads: Vec<String>,
+    /// Sets of flows run side by side, each an entry of the workload axis
+    /// beside `workloads` (labelled by its name).
+    #[serde(default)]
+    flowset: Vec<FlowSetSpec>,
     #[serde(default = "default_precondition")]
     precondition: String,
     /// Saved drive states (`ssdlab run --save-state`) by drive: runs of the
@@ -205,6 +210,18 @@ impl SchemeRun {
     }
 }
 
+/// A `[[flowset]]`: several flows (tenants) in each run, as `[[flows]]`
+/// of a configuration; with `alone`, each flow also runs alone (its
+/// slowdown, the run's fairness).
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct FlowSetSpec {
+    name: String,
+    flows: Vec<ssdlab::config::FlowConfig>,
+    #[serde(default)]
+    alone: bool,
+}
+
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
 struct ParamSpec {
@@ -222,7 +239,26 @@ struct Workload {
     label: String,
     /// The workload of each replicate: replicate i's generated workload
     /// has its seed raised by i (a trace is the same in every replicate).
+    /// Empty for a flow set.
     sources: Vec<Source>,
+    /// A flow set's flows, and each replicate's workloads of them.
+    flows: Option<FlowSet>,
+}
+
+impl Workload {
+    /// Replicate `i`'s generated workload seed (a flow set: its first
+    /// flow's), None for a trace.
+    fn seed(&self, i: usize) -> Option<u64> {
+        match &self.flows {
+            Some(f) => f.replicas[i].sources.first().and_then(workload_seed),
+            None => workload_seed(&self.sources[i]),
+        }
+    }
+}
+
+struct FlowSet {
+    configs: Vec<ssdlab::config::FlowConfig>,
+    replicas: Vec<crate::batch::FlowWork>,
 }
 
 /// One run of the matrix, by indexes into the drives, workloads, schemes and
@@ -371,8 +407,8 @@ pub(crate) fn plan(path: &Path, max_runs: u64, seeds_override: Option<u64>) -> R
     if spec.experiment.trim().is_empty() {
         bail!("{origin}: `experiment` must not be empty");
     }
-    if spec.workloads.is_empty() {
-        bail!("{origin}: `workloads` is empty: name at least one workload");
+    if spec.workloads.is_empty() && spec.flowset.is_empty() {
+        bail!("{origin}: `workloads` is empty: name at least one workload (or a [[flowset]])");
     }
     if spec.scheme.is_empty() {
         bail!("{origin}: no [[scheme]]: define at least the baseline scheme");
@@ -497,7 +533,9 @@ pub(crate) fn plan(path: &Path, max_runs: u64, seeds_override: Option<u64>) -> R
 
     // The size of the matrix, before anything per run is built.
     let runs_wanted = spec.param.iter().fold(
-        (drives.len() as u128) * (spec.workloads.len() as u128) * (scheme_runs.len() as u128),
+        (drives.len() as u128)
+            * ((spec.workloads.len() + spec.flowset.len()) as u128)
+            * (scheme_runs.len() as u128),
         |n, p| n.saturating_mul(p.values.len() as u128),
     );
     let runs_wanted = runs_wanted.saturating_mul(seeds as u128);
@@ -506,7 +544,7 @@ pub(crate) fn plan(path: &Path, max_runs: u64, seeds_override: Option<u64>) -> R
             "{origin}: the matrix has {runs_wanted} runs ({} drives × {} workloads × {} schemes{}{}), more \
              than --max-runs {max_runs}; raise --max-runs if you mean it",
             drives.len(),
-            spec.workloads.len(),
+            spec.workloads.len() + spec.flowset.len(),
             scheme_runs.len(),
             spec.param
                 .iter()
@@ -535,9 +573,8 @@ pub(crate) fn plan(path: &Path, max_runs: u64, seeds_override: Option<u64>) -> R
 
     // Workloads: a .toml profile, an existing trace file, or a built-in name.
     let mut workloads = Vec::new();
-    for w in &spec.workloads {
-        let full = resolve(dir, Path::new(w));
-        let mut args = workload_args(spec.limit);
+    let args_for = |limit: Option<u64>| {
+        let mut args = workload_args(limit);
         if let Some(f) = &spec.trace_format {
             let file = resolve(dir, Path::new(f));
             args.read.trace_format = if TraceFormat::parse(f).is_err() && file.is_file() {
@@ -547,6 +584,11 @@ pub(crate) fn plan(path: &Path, max_runs: u64, seeds_override: Option<u64>) -> R
             };
         }
         args.read.sort = spec.sort;
+        args
+    };
+    for w in &spec.workloads {
+        let full = resolve(dir, Path::new(w));
+        let mut args = args_for(spec.limit);
         let label = if w.ends_with(".toml") {
             args.synthetic = Some(full.clone());
             stem(&full)
@@ -565,6 +607,43 @@ pub(crate) fn plan(path: &Path, max_runs: u64, seeds_override: Option<u64>) -> R
             sources: (0..seeds as u64)
                 .map(|i| reseeded(&loaded.source, i))
                 .collect(),
+            flows: None,
+        });
+    }
+    // Flow sets: each flow's workload as a `[[flows]]` table names it
+    // (paths relative to the spec's directory; `limit` per flow, else the
+    // spec's).
+    for set in &spec.flowset {
+        let what = format!("{origin}: [[flowset]] `{}`", set.name);
+        if set.name.trim().is_empty() {
+            bail!("{origin}: `flowset.name` must not be empty");
+        }
+        if set.flows.is_empty() {
+            bail!("{what}: `flows` is empty: give at least one flow");
+        }
+        let mut configs = set.flows.clone();
+        for f in &mut configs {
+            for p in [&mut f.trace, &mut f.synthetic].into_iter().flatten() {
+                *p = resolve(dir, Path::new(p.as_str())).display().to_string();
+            }
+            f.limit = f.limit.or(spec.limit);
+        }
+        let mut probe = drives[0].config.clone();
+        probe.flows = configs.clone();
+        let sources = crate::input::flow_sources(&probe, &args_for(None).read, spec.seed)
+            .with_context(|| what.clone())?;
+        workloads.push(Workload {
+            label: set.name.clone(),
+            sources: Vec::new(),
+            flows: Some(FlowSet {
+                configs,
+                replicas: (0..seeds as u64)
+                    .map(|i| crate::batch::FlowWork {
+                        sources: sources.iter().map(|s| reseeded(s, i)).collect(),
+                        alone: set.alone,
+                    })
+                    .collect(),
+            }),
         });
     }
     check_unique(
@@ -608,7 +687,11 @@ pub(crate) fn plan(path: &Path, max_runs: u64, seeds_override: Option<u64>) -> R
                         let _ = write!(label, " {}={}", p.key, value);
                         let _ = write!(file, "__{}={}", sanitise(&p.key), sanitise(value));
                     }
-                    let config = scheme.config(&drive.config, &sets).with_context(|| {
+                    let mut base = std::borrow::Cow::Borrowed(&drive.config);
+                    if let Some(f) = &workload.flows {
+                        base.to_mut().flows = f.configs.clone();
+                    }
+                    let config = scheme.config(&base, &sets).with_context(|| {
                         format!(
                             "{origin}: scheme `{}` ({}set = {:?}){} on drive `{}`",
                             scheme.name,
@@ -624,6 +707,14 @@ pub(crate) fn plan(path: &Path, max_runs: u64, seeds_override: Option<u64>) -> R
                             drive.label
                         )
                     })?;
+                    if workload.flows.is_some() && states[d].is_some() {
+                        bail!(
+                            "{origin}: `states`: drive `{}` starts from a saved state, which runs with flows \
+                             (the [[flowset]] `{}`) do not support",
+                            drive.label,
+                            workload.label
+                        );
+                    }
                     let replicas: Vec<Replica> = if seeds == 1 {
                         vec![Replica {
                             config,
@@ -756,6 +847,10 @@ fn shared_states(
                 pool.len() - 1
             });
             of_run[t] = Some(k);
+            continue;
+        }
+        if plan.workloads[run.workload].flows.is_some() {
+            // Runs with flows age their own drive.
             continue;
         }
         let keys = ssdlab::sim::state::drive_keys(&run.replicas[i].config, pre)?;
@@ -944,6 +1039,7 @@ fn write_results(dir: &Path, plan: &Plan, reports: &[Report]) -> Result<()> {
         .map(|(c, run, i)| csv_row(plan, run, &reports[c * n + i]))
         .collect();
     if n == 1 {
+        crate::results::write_flow_results(dir, &keys, &rows, None)?;
         return crate::results::write_results(dir, &keys, &rows);
     }
     let replicates: Vec<crate::results::Replicate> = plan
@@ -956,10 +1052,11 @@ fn write_results(dir: &Path, plan: &Plan, reports: &[Report]) -> Result<()> {
                 .map(|(i, r)| crate::results::Replicate {
                     index: i as u64,
                     seed: r.config.seed,
-                    workload_seed: workload_seed(&plan.workloads[run.workload].sources[i]),
+                    workload_seed: plan.workloads[run.workload].seed(i),
                 })
         })
         .collect();
+    crate::results::write_flow_results(dir, &keys, &rows, Some(&replicates))?;
     crate::results::write_results_replicated(dir, &keys, &rows, Some(&replicates))?;
     let cells: Vec<CsvRow> = plan
         .runs
@@ -1358,7 +1455,10 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
             label: r.label.clone(),
             file: r.file.clone(),
             config: &r.config,
-            source: &plan.workloads[run.workload].sources[i],
+            work: match &plan.workloads[run.workload].flows {
+                Some(f) => crate::batch::Work::Flows(&f.replicas[i]),
+                None => crate::batch::Work::One(&plan.workloads[run.workload].sources[i]),
+            },
             precondition: &plan.precondition,
             state: state.map(|k| &states[k]),
         })

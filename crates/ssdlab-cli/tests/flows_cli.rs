@@ -258,3 +258,157 @@ fn bad_flows_name_the_flow_and_the_key() {
         fails_naming(&args, needles);
     }
 }
+
+const FLOW_SWEEP: &str = r#"experiment = "tenants"
+presets = ["small"]
+limit = 1500
+precondition = "fill:0.5:0.5"
+baseline = "rr"
+[[flowset]]
+name = "reader+writer"
+alone = true
+flows = [
+  { name = "reader", workload = "spd/proj_3", queue_depth = 8 },
+  { name = "writer", workload = "spd/prxy_0", priority = "high", limit = 1000 },
+]
+[[scheme]]
+name = "rr"
+set = []
+[[scheme]]
+name = "wrr"
+set = ['queues.arbitration="wrr"', "queues.weights.high=8"]
+"#;
+
+#[test]
+fn a_sweep_runs_flow_sets_with_per_flow_results_and_a_report_section() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("spec.toml");
+    std::fs::write(&spec, FLOW_SWEEP).unwrap();
+    let out = dir.path().join("out");
+    ok(&[
+        "sweep",
+        spec.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--jobs",
+        "1",
+        "-q",
+    ]);
+    // results.csv: one row per run, the flow set as the workload
+    let results = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    let rows: Vec<&str> = results.lines().skip(1).collect();
+    assert_eq!(rows.len(), 2, "{results}");
+    assert!(
+        rows.iter().all(|r| r.contains(",reader+writer,")),
+        "{results}"
+    );
+    // flows.csv: one row per flow of each run, the flow's own limit
+    let flows = std::fs::read_to_string(out.join("flows.csv")).unwrap();
+    let mut lines = flows.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 4, "{flows}");
+    let names: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|r| (r[col("scheme")], r[col("flow")]))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("rr", "reader"),
+            ("rr", "writer"),
+            ("wrr", "reader"),
+            ("wrr", "writer")
+        ]
+    );
+    for r in &rows {
+        let requests: u64 = r[col("requests")].parse().unwrap();
+        assert_eq!(
+            requests,
+            if r[col("flow")] == "reader" {
+                1500
+            } else {
+                1000
+            }
+        );
+    }
+    // each run's fairness is its smallest slowdown over its largest
+    for run in rows.chunks(2) {
+        let s: Vec<f64> = run
+            .iter()
+            .map(|r| r[col("slowdown")].parse().unwrap())
+            .collect();
+        let fairness: f64 = run[0][col("fairness")].parse().unwrap();
+        assert!(s.iter().all(|&x| x > 0.0), "{flows}");
+        let expect = s[0].min(s[1]) / s[0].max(s[1]);
+        assert!((fairness - expect).abs() < 1e-12, "{fairness} vs {expect}");
+    }
+    assert!(out.join("flows.parquet").is_file());
+    // the saved run's JSON has the flows and their workloads
+    let run: Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("runs/tenants__small__reader+writer__rr.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(run["flows"].as_array().unwrap().len(), 2);
+    assert_eq!(run["run"]["flows"].as_array().unwrap().len(), 2);
+    // the report page has a section of the flows
+    ok(&["report", out.to_str().unwrap()]);
+    let page = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(page.contains("<h2>Flows</h2>"));
+    assert!(page.contains("fairness 0."), "no fairness in the page");
+    // --resume reuses both runs: the same files
+    let before = std::fs::read(out.join("flows.csv")).unwrap();
+    ok(&[
+        "sweep",
+        spec.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--resume",
+        "-q",
+    ]);
+    assert_eq!(std::fs::read(out.join("flows.csv")).unwrap(), before);
+}
+
+#[test]
+fn bad_flow_sets_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("spec.toml");
+    let out = dir.path().join("out");
+    let try_spec = |text: &str, needles: &[&str]| {
+        std::fs::write(&spec, text).unwrap();
+        fails_naming(
+            &[
+                "sweep",
+                spec.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            needles,
+        );
+    };
+    try_spec(
+        &FLOW_SWEEP.replace("queue_depth = 8", "depth = 8"),
+        &["unknown field `depth`"],
+    );
+    try_spec(
+        &FLOW_SWEEP.replace("workload = \"spd/proj_3\"", "workload = \"spd/nope\""),
+        &["[[flowset]] `reader+writer`", "flow `reader`"],
+    );
+    try_spec(
+        r#"experiment = "x"
+baseline = "a"
+[[flowset]]
+name = "empty"
+flows = []
+[[scheme]]
+name = "a"
+set = []
+"#,
+        &["[[flowset]] `empty`", "`flows` is empty"],
+    );
+    try_spec(
+        &FLOW_SWEEP.replace("queue_depth = 8", "queue_depth = 0"),
+        &["reader", "queue_depth"],
+    );
+}

@@ -822,7 +822,7 @@ pub fn reproduce_spd(a: SpdArgs) -> Result<ExitCode> {
             label: sim.label.clone(),
             file: sim_file[i].clone(),
             config: &sim.config,
-            source: &plan.workloads[sim.workload].source,
+            work: crate::batch::Work::One(&plan.workloads[sim.workload].source),
             precondition: &plan.exps[sim.exp].precondition,
             state: None,
         })
