@@ -177,6 +177,15 @@ pub fn run(req: &RunRequest) -> Result<String> {
     let latency_cdf = sim.latency_cdf();
     drop(sim);
     let run = crate::meta::describe(&cfg, &loaded.source, &pre, &crate::meta::Hashes::default())?;
+    respond(report, run, latency_cdf)
+}
+
+/// The JSON of a run's result: `{"result": …, "latency_cdf": […]}`.
+fn respond(
+    report: ssdlab::Report,
+    run: crate::meta::RunMeta,
+    latency_cdf: Vec<ssdlab::CdfPoint>,
+) -> Result<String> {
     Ok(serde_json::to_string(&RunResponse {
         result: crate::meta::Described {
             report: std::borrow::Cow::Owned(report),
@@ -215,13 +224,7 @@ fn run_flows(req: &RunRequest, cfg: &Config) -> Result<String> {
         report.set_alone(&alone);
     }
     let run = crate::meta::describe_flows(cfg, &sources, &pre, &crate::meta::Hashes::default())?;
-    Ok(serde_json::to_string(&RunResponse {
-        result: crate::meta::Described {
-            report: std::borrow::Cow::Owned(report),
-            run,
-        },
-        latency_cdf,
-    })?)
+    respond(report, run, latency_cdf)
 }
 
 /// Run a sweep (`ssdlab sweep SPEC --out OUT`), or with `shard` one shard of

@@ -132,9 +132,25 @@ fn table(
     rows: &[CsvRow],
     replicates: Option<&[Replicate]>,
 ) -> Result<Vec<Column>> {
+    let all: Vec<usize> = (0..rows.len()).collect();
+    let mut cols = id_columns(param_keys, rows, replicates, &all);
+    let reports: Vec<&Report> = rows.iter().map(|r| r.report).collect();
+    cols.extend(metric_columns(&reports)?);
+    Ok(cols)
+}
+
+/// The identifying columns (experiment, preset, workload, scheme, the
+/// parameters, and with replicates their index and seeds) of the runs
+/// `at` (indexes into `rows`, a run repeated as often as it appears).
+fn id_columns(
+    param_keys: &[&str],
+    rows: &[CsvRow],
+    replicates: Option<&[Replicate]>,
+    at: &[usize],
+) -> Vec<Column> {
     let text = |name: &str, f: &dyn Fn(&CsvRow) -> String| Column {
         name: name.into(),
-        values: Values::Text(rows.iter().map(f).collect()),
+        values: Values::Text(at.iter().map(|&i| f(&rows[i])).collect()),
     };
     let mut cols = vec![
         text("experiment", &|r| r.experiment.to_string()),
@@ -142,26 +158,22 @@ fn table(
         text("workload", &|r| r.workload.to_string()),
         text("scheme", &|r| r.scheme.to_string()),
     ];
-    for (i, key) in param_keys.iter().enumerate() {
-        cols.push(text(key, &|r| r.params[i].to_string()));
+    for (k, key) in param_keys.iter().enumerate() {
+        cols.push(text(key, &|r| r.params[k].to_string()));
     }
     if let Some(reps) = replicates {
-        cols.push(Column {
-            name: "replicate".into(),
-            values: Values::Int(reps.iter().map(|r| r.index).collect()),
-        });
-        cols.push(Column {
-            name: "seed".into(),
-            values: Values::Int(reps.iter().map(|r| r.seed).collect()),
-        });
+        let int = |name: &str, f: &dyn Fn(&Replicate) -> u64| Column {
+            name: name.into(),
+            values: Values::Int(at.iter().map(|&i| f(&reps[i])).collect()),
+        };
+        cols.push(int("replicate", &|r| r.index));
+        cols.push(int("seed", &|r| r.seed));
         cols.push(Column {
             name: "workload_seed".into(),
-            values: Values::OptInt(reps.iter().map(|r| r.workload_seed).collect()),
+            values: Values::OptInt(at.iter().map(|&i| reps[i].workload_seed).collect()),
         });
     }
-    let reports: Vec<&Report> = rows.iter().map(|r| r.report).collect();
-    cols.extend(metric_columns(&reports)?);
-    Ok(cols)
+    cols
 }
 
 pub(crate) fn csv_field(s: &str) -> String {
@@ -321,31 +333,8 @@ pub(crate) fn write_flow_results(
     if at.is_empty() {
         return Ok(());
     }
-    let text = |name: &str, f: &dyn Fn(&CsvRow) -> String| Column {
-        name: name.into(),
-        values: Values::Text(at.iter().map(|&(i, _)| f(&rows[i])).collect()),
-    };
-    let mut cols = vec![
-        text("experiment", &|r| r.experiment.to_string()),
-        text("preset", &|r| r.preset.to_string()),
-        text("workload", &|r| r.workload.to_string()),
-        text("scheme", &|r| r.scheme.to_string()),
-    ];
-    for (k, key) in param_keys.iter().enumerate() {
-        cols.push(text(key, &|r| r.params[k].to_string()));
-    }
-    if let Some(reps) = replicates {
-        let int = |name: &str, f: &dyn Fn(&Replicate) -> u64| Column {
-            name: name.into(),
-            values: Values::Int(at.iter().map(|&(i, _)| f(&reps[i])).collect()),
-        };
-        cols.push(int("replicate", &|r| r.index));
-        cols.push(int("seed", &|r| r.seed));
-        cols.push(Column {
-            name: "workload_seed".into(),
-            values: Values::OptInt(at.iter().map(|&(i, _)| reps[i].workload_seed).collect()),
-        });
-    }
+    let runs: Vec<usize> = at.iter().map(|&(i, _)| i).collect();
+    let mut cols = id_columns(param_keys, rows, replicates, &runs);
     let flow = |i: usize, f: usize| &rows[i].report.flows[f];
     cols.push(Column {
         name: "flow".into(),
