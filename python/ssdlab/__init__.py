@@ -132,7 +132,8 @@ class Result:
         operation and band (``all``, ``p50``, ``p99``, ``p99.9``: the
         requests from that percentile's latency on) with ``from_us``,
         ``requests``, ``mean_us``, each part's share of the band's latency
-        in percent (``buffer`` … ``array``, summing to 100) and the buffer
+        in percent (``buffer`` … ``array``, ``suspended`` with suspension on and
+        ``host`` with flows or the host interface, summing to 100) and the buffer
         wait's causes (``buffer_cause_*``). Empty when the run had it off."""
         a = self._result.get("attribution")
         rows = []

@@ -176,7 +176,8 @@ struct RunArgs {
     /// Write every request as it completes to this CSV file:
     /// arrival_ns, completion_ns, op, offset_bytes, size_bytes, latency_ns,
     /// then the latency's parts in ns (buffer_ns … array_ns, summing to
-    /// latency_ns; turns `--attribution` on).
+    /// latency_ns; turns `--attribution` on). With flows, each request's
+    /// flow first and its host wait after the latency.
     #[arg(long, value_name = "FILE")]
     latency_log: Option<PathBuf>,
     /// Split every request's latency into parts (waiting for a buffer slot,
@@ -426,12 +427,9 @@ fn simulate_with(
         use std::io::Write;
         let mut header =
             "arrival_ns,completion_ns,op,offset_bytes,size_bytes,latency_ns".to_string();
-        // (`suspended` only with program and erase suspension on.)
-        let shown = ssdlab::attribution::Part::shown(!cfg.flash.suspension.is_off()).len();
-        if cfg.metrics.attribution {
-            for p in &ssdlab::attribution::Part::ALL[..shown] {
-                header += &format!(",{}_ns", p.name());
-            }
+        let shown = log_parts(cfg);
+        for p in &shown {
+            header += &format!(",{}_ns", p.name());
         }
         let e = writeln!(f, "{header}");
         let f = std::sync::Arc::new(std::sync::Mutex::new((f, e.err())));
@@ -448,11 +446,7 @@ fn simulate_with(
                     c.size,
                     c.completion_ns - c.arrival_ns
                 );
-                if let Some(parts) = &c.parts {
-                    for p in &parts[..shown] {
-                        line += &format!(",{p}");
-                    }
-                }
+                log_part_values(&mut line, c, &shown);
                 g.1 = writeln!(g.0, "{line}").err();
             }
         }));
@@ -636,7 +630,7 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
         cfg = cfg.with_overrides(&queue_sets)?;
         cfg.validate(&cfg.name.clone())?;
     }
-    if a.attribution || (a.latency_log.is_some() && cfg.flows.is_empty()) {
+    if a.attribution || a.latency_log.is_some() {
         cfg.metrics.attribution = true;
     }
     if !cfg.flows.is_empty() {
@@ -694,6 +688,24 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
         write_described(path, &report, &cfg, &loaded.source, &pre, &hashes)?;
     }
     finish_run(&a, &report, &cdf)
+}
+
+/// The latency log's part columns: the parts latency attribution reports
+/// (none when it is off).
+fn log_parts(cfg: &Config) -> Vec<ssdlab::attribution::Part> {
+    if !cfg.metrics.attribution {
+        return Vec::new();
+    }
+    ssdlab::attribution::Part::shown(!cfg.flash.suspension.is_off(), cfg.attribution_host_part())
+}
+
+/// Append a completed request's `shown` parts to its latency-log line.
+fn log_part_values(line: &mut String, c: &ssdlab::Completion, shown: &[ssdlab::attribution::Part]) {
+    if let Some(parts) = &c.parts {
+        for &p in shown {
+            *line += &format!(",{}", parts[p as usize]);
+        }
+    }
 }
 
 /// The end of a run, with or without flows (its JSON written): the

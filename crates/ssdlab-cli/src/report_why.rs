@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::report::esc;
 
 /// Parts in the result's order, with their colours (distinct, print-safe).
-const PARTS: [(&str, &str, &str); 9] = [
+const PARTS: [(&str, &str, &str); 10] = [
     ("buffer", "waiting for a buffer slot", "#8c6bb1"),
     ("mapping", "waiting for mapping reads", "#e7298a"),
     ("held", "held by the scheduler", "#a6761d"),
@@ -20,6 +20,7 @@ const PARTS: [(&str, &str, &str); 9] = [
     ("transfer", "transfer", "#b2df8a"),
     ("array", "array time", "#33a02c"),
     ("suspended", "suspension", "#6a3d9a"),
+    ("host", "in the host and its interface", "#999999"),
 ];
 
 /// Runs listed at most (the rest are counted).
@@ -46,14 +47,18 @@ pub(crate) fn section(runs: &[(String, Value)], names: &[String], out: &mut Stri
          for spent their time.</p>"
     );
     // (`suspended` is a part of runs with program and erase suspension.)
-    let suspension = with.iter().any(|(_, a)| {
-        a["parts"]
-            .as_array()
-            .is_some_and(|p| p.iter().any(|k| k == "suspended"))
-    });
+    // (`suspended` and `host` only where some run reports them.)
+    let reported = |part: &str| {
+        with.iter().any(|(_, a)| {
+            a["parts"]
+                .as_array()
+                .is_some_and(|p| p.iter().any(|k| k == part))
+        })
+    };
+    let (suspension, host) = (reported("suspended"), reported("host"));
     out.push_str("<p class=\"legend\">");
     for (key, words, colour) in PARTS {
-        if key == "suspended" && !suspension {
+        if (key == "suspended" && !suspension) || (key == "host" && !host) {
             continue;
         }
         let _ = write!(

@@ -37,10 +37,14 @@ pub(super) fn run_flows(a: RunArgs, cfg: Config) -> Result<ExitCode> {
         Some(path) => {
             use std::io::Write;
             let mut f = output::create(path)?;
-            let e = writeln!(
-                f,
+            let shown = log_parts(&cfg);
+            let mut header =
                 "flow,arrival_ns,completion_ns,op,offset_bytes,size_bytes,latency_ns,host_wait_ns"
-            );
+                    .to_string();
+            for p in &shown {
+                header += &format!(",{}_ns", p.name());
+            }
+            let e = writeln!(f, "{header}");
             let names: Vec<String> = cfg.flows.iter().map(|f| f.name.clone()).collect();
             let f = std::sync::Arc::new(std::sync::Mutex::new((f, e.err())));
             let sink = f.clone();
@@ -49,8 +53,7 @@ pub(super) fn run_flows(a: RunArgs, cfg: Config) -> Result<ExitCode> {
                 if g.1.is_none() {
                     let op = log_op(c.op);
                     let flow = c.flow.map_or("", |i| names[i as usize].as_str());
-                    g.1 = writeln!(
-                        g.0,
+                    let mut line = format!(
                         "{flow},{},{},{op},{},{},{},{}",
                         c.arrival_ns,
                         c.completion_ns,
@@ -58,8 +61,9 @@ pub(super) fn run_flows(a: RunArgs, cfg: Config) -> Result<ExitCode> {
                         c.size,
                         c.completion_ns - c.arrival_ns,
                         c.host_wait_ns
-                    )
-                    .err();
+                    );
+                    log_part_values(&mut line, c, &shown);
+                    g.1 = writeln!(g.0, "{line}").err();
                 }
             }));
             Some(f)

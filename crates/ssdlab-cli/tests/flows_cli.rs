@@ -96,10 +96,22 @@ fn two_flows_report_per_flow_with_slowdowns_and_fairness() {
     let mut lines = text.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "flow,arrival_ns,completion_ns,op,offset_bytes,size_bytes,latency_ns,host_wait_ns"
+        "flow,arrival_ns,completion_ns,op,offset_bytes,size_bytes,latency_ns,host_wait_ns,\
+         buffer_ns,mapping_ns,held_ns,behind_host_ns,behind_gc_ns,channel_ns,transfer_ns,array_ns,host_ns"
     );
     let rows: Vec<&str> = lines.collect();
     assert_eq!(rows.len(), 4000);
+    // Each request's parts sum to its latency; its host wait is in `host`.
+    for row in &rows {
+        let f: Vec<u64> = row.split(',').skip(6).map(|x| x.parse().unwrap()).collect();
+        let (latency, wait, parts) = (f[0], f[1], &f[2..]);
+        assert_eq!(parts.iter().sum::<u64>(), latency, "{row}");
+        assert!(parts[8] >= wait, "{row}");
+    }
+    assert!(
+        rows.iter().any(|r| r.split(',').nth(7) != Some("0")),
+        "no request waited in the host"
+    );
     assert_eq!(
         rows.iter().filter(|l| l.starts_with("writer,")).count(),
         2000

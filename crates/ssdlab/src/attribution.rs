@@ -31,6 +31,15 @@
 //!   suspension waits behind host work; once the operation resumes, behind
 //!   it. The part is reported only when suspension is on.
 //!
+//! - **host** (several flows, or the host interface on): the time a flow's
+//!   request waited in the host for its queue and the device's fetch, the
+//!   interface's command stage before its pages started (the command and a
+//!   write's data over the link, firmware, map-entry DRAM accesses) and its
+//!   completion stage after its last page (DRAM, a read's data, the
+//!   completion and the interrupt over the link). The pages' own parts run
+//!   from when its pages started. The part is reported only with flows or
+//!   the interface.
+//!
 //! A command counts as GC work when its first transaction is GC's. A buffer
 //! slot's wait has a second reading, its **causes**: the wait of a write
 //! admitted when a flush completed is split in the proportions of that
@@ -47,7 +56,7 @@ use crate::types::{ReqId, TxnId};
 use rustc_hash::FxHashMap;
 
 /// The number of parts.
-pub const PARTS: usize = 9;
+pub const PARTS: usize = 10;
 
 /// A part of a request's latency (module documentation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,6 +70,7 @@ pub enum Part {
     Transfer,
     Array,
     Suspended,
+    Host,
 }
 
 impl Part {
@@ -75,16 +85,21 @@ impl Part {
         Part::Transfer,
         Part::Array,
         Part::Suspended,
+        Part::Host,
     ];
 
-    /// The parts outputs show: all of them with program and erase
-    /// suspension on, else all but `suspended` (always zero then).
-    pub fn shown(suspension: bool) -> &'static [Part] {
-        if suspension {
-            &Part::ALL
-        } else {
-            &Part::ALL[..PARTS - 1]
-        }
+    /// The parts outputs show: `suspended` only with program or erase
+    /// suspension on, `host` only with flows or the host interface (each
+    /// always zero otherwise); the others always.
+    pub fn shown(suspension: bool, host: bool) -> Vec<Part> {
+        Part::ALL
+            .into_iter()
+            .filter(|&p| match p {
+                Part::Suspended => suspension,
+                Part::Host => host,
+                _ => true,
+            })
+            .collect()
     }
 
     /// Its name in JSON keys and CSV columns.
@@ -99,6 +114,7 @@ impl Part {
             Part::Transfer => "transfer",
             Part::Array => "array",
             Part::Suspended => "suspended",
+            Part::Host => "host",
         }
     }
 
@@ -114,6 +130,7 @@ impl Part {
             Part::Transfer => "transfer",
             Part::Array => "array time",
             Part::Suspended => "suspension (suspend latency, time suspended)",
+            Part::Host => "in the host and its interface (queue wait, command and completion)",
         }
     }
 }
@@ -203,6 +220,9 @@ pub(crate) struct Attribution {
     /// Parts a page carries from an earlier stage into a later one (a
     /// read-modify-write's read, into its write).
     carry: FxHashMap<(ReqId, Lpn), Parts>,
+    /// Requests in the interface's completion stage: their last page's
+    /// parts and buffer causes, and when that page completed.
+    finishing: FxHashMap<ReqId, (Parts, Option<Causes>, Time)>,
 }
 
 impl Attribution {
@@ -214,6 +234,7 @@ impl Attribution {
             page_wait: 0,
             blame: None,
             carry: FxHashMap::default(),
+            finishing: FxHashMap::default(),
         }
     }
 
@@ -396,6 +417,37 @@ impl Attribution {
         }
         causes[Part::Buffer as usize] = wait as f64;
         Some(causes)
+    }
+
+    /// The last page of `req` completed at `now` (its parts in `page`); the
+    /// request completes after the interface's completion stage.
+    pub(crate) fn finishing(&mut self, req: ReqId, now: Time) {
+        let causes = self.page_causes();
+        self.finishing.insert(req, (self.page, causes, now));
+    }
+
+    /// Request `req` completes at `now`, having arrived at `arrival` and
+    /// started its pages at `started`: its parts (its last page's, with
+    /// the time before its pages started and after its last page completed
+    /// in `host`) and buffer causes.
+    pub(crate) fn request(
+        &mut self,
+        req: ReqId,
+        arrival: Time,
+        started: Time,
+        now: Time,
+    ) -> (Parts, Option<Causes>) {
+        let (mut parts, causes, done) = match self.finishing.remove(&req) {
+            Some(f) => f,
+            None => (self.page, self.page_causes(), now),
+        };
+        parts[Part::Host as usize] += (started - arrival) + (now - done);
+        (parts, causes)
+    }
+
+    /// Requests in the interface's completion stage (the checker's).
+    pub(crate) fn finishing_count(&self) -> usize {
+        self.finishing.len()
     }
 
     /// A page carries `parts` from a stage that ended into the next.

@@ -1810,7 +1810,22 @@ pub fn interface_checks() -> Result<Vec<Check>> {
     let src = records("one read", vec![rec(0, Op::Read, 0)]);
     out.push(Check::exact_ns(
         "PCIe 3.0 x4 link time of a 4 KiB read = its closed form",
-        diff(&with(pcie, None), &src, "trace-reads", false)?,
+        diff(&with(pcie.clone(), None), &src, "trace-reads", false)?,
+        expected,
+    ));
+    // Latency attribution counts that time in its `host` part, the rest as
+    // without the interface.
+    let mut attributed = with(pcie, None);
+    attributed.metrics.attribution = true;
+    let r = run(&attributed, &src, "trace-reads")?;
+    let all = r
+        .attribution
+        .as_ref()
+        .and_then(|a| a.read.first())
+        .ok_or_else(|| crate::Error::Invalid("attribution reported no read".into()))?;
+    out.push(Check::exact_ns(
+        "latency attribution's host part of that read = the link's closed form",
+        all.share_pct.host.unwrap_or(0.0) / 100.0 * all.mean_us,
         expected,
     ));
     // SATA 6 Gb/s: 8b/10b makes a byte 5/3 ns; each FIS adds SOF, CRC and

@@ -80,7 +80,7 @@ struct Case {
     /// burst and device slots from the seed. Taken from the seed, not
     /// drawn: the cases drawn are those drawn without it.
     flows: usize,
-    /// The host interface, without attribution: 0–5 off; 6 a PCIe link
+    /// The host interface: 0–5 off; 6 a PCIe link
     /// and a controller with DRAM and firmware time; 7 SATA and DRAM with
     /// MQSim's estimate. Taken from the seed, not drawn.
     interface: usize,
@@ -420,7 +420,7 @@ fn config(k: &Case) -> Config {
             c.flash.bad_blocks.as_mut().unwrap().factory_fraction = 0.0;
         }
     }
-    if !k.attribution && k.interface >= 6 {
+    if k.interface >= 6 {
         use ssdlab::config::{Controller, Dram, DramTiming, Interface, Link};
         c.interface = Some(if k.interface == 6 {
             Interface {
@@ -465,7 +465,6 @@ fn flows(c: &mut Config, k: &Case) {
     };
     if k.flows < 2
         || c.host.mode != HostMode::OpenLoop
-        || c.metrics.attribution
         || k.until_steady
         || c.host.page_types != "none"
         || c.host.address_mode != AddressMode::Fold

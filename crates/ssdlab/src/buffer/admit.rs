@@ -159,7 +159,7 @@ impl Simulator {
                     }
                     if let Some(a) = &mut self.attr {
                         let now = self.engine.now();
-                        a.buffer_page(req, lpn, self.host.reqs[req].arrival, now);
+                        a.buffer_page(req, lpn, self.host.reqs[req].started, now);
                     }
                     self.sub_done(req);
                 }

@@ -176,6 +176,12 @@ impl Default for Queues {
 }
 
 impl Config {
+    /// Does latency attribution report the `host` part (time in the host's
+    /// queue and the interface's stages)? With flows or the interface on.
+    pub fn attribution_host_part(&self) -> bool {
+        !self.flows.is_empty() || self.interface.as_ref().is_some_and(|i| i.is_on())
+    }
+
     /// The queues' configuration in force (the defaults without `[queues]`).
     pub fn queues_or_default(&self) -> Queues {
         self.queues.unwrap_or_default()
@@ -284,12 +290,6 @@ impl Config {
         }
         if self.host.replays > 1 {
             return refuse("host.replays", "replaying the workload");
-        }
-        if self.metrics.attribution {
-            return refuse(
-                "metrics.attribution",
-                "latency attribution (its parts do not include the host queue wait)",
-            );
         }
         if self.host.page_types != "none" {
             return refuse("host.page_types", "a page-type specifying scheme");

@@ -315,14 +315,14 @@ mod tests {
     }
 
     #[test]
-    fn attribution_is_refused_with_it() {
-        let e = small()
+    fn attribution_composes_with_it() {
+        let c = small()
             .with_overrides(&[
                 "metrics.attribution=true".into(),
                 r#"interface.link={ kind = "sata" }"#.into(),
             ])
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("metrics.attribution"), "{e}");
+            .unwrap();
+        assert!(c.attribution_host_part());
+        assert!(!small().attribution_host_part());
     }
 }

@@ -378,14 +378,6 @@ impl Config {
         }
         if let Some(i) = &self.interface {
             i.validate(origin)?;
-            if i.is_on() && self.metrics.attribution {
-                return err(
-                    "metrics.attribution",
-                    "latency attribution has no parts for the host interface's link and \
-                     controller time; turn one of them off"
-                        .into(),
-                );
-            }
         }
         compose(self, origin)?;
         if !(self.metrics.interval_ms.is_finite() && self.metrics.interval_ms >= 0.0) {

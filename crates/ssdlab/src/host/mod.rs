@@ -154,6 +154,10 @@ pub(crate) struct Req {
     /// device fetched it (its arrival without flows).
     pub(crate) flow: u32,
     pub(crate) fetched_at: Time,
+    /// When its pages started: its fetch, or with the host interface the
+    /// end of its command stage (latency attribution's pages count from
+    /// here; the time before is the `host` part).
+    pub(crate) started: Time,
     /// The request as the host issued it (for the request log).
     pub(crate) offset: u64,
     pub(crate) size: u64,
@@ -381,6 +385,7 @@ impl Simulator {
                     arrival: 0,
                     flow: flows::NO_FLOW,
                     fetched_at: 0,
+                    started: 0,
                     offset: 0,
                     size: 0,
                     pages_left: 0,
@@ -395,6 +400,7 @@ impl Simulator {
             arrival,
             flow,
             fetched_at: now,
+            started: now,
             offset: rec.offset,
             size: rec.size,
             // A trim of no whole page still completes (once).
@@ -435,6 +441,7 @@ impl Simulator {
     pub(crate) fn on_hostif(&mut self, req: ReqId, stage: u32) {
         if stage == crate::hostif::STAGE_PAGES {
             let rec = self.hostif_take(req);
+            self.host.reqs[req].started = self.engine.now();
             self.submit_pages(req, rec);
         } else {
             self.req_done(req);
@@ -497,11 +504,11 @@ impl Simulator {
             "a request done for a page more than it has"
         );
         if let Some(a) = &self.attr {
-            if attribution::total(&a.page) != now - r.arrival {
+            if attribution::total(&a.page) != now - r.started {
                 self.error.get_or_insert(Error::Consistency(format!(
-                    "latency attribution: a page of a request that arrived at {} ns completed at \
+                    "latency attribution: a page of a request whose pages started at {} ns completed at \
                      {now} ns with parts {:?} summing to {} ns",
-                    r.arrival,
+                    r.started,
                     a.page,
                     attribution::total(&a.page)
                 )));
@@ -514,6 +521,9 @@ impl Simulator {
         if self.hostif.is_some() && r.op != Op::Trim {
             // The interface's completion stage (`hostif`).
             let (write, bytes) = (r.op == Op::Write, r.size);
+            if let Some(a) = &mut self.attr {
+                a.finishing(req, now);
+            }
             return self.hostif_completion(req, write, bytes);
         }
         self.req_done(req);
@@ -534,10 +544,24 @@ impl Simulator {
             self.metrics.trim.requests += 1;
         } else {
             self.metrics.record_latency(op == Op::Write, lat, now);
-            if let (Some(a), Some(sums)) = (&self.attr, &mut self.metrics.attribution) {
-                sums.record(op == Op::Write, lat, &a.page, a.page_causes());
-            }
         }
+        let parts = match &mut self.attr {
+            Some(a) => {
+                let (parts, causes) = a.request(req, r.arrival, r.started, now);
+                if attribution::total(&parts) != lat {
+                    self.error.get_or_insert(Error::Consistency(format!(
+                        "latency attribution: a request of latency {lat} ns has parts {parts:?} \
+                         summing to {} ns",
+                        attribution::total(&parts)
+                    )));
+                }
+                if let (Some(sums), true) = (&mut self.metrics.attribution, op != Op::Trim) {
+                    sums.record(op == Op::Write, lat, &parts, causes);
+                }
+                Some(parts)
+            }
+            None => None,
+        };
         if let Some(log) = &mut self.request_log {
             log(&Completion {
                 arrival_ns: r.arrival,
@@ -545,7 +569,7 @@ impl Simulator {
                 op,
                 offset: r.offset,
                 size: r.size,
-                parts: self.attr.as_ref().map(|a| a.page),
+                parts,
                 flow: (flow != flows::NO_FLOW).then_some(flow),
                 host_wait_ns: wait,
             });
@@ -634,7 +658,7 @@ impl Simulator {
             let now = self.engine.now();
             for (r, lpn) in done {
                 if let Some(a) = &mut self.attr {
-                    a.buffer_page(r, lpn, self.host.reqs[r].arrival, now);
+                    a.buffer_page(r, lpn, self.host.reqs[r].started, now);
                 }
                 self.sub_done(r);
             }
@@ -773,7 +797,7 @@ impl Simulator {
                 self.txns[t].rmw = rmw;
                 if let Some(a) = &mut self.attr {
                     // Until now it waited for its map entry (DFTL).
-                    let waited = self.engine.now() - self.host.reqs[req].arrival;
+                    let waited = self.engine.now() - self.host.reqs[req].started;
                     a.add(t, Part::Mapping, waited);
                 }
                 self.enqueue(plane, Class::Read, t);
@@ -800,13 +824,13 @@ impl Simulator {
     }
 
     /// Latency attribution: the page of `req` about to complete spent all
-    /// its time since the request arrived in `part` (none, for a buffer
-    /// hit or a trim, done at arrival; an unmapped read may have waited for
-    /// its map entry).
+    /// its time since the request's pages started in `part` (none, for a
+    /// buffer hit or a trim, done when they start; an unmapped read may
+    /// have waited for its map entry).
     fn page_since_arrival(&mut self, req: ReqId, part: Part) {
         if let Some(a) = &mut self.attr {
             let mut parts = [0; attribution::PARTS];
-            parts[part as usize] = self.engine.now() - self.host.reqs[req].arrival;
+            parts[part as usize] = self.engine.now() - self.host.reqs[req].started;
             a.set_page(parts);
         }
     }

@@ -38,6 +38,8 @@ pub struct AttributionSums {
     bins: [Vec<Bin>; 2],
     /// Program and erase suspension is on: the report shows `suspended`.
     pub suspension: bool,
+    /// Flows or the host interface are on: the report shows `host`.
+    pub host: bool,
 }
 
 impl Default for AttributionSums {
@@ -45,15 +47,18 @@ impl Default for AttributionSums {
         AttributionSums {
             bins: [vec![Bin::default(); BINS], vec![Bin::default(); BINS]],
             suspension: false,
+            host: false,
         }
     }
 }
 
 impl AttributionSums {
-    /// Empty sums; `suspension`: the report shows `suspended`.
-    pub fn new(suspension: bool) -> AttributionSums {
+    /// Empty sums; `suspension`: the report shows `suspended`; `host`: it
+    /// shows `host`.
+    pub fn new(suspension: bool, host: bool) -> AttributionSums {
         AttributionSums {
             suspension,
+            host,
             ..AttributionSums::default()
         }
     }
@@ -77,7 +82,7 @@ impl AttributionSums {
     /// The report: per operation, the bands of `hist`'s quantiles.
     pub fn report(&self, read: &Histogram<u64>, write: &Histogram<u64>) -> AttributionReport {
         AttributionReport {
-            parts: Part::shown(self.suspension)
+            parts: Part::shown(self.suspension, self.host)
                 .iter()
                 .map(|p| p.name().to_string())
                 .collect(),
@@ -126,8 +131,10 @@ impl AttributionSums {
                 } else {
                     sum.latency as f64 / sum.requests as f64 / 1000.0
                 },
-                share_pct: PartShares::from(self.suspension, |p| pct(sum.parts[p as usize] as f64)),
-                buffer_causes_pct: PartShares::from(self.suspension, |p| {
+                share_pct: PartShares::from(self.suspension, self.host, |p| {
+                    pct(sum.parts[p as usize] as f64)
+                }),
+                buffer_causes_pct: PartShares::from(self.suspension, self.host, |p| {
                     if buffer == 0.0 {
                         0.0
                     } else {
@@ -194,10 +201,13 @@ pub struct PartShares {
     /// With program and erase suspension on (`flash.suspension`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suspended: Option<f64>,
+    /// With flows or the host interface.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<f64>,
 }
 
 impl PartShares {
-    fn from(suspension: bool, f: impl Fn(Part) -> f64) -> PartShares {
+    fn from(suspension: bool, host: bool, f: impl Fn(Part) -> f64) -> PartShares {
         PartShares {
             buffer: f(Part::Buffer),
             mapping: f(Part::Mapping),
@@ -208,6 +218,7 @@ impl PartShares {
             transfer: f(Part::Transfer),
             array: f(Part::Array),
             suspended: suspension.then(|| f(Part::Suspended)),
+            host: host.then(|| f(Part::Host)),
         }
     }
 
@@ -223,6 +234,7 @@ impl PartShares {
             Part::Transfer => self.transfer,
             Part::Array => self.array,
             Part::Suspended => self.suspended.unwrap_or(0.0),
+            Part::Host => self.host.unwrap_or(0.0),
         }
     }
 }

@@ -398,7 +398,7 @@ impl Metrics {
         fresh.attribution = self
             .attribution
             .as_ref()
-            .map(|a| Box::new(AttributionSums::new(a.suspension)));
+            .map(|a| Box::new(AttributionSums::new(a.suspension, a.host)));
         fresh.suspension = self.suspension.map(|_| SuspensionTotals::default());
         fresh.cache = self.cache.map(|_| CacheTotals::default());
         fresh.pacing = self.pacing.as_ref().map(PacingTotals::fresh);

@@ -584,6 +584,7 @@ impl Simulator {
         if cfg.metrics.attribution {
             sim.metrics.attribution = Some(Box::new(crate::metrics::AttributionSums::new(
                 !cfg.flash.suspension.is_off(),
+                cfg.attribution_host_part(),
             )));
         }
         if !cfg.flash.suspension.is_off() {
@@ -916,6 +917,23 @@ impl Simulator {
         self.check_suspensions()?;
         if let Some(h) = &self.hostif {
             h.check(self.host.outstanding)?;
+        }
+        if let Some(a) = &self.attr {
+            // Latency attribution keeps a request's parts through the
+            // interface's completion stage only.
+            let finishing = a.finishing_count() as u64;
+            if finishing > self.host.outstanding || (self.hostif.is_none() && finishing > 0) {
+                return Err(format!(
+                    "latency attribution keeps {finishing} requests in the interface's completion \
+                     stage; {} are outstanding{}",
+                    self.host.outstanding,
+                    if self.hostif.is_none() {
+                        ", and the interface is off"
+                    } else {
+                        ""
+                    }
+                ));
+            }
         }
         self.check_caches()?;
         self.check_flows()?;
