@@ -817,10 +817,12 @@ fn cache_cases_stay_consistent() {
     }
 }
 
-/// Cases whose planes once filled with valid data under dynamic plane
-/// allocation (least busy; APM's pairs), kept whatever the seeds draw.
+/// Cases that once broke: planes filled with valid data under dynamic
+/// plane allocation (least busy; APM's pairs); latency attribution of a
+/// write that waited for a slot freed at eviction, with flows and the
+/// interface. Kept whatever the seeds draw.
 #[test]
-fn space_cases_stay_consistent() {
+fn found_cases_stay_consistent() {
     let base = Case {
         planes: 3,
         dies: 1,
@@ -873,6 +875,27 @@ fn space_cases_stay_consistent() {
             bad: 0,
             levelling: 1,
             interface: 6,
+            ..base.clone()
+        },
+        Case {
+            planes: 1,
+            allocation: PlaneAllocation::Static,
+            buffer: Some((32, Eviction::DieRoundRobin)),
+            victim: VictimPolicy::Greedy,
+            migration: Migration::Copyback,
+            sched: SchedPolicy::ReadPriority,
+            hot_data: "none",
+            read_share: 0.0,
+            seed: 441,
+            scheme: Some("baseline-d"),
+            tlc: 0,
+            attribution: true,
+            suspension: 0,
+            pacing: 0,
+            cache: 0,
+            bad: 0,
+            flows: 3,
+            interface: 7,
             ..base.clone()
         },
     ];

@@ -213,7 +213,7 @@ impl Simulator {
             let carried = a.carried(req, lpn);
             let before: u64 = carried.iter().sum();
             a.start_from(t, carried);
-            let waited = (now - self.host.reqs[req].arrival).saturating_sub(before);
+            let waited = (now - self.host.reqs[req].started).saturating_sub(before);
             a.add(t, crate::attribution::Part::Buffer, waited);
         }
     }
