@@ -818,7 +818,8 @@ fn cache_cases_stay_consistent() {
 }
 
 /// Cases that once broke: planes filled with valid data under dynamic
-/// plane allocation (least busy; APM's pairs); latency attribution of a
+/// plane allocation (least busy; APM's pairs; PaRP's partner on a plane
+/// without room); latency attribution of a
 /// write that waited for a slot freed at eviction, with flows and the
 /// interface. Kept whatever the seeds draw.
 #[test]
@@ -896,6 +897,29 @@ fn found_cases_stay_consistent() {
             bad: 0,
             flows: 3,
             interface: 7,
+            ..base.clone()
+        },
+        Case {
+            planes: 3,
+            dies: 2,
+            allocation: PlaneAllocation::Static,
+            victim: VictimPolicy::Random,
+            migration: Migration::Copyback,
+            sched: SchedPolicy::ReadPriority,
+            hot_data: "mbf",
+            read_share: 0.3461366477422261,
+            seed: 25,
+            scheme: Some("parp"),
+            mapping: Mapping::Fast,
+            tlc: 0,
+            until_steady: true,
+            suspension: 2,
+            pacing: 1,
+            cache: 1,
+            bad: 1,
+            levelling: 0,
+            flows: 0,
+            interface: 3,
             ..base.clone()
         },
     ];

@@ -13,10 +13,11 @@
 //! threshold and two blocks (`has_room`). If none does (an overloaded drive
 //! whose backlog of pending pages exceeds the room), a page goes where its
 //! data already is, so that a rewrite moves no data between planes, and
-//! new data to the plane holding the fewest valid plus pending pages
-//! (`crowded_plane`); a plane's data then grows by no more than the new
-//! data it takes. Static allocation fixes each LPN's plane and needs no
-//! rule.
+//! new data to the plane whose valid pages plus the new data already sent
+//! to it this way and not yet programmed are the fewest (`crowded_plane`;
+//! pending rewrites, which move no data, do not count there): new data is
+//! then spread by what the planes will hold. Static allocation fixes each
+//! LPN's plane and needs no rule.
 //!
 //! **Aligned block indices** (`ftl.align_block_index`, ParaGC's alignment):
 //! a per-plane opening takes the index a sibling plane (of those that may
@@ -80,6 +81,10 @@ pub(crate) struct Allocation {
     /// valid pages dynamic allocation lets a plane hold.
     pub(crate) plane_pending: Vec<u32>,
     pub(crate) room_limit: u64,
+    /// Of a plane's pending pages, at most this many are new data placed
+    /// while no plane had room (`crowded_plane`): an upper bound, cut to
+    /// the plane's pending pages as they are programmed.
+    crowded_new: Vec<u32>,
     /// Per-plane blocks: open blocks at indices sibling planes use
     /// (`ftl.align_block_index`), within spans of this many planes (the
     /// planes that may pair: the die, or plane pairs).
@@ -113,6 +118,7 @@ impl Allocation {
             rr_next: 0,
             die_rr: vec![0; (dies * cfg.write_streams()) as usize],
             plane_pending: vec![0; planes as usize],
+            crowded_new: vec![0; planes as usize],
             // With bad blocks a plane keeps at least its blocks less its
             // spares (`bad.rs`): the room is counted on those.
             room_limit: (ppb as u64 * bpp.saturating_sub(cfg.spare_blocks()) as u64)
@@ -259,8 +265,8 @@ impl Ftl {
 
     /// The plane for `lpn` when no plane of its domain may take more valid
     /// data (module documentation): the plane holding its current data, or
-    /// (new data) the one holding the fewest valid and pending pages.
-    pub(crate) fn crowded_plane(&self, lpn: Lpn) -> PlaneId {
+    /// (new data) the one that will hold the fewest valid pages.
+    pub(crate) fn crowded_plane(&mut self, lpn: Lpn) -> PlaneId {
         let mapped = self.maps.l2p.slot(lpn as usize).is_some();
         if let Some(ppn) = mapped.then(|| self.lookup(lpn)).flatten() {
             let plane = self.map.plane_of(ppn);
@@ -268,11 +274,13 @@ impl Ftl {
                 return plane;
             }
         }
-        (0..self.planes)
+        let plane = (0..self.planes)
             .map(PlaneId)
             .filter(|&p| self.in_home_domain(lpn, p))
-            .min_by_key(|&p| self.planned_pages(p))
-            .expect("a domain has planes")
+            .min_by_key(|&p| self.blocks.plane_valid[p.index()] + self.alloc.crowded_new[p.index()])
+            .expect("a domain has planes");
+        self.alloc.crowded_new[plane.index()] += 1;
+        plane
     }
 
     /// May no plane take more valid data (`has_room`)?
@@ -336,6 +344,8 @@ impl Ftl {
         let n = &mut self.alloc.plane_pending[plane.index()];
         assert!(*n > 0, "a plane's pending pages below zero");
         *n -= 1;
+        let new = &mut self.alloc.crowded_new[plane.index()];
+        *new = (*new).min(*n);
     }
 
     /// Host pages assigned to `plane` and not yet programmed.

@@ -540,13 +540,14 @@ impl TwoPlane {
     fn plan_parp(&mut self, ftl: &Ftl, pages: u32) -> Plan {
         if let Some(o) = self.open.take() {
             // The partner: its pages beside the first's, page i beside
-            // page i, when none of the first's is programmed yet and the
-            // other plane is not past the first's starting index.
+            // page i, when none of the first's is programmed yet, the
+            // other plane is not past the first's starting index and may
+            // still take more valid data (GC needs room).
             let (pad, behind) = (
                 (o.start + self.ppb - self.projected(ftl, o.other)) % self.ppb,
                 self.ppb / 2,
             );
-            if self.programmed[o.plane.index()] == o.mark && pad < behind {
+            if self.programmed[o.plane.index()] == o.mark && pad < behind && ftl.has_room(o.other) {
                 self.report.two_plane_requests += 1;
                 self.report.single_programs -= 1;
                 let after = if pages > o.pages {
