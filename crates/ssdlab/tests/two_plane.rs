@@ -138,13 +138,15 @@ fn parp_pairs_two_requests_that_arrive_together() {
 #[test]
 fn apm_turns_to_erase_counts_as_wear_spreads() {
     // Thresholds of 1 and 2 erases: once planes differ by an erase, APM
-    // places by erase counts, in the channel and then anywhere.
+    // places by erase counts, in the channel and then anywhere. (A write
+    // of two pages every 2 ms: the drive keeps up, so APM places every
+    // request; an overloaded one places a backlog page by page.)
     let mut c = drive("apm");
     c.ftl.apm.th_dn = 1;
     c.ftl.apm.th_up = 2;
     let logical = c.logical_pages();
     let recs = (0..4000u64)
-        .map(|i| write(i * 200_000, (i * 7919) % (logical / 2), 2))
+        .map(|i| write(i * 2_000_000, (i * 7919) % (logical / 2), 2))
         .collect();
     let r = run(&c, &records(recs), "fill:0.9:0.9");
     let t = r.two_plane.as_ref().unwrap();
@@ -155,7 +157,7 @@ fn apm_turns_to_erase_counts_as_wear_spreads() {
     // With the paper's thresholds the same run never leaves the first rule.
     let d = drive("apm");
     let recs = (0..4000u64)
-        .map(|i| write(i * 200_000, (i * 7919) % (logical / 2), 2))
+        .map(|i| write(i * 2_000_000, (i * 7919) % (logical / 2), 2))
         .collect();
     let r = run(&d, &records(recs), "fill:0.9:0.9");
     let t = r.two_plane.unwrap();

@@ -10,14 +10,16 @@
 //! insertion or when an unbuffered write is queued; `assigned_written` when
 //! its program is dispatched); the dynamic policies pick only planes whose
 //! valid plus pending pages stay below the plane's size minus the GC
-//! threshold and two blocks (`has_room`). If none does (an overloaded drive
-//! whose backlog of pending pages exceeds the room), a page goes where its
-//! data already is, so that a rewrite moves no data between planes, and
-//! new data to the plane whose valid pages plus the new data already sent
-//! to it this way and not yet programmed are the fewest (`crowded_plane`;
-//! pending rewrites, which move no data, do not count there): new data is
-//! then spread by what the planes will hold. Static allocation fixes each
-//! LPN's plane and needs no rule.
+//! threshold and two blocks (`has_room`); if none does (a full drive), the
+//! policy chooses among the planes not yet crowded, those below one block
+//! more (`tier`). If every plane is crowded (an overloaded drive whose
+//! backlog of pending pages exceeds the room), a page goes where its data
+//! already is, so that a rewrite moves no data between planes, and new data
+//! to the plane whose valid pages plus the new data already sent to it this
+//! way and not yet programmed are the fewest (`crowded_plane`; pending
+//! rewrites, which move no data, do not count there): new data is then
+//! spread by what the planes will hold. Static allocation fixes each LPN's
+//! plane and needs no rule.
 //!
 //! **Aligned block indices** (`ftl.align_block_index`, ParaGC's alignment):
 //! a per-plane opening takes the index a sibling plane (of those that may
@@ -81,6 +83,9 @@ pub(crate) struct Allocation {
     /// valid pages dynamic allocation lets a plane hold.
     pub(crate) plane_pending: Vec<u32>,
     pub(crate) room_limit: u64,
+    /// A block above `room_limit`: a plane holding (or about to hold) this
+    /// much is crowded (`tier`).
+    crowded_limit: u64,
     /// Of a plane's pending pages, at most this many are new data placed
     /// while no plane had room (`crowded_plane`): an upper bound, cut to
     /// the plane's pending pages as they are programmed.
@@ -123,6 +128,8 @@ impl Allocation {
             // spares (`bad.rs`): the room is counted on those.
             room_limit: (ppb as u64 * bpp.saturating_sub(cfg.spare_blocks()) as u64)
                 .saturating_sub(cfg.gc_threshold_pages() + 2 * ppb as u64),
+            crowded_limit: (ppb as u64 * bpp.saturating_sub(cfg.spare_blocks()) as u64)
+                .saturating_sub(cfg.gc_threshold_pages() + ppb as u64),
             align_open: cfg.ftl.align_block_index && !cfg.ftl.mapping.hybrid(),
             align_span: if cfg.flash.plane_pairs_only && ppd > 2 {
                 2
@@ -230,7 +237,11 @@ impl Ftl {
                         self.alloc.rr_next = (start + i) % self.planes;
                         nth(i)
                     }
-                    None => self.crowded_plane(lpn),
+                    None => match (0..self.planes).find(|&i| home(nth(i)) && self.tier(nth(i)) < 2)
+                    {
+                        Some(i) => nth(i),
+                        None => self.crowded_plane(lpn),
+                    },
                 };
                 self.alloc.rr_next = (self.alloc.rr_next + 1) % self.planes;
                 pick
@@ -240,21 +251,21 @@ impl Ftl {
                 // without room for more data only if all are so.
                 let start = self.alloc.rr_next;
                 let mut best = PlaneId(self.alloc.plane_of_residue[start as usize]);
-                let mut best_key = (true, u32::MAX);
+                let mut best_key = (u8::MAX, u32::MAX);
                 for i in 0..self.planes {
                     let p =
                         PlaneId(self.alloc.plane_of_residue[((start + i) % self.planes) as usize]);
-                    let key = (!self.has_room(p), die_load(self.map.die_of_plane(p)));
+                    let key = (self.tier(p), die_load(self.map.die_of_plane(p)));
                     if key < best_key {
                         best = p;
                         best_key = key;
-                        if key == (false, 0) {
+                        if key == (0, 0) {
                             break;
                         }
                     }
                 }
                 self.alloc.rr_next = (self.alloc.rr_next + 1) % self.planes;
-                if best_key.0 {
+                if best_key.0 == 2 {
                     self.crowded_plane(lpn)
                 } else {
                     best
@@ -283,9 +294,23 @@ impl Ftl {
         plane
     }
 
-    /// May no plane take more valid data (`has_room`)?
-    pub(crate) fn no_room(&self) -> bool {
-        !(0..self.planes).any(|p| self.has_room(PlaneId(p)))
+    /// Is every plane crowded (`tier` 2)?
+    pub(crate) fn all_crowded(&self) -> bool {
+        (0..self.planes).all(|p| self.tier(PlaneId(p)) == 2)
+    }
+
+    /// How full `plane` is, for dynamic allocation (module documentation):
+    /// 0 it has room; 1 it has none, but is not crowded; 2 crowded.
+    #[inline]
+    pub(crate) fn tier(&self, plane: PlaneId) -> u8 {
+        let planned = self.planned_pages(plane);
+        if planned < self.alloc.room_limit {
+            0
+        } else if planned < self.alloc.crowded_limit {
+            1
+        } else {
+            2
+        }
     }
 
     /// May `lpn` be written to `plane` as far as the map is concerned?

@@ -406,7 +406,7 @@ impl TwoPlane {
             } else {
                 erases[p as usize]
             };
-            (!ftl.has_room(plane), load)
+            (ftl.tier(plane), load)
         };
         let tie = self.tie;
         self.tie = self.tie.wrapping_add(1);
@@ -547,7 +547,7 @@ impl TwoPlane {
                 (o.start + self.ppb - self.projected(ftl, o.other)) % self.ppb,
                 self.ppb / 2,
             );
-            if self.programmed[o.plane.index()] == o.mark && pad < behind && ftl.has_room(o.other) {
+            if self.programmed[o.plane.index()] == o.mark && pad < behind && ftl.tier(o.other) < 2 {
                 self.report.two_plane_requests += 1;
                 self.report.single_programs -= 1;
                 let after = if pages > o.pages {
@@ -569,16 +569,22 @@ impl TwoPlane {
         // The die in turn, the plane within it in turn; a plane that may
         // take no more valid data (GC needs room) is passed over while
         // another may (the next of the die, then the next die).
+        // (None may: the first that is not crowded, `alloc.rs`.)
         let ndies = self.dies.len();
         let mut pick = None;
-        for d in 0..ndies {
-            let die = self.dies[(self.die_next + d) % ndies];
-            let turn = self.plane_turn[die.index()];
-            let free = (0..self.ppd)
-                .map(|i| die.plane((turn + i) % self.ppd, self.ppd))
-                .find(|&p| ftl.has_room(p));
-            if let Some(plane) = free {
-                pick = Some((d, die, plane));
+        for most in [0, 1] {
+            for d in 0..ndies {
+                let die = self.dies[(self.die_next + d) % ndies];
+                let turn = self.plane_turn[die.index()];
+                let free = (0..self.ppd)
+                    .map(|i| die.plane((turn + i) % self.ppd, self.ppd))
+                    .find(|&p| ftl.tier(p) <= most);
+                if let Some(plane) = free {
+                    pick = Some((d, die, plane));
+                    break;
+                }
+            }
+            if pick.is_some() {
                 break;
             }
         }
@@ -652,9 +658,9 @@ impl Ftl {
             .map(|(f, v)| rest.iter().map(|&l| v.vfc_of_lbn(f.lbn_of(l).0)).collect());
         let mut plan = if rest.is_empty() {
             Plan::single(PlaneId::NONE, 0)
-        } else if self.no_room() {
-            // No plane may take more valid data: each page where its data
-            // is (`alloc.rs`), one by one.
+        } else if self.all_crowded() {
+            // Every plane is crowded: each page where its data is
+            // (`alloc.rs`), one by one.
             tp.report.crowded_requests += 1;
             Plan {
                 pages: rest.iter().map(|&l| self.crowded_plane(l)).collect(),
