@@ -124,7 +124,7 @@ pub(crate) struct Flin {
     alpha: [f64; 2],
     f_thr: f64,
     /// Service time of a read, of a program.
-    cost: [Time; 2],
+    pub(crate) cost: [Time; 2],
     pub(crate) entry: Vec<Entry>,
     /// The flow of the request that last wrote each buffer slot.
     slot_flow: Vec<u32>,
