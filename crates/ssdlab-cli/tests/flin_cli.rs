@@ -95,3 +95,29 @@ fn flin_without_flows_names_the_key() {
     );
     assert!(!stderr.contains("panicked"));
 }
+
+/// The library call behind the Python package: FLIN with flows given as
+/// values (the scheduler's keys apply once the flows are added).
+#[test]
+fn the_library_call_runs_flin_with_flows() {
+    let req = ssdlab_cli::api::RunRequest {
+        preset: Some("small".into()),
+        sets: vec!["sched.policy=flin".into(), "host.time_scale=0.01".into()],
+        precondition: Some("fill:0.9:0.8+trace-reads".into()),
+        flows: vec![
+            "name=reader,workload=spd/proj_3,limit=500".into(),
+            "name=writer,workload=spd/prxy_0,limit=500".into(),
+        ],
+        alone: true,
+        ..Default::default()
+    };
+    let json: serde_json::Value =
+        serde_json::from_str(&ssdlab_cli::api::run(&req).unwrap()).unwrap();
+    let result = &json["result"];
+    assert_eq!(result["run"]["config"]["sched"]["policy"], "flin");
+    assert!(
+        result["fairness"].as_f64().is_some(),
+        "{}",
+        result["fairness"]
+    );
+}
