@@ -2051,6 +2051,158 @@ pub fn flow_checks() -> Result<Vec<Check>> {
     Ok(out)
 }
 
+/// FLIN (`sched.policy = "flin"`, `sched/flin.rs`), against what can be
+/// worked out by hand: with one flow it orders exactly as `fcfs` (every
+/// request completes at the same time); its wait-balancing lets a host
+/// write go before a read queued now exactly when the write has waited
+/// longer than c_w² / c_r − c_r (proportional waits (w_w + c_r) / c_w
+/// against c_w / c_r, service times c of the drive's program and read);
+/// ReorderForFairness puts a starved flow's new transaction where the
+/// fairness of the queue's estimated slowdowns is largest (a case worked
+/// out in the comment); two identical flows stay equally slowed.
+pub fn flin_checks() -> Result<Vec<Check>> {
+    use crate::config::{FlowConfig, Priority};
+    use crate::sched::flin::{best_place, Entry, Flin};
+    let mut out = vec![];
+    let mut c = Config::preset("small")?;
+    c.geometry.channels = 2;
+    c.geometry.chips_per_channel = 1;
+    c.geometry.blocks_per_plane = 64;
+    c.geometry.pages_per_block = 32;
+    c.ftl.overprovisioning = 0.2;
+    c.gc.threshold = GcThreshold::Blocks(3);
+    c.buffer.capacity = BufferCapacity::Pages(64);
+    let flow = |name: &str| FlowConfig {
+        name: name.into(),
+        workload: Some(name.into()),
+        trace: None,
+        synthetic: None,
+        limit: None,
+        start_us: 0.0,
+        queue_depth: 16,
+        priority: Priority::Medium,
+        namespace: None,
+    };
+    let logged = |c: &Config, src: &[Source], pre: &Precondition| -> Result<Vec<(u64, u64)>> {
+        let mut sim = Simulator::with_flows(c, src, pre)?;
+        let log = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = log.clone();
+        sim.log_requests(Box::new(move |x| {
+            sink.lock()
+                .expect("unpoisoned")
+                .push((x.arrival_ns, x.completion_ns))
+        }));
+        sim.run(&mut |_| {})?;
+        let v = std::mem::take(&mut *log.lock().expect("unpoisoned"));
+        Ok(v)
+    };
+
+    // One flow, reads and writes of 1 to 4 pages, GC running.
+    let mixed = Source::Records {
+        name: "mixed".into(),
+        records: Arc::new(
+            (0..6_000u64)
+                .map(|i| {
+                    let op = if i % 2 == 0 { Op::Write } else { Op::Read };
+                    IoRecord::new(i * 3_000, op, (i * 7919 % 4096) * 4096, 4096 * (1 + i % 4))
+                })
+                .collect(),
+        ),
+    };
+    let pre = Precondition::parse("fill:0.95:0.95")?;
+    let mut one = c.clone();
+    one.flows = vec![flow("mixed")];
+    one.sched.policy = SchedPolicy::Fcfs;
+    let fcfs = logged(&one, std::slice::from_ref(&mixed), &pre)?;
+    one.sched.policy = SchedPolicy::Flin;
+    let flin = logged(&one, std::slice::from_ref(&mixed), &pre)?;
+    let differ =
+        fcfs.len().abs_diff(flin.len()) + fcfs.iter().zip(&flin).filter(|(a, b)| a != b).count();
+    out.push(Check::within_abs(
+        "flin: one flow: requests completing otherwise than under fcfs",
+        differ as f64,
+        0.0,
+        "requests",
+        0.0,
+    ));
+
+    // Wait-balancing: the wait after which a write goes before a read
+    // queued now.
+    let two = {
+        let mut t = c.clone();
+        t.flows = vec![flow("a"), flow("b")];
+        t.sched.policy = SchedPolicy::Flin;
+        t
+    };
+    let f = Flin::new(&two);
+    let [cr, cw] = f.cost;
+    let now = 1u64 << 40;
+    let (mut lo, mut hi) = (0u64, now);
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if Flin::read_first((now, cr), (now - mid, cw), now) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let expected = (cw as f64 * cw as f64 / cr as f64 - cr as f64).floor() + 1.0;
+    out.push(Check::within_abs(
+        "flin: wait-balancing: a write's wait before it goes ahead of a new read (c_w^2/c_r - c_r)",
+        hi as f64 / 1e3,
+        expected / 1e3,
+        "us",
+        0.001,
+    ));
+
+    // ReorderForFairness by hand: flow 0 has three transactions queued (10
+    // ns each, alone 10, 20, 30: each after the last); flow 1's new one
+    // (alone 10). Fairness (min/max estimated slowdown) with it at place
+    // 3: 1/4; 2: 1/3; 1: 1/2; 0: 1/2 — the latest best is place 1.
+    let e = |flow, alone| Entry {
+        flow,
+        at: 0,
+        cost: 10,
+        alone,
+        low: false,
+        barrier: false,
+    };
+    let place = best_place(&[e(0, 10), e(0, 20), e(0, 30)], &e(1, 10), 0, 0, 0);
+    out.push(Check::within_abs(
+        "flin: ReorderForFairness, a case by hand: the new transaction's place",
+        place as f64,
+        1.0,
+        "place",
+        0.0,
+    ));
+
+    // Two identical read flows.
+    let n = 300u64;
+    let reads = |name: &str| Source::Records {
+        name: name.into(),
+        records: Arc::new(
+            (0..n)
+                .map(|i| IoRecord::new(0, Op::Read, i * 4096, 4096))
+                .collect(),
+        ),
+    };
+    let src = [reads("a"), reads("b")];
+    let pre = Precondition::parse("fill:0.5:0.5+trace-reads")?;
+    let mut r = Simulator::with_flows(&two, &src, &pre)?.run(&mut |_| {})?;
+    let alone = crate::sim::flows::alone_mean_latencies(&two, &src, &pre, &mut |_| {
+        crate::sim::Control::Continue
+    })?;
+    r.set_alone(&alone);
+    out.push(Check::within(
+        "flin: two identical flows: fairness (min/max slowdown)",
+        r.fairness.unwrap_or(0.0),
+        1.0,
+        "ratio",
+        0.02,
+    ));
+    Ok(out)
+}
+
 pub fn all() -> Result<Vec<Check>> {
     let mut v = timing_checks()?;
     v.extend(attribution_checks(300_000)?);
@@ -2069,6 +2221,7 @@ pub fn all() -> Result<Vec<Check>> {
     v.extend(consistency_checks(40_000)?);
     v.extend(wear_checks()?);
     v.extend(flow_checks()?);
+    v.extend(flin_checks()?);
     v.extend(interface_checks()?);
     Ok(v)
 }

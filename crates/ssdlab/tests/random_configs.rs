@@ -77,7 +77,9 @@ struct Case {
     /// loop, no attribution, no timed warm-up, no page-type scheme): 0 or 1
     /// none, else that many flows sharing the 4000 requests, their queue
     /// depths, classes, namespaces and the queues' protocol, arbitration,
-    /// burst and device slots from the seed. Taken from the seed, not
+    /// burst and device slots from the seed, and so whether FLIN
+    /// schedules (`sched.policy = "flin"`, its epoch and threshold). Taken
+    /// from the seed, not
     /// drawn: the cases drawn are those drawn without it.
     flows: usize,
     /// The host interface: 0–5 off; 6 a PCIe link
@@ -514,6 +516,14 @@ fn flows(c: &mut Config, k: &Case) {
     };
     q.weights.high = 1 + (k.seed % 4) as u32;
     c.queues = Some(q);
+    // FLIN, where nothing else orders the queues: its epoch short enough
+    // for flows to turn high-intensity in a short run, or the default; its
+    // fairness threshold the default or high (flows moved forward often).
+    if (k.seed / 17).is_multiple_of(2) && !c.sched.pas && c.sched.policy != SchedPolicy::GcFirst {
+        c.sched.policy = SchedPolicy::Flin;
+        c.sched.flin_epoch_us = [None, Some(200.0), Some(2_000.0)][((k.seed / 19) % 3) as usize];
+        c.sched.flin_fairness_threshold = [None, Some(0.95)][((k.seed / 23) % 2) as usize];
+    }
 }
 
 /// The workload of each of `c`'s flows: the case's profile, its requests

@@ -88,6 +88,11 @@ fn flows_share_as_their_arbitration_says() {
 }
 
 #[test]
+fn flin_orders_as_worked_out_by_hand() {
+    assert_all(validate::flin_checks().unwrap());
+}
+
+#[test]
 fn host_interface_times_equal_their_closed_forms() {
     assert_all(validate::interface_checks().unwrap());
 }

@@ -154,6 +154,13 @@ impl Simulator {
                     }
                     self.next_version(lpn);
                     self.buffer.waiting.pop_front();
+                    if self.sched.queues.flin.is_some() {
+                        // (FLIN: the page's flow, for its program.)
+                        let buf = self.buffer.cache.as_ref().expect("buffered mode");
+                        if let Some(slot) = buf.dirty_slot(lpn) {
+                            self.flin_slot(slot, self.host.reqs[req].flow);
+                        }
+                    }
                     if bound {
                         continue;
                     }
@@ -250,6 +257,8 @@ impl Simulator {
         self.txns[t].hot = self.host_hot(lpn);
         self.txns[t].slot = slot;
         self.txns[t].version = version;
+        let flow = self.flin_slot_flow(slot);
+        self.flin_tag(t, flow);
         if let Some(scheme) = self.host.page_types {
             // A page without a request of its own: the complement's type.
             use rand::Rng;

@@ -869,6 +869,12 @@ pub enum SchedPolicy {
     /// GC traffic first, then host reads, then host writes (the parallel-GC
     /// paper's scheduler, §V-A1).
     GcFirst,
+    /// FLIN, the fairness-aware scheduler of several flows (Tavakkol et
+    /// al., ISCA 2018; `sched/flin.rs`): fairness-aware insertion into the
+    /// read and write queues, then wait-balancing between the die's read
+    /// and write heads. Needs `[[flows]]`; with one flow it orders as
+    /// `fcfs`.
+    Flin,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -884,6 +890,19 @@ pub struct Sched {
     pub pas: bool,
     #[serde(default = "default_pas_preemptions")]
     pub pas_preemptions: [u32; 2],
+    /// FLIN (`policy = "flin"`): its epoch of flow classification (µs;
+    /// absent: 10 000), the read and write intensities above which a flow
+    /// is high-intensity (MiB/s and KiB/s over the drive; absent: 32 and
+    /// 256) and its fairness threshold F_thr (absent: 0.6), the values of
+    /// the authors' simulator (`sched/flin.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flin_epoch_us: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flin_alpha_read_mib_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flin_alpha_write_kib_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flin_fairness_threshold: Option<f64>,
 }
 
 fn default_pas_preemptions() -> [u32; 2] {

@@ -81,6 +81,10 @@ impl Config {
                 policy: SchedPolicy::ReadPriority,
                 pas: false,
                 pas_preemptions: default_pas_preemptions(),
+                flin_epoch_us: None,
+                flin_alpha_read_mib_s: None,
+                flin_alpha_write_kib_s: None,
+                flin_fairness_threshold: None,
             },
             host: Host {
                 mode: HostMode::OpenLoop,

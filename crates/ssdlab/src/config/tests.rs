@@ -127,6 +127,14 @@ fn every_key_is_documented() {
             ..Queues::default()
         });
         f.validate("x").unwrap();
+        configs.push(f.clone());
+        // FLIN's keys, written only when set.
+        f.sched.policy = SchedPolicy::Flin;
+        f.sched.flin_epoch_us = Some(5_000.0);
+        f.sched.flin_alpha_read_mib_s = Some(16.0);
+        f.sched.flin_alpha_write_kib_s = Some(128.0);
+        f.sched.flin_fairness_threshold = Some(0.5);
+        f.validate("x").unwrap();
         configs.push(f);
     }
     // Wear levelling's keys, written only when set.

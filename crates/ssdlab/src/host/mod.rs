@@ -795,6 +795,7 @@ impl Simulator {
                 let t = self.new_txn(CmdKind::Read, Origin::Host, plane, lpn, ppn);
                 self.txns[t].req = req;
                 self.txns[t].rmw = rmw;
+                self.flin_tag(t, self.host.reqs[req].flow);
                 if let Some(a) = &mut self.attr {
                     // Until now it waited for its map entry (DFTL).
                     let waited = self.engine.now() - self.host.reqs[req].started;
@@ -892,6 +893,7 @@ impl Simulator {
                 tx.unit = lane as u32;
             }
             self.inflight.insert(lpn, t);
+            self.flin_tag(t, self.host.reqs[req].flow);
             self.enqueue(plane, Class::Write, t);
         }
     }

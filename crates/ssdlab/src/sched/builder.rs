@@ -160,7 +160,11 @@ impl Simulator {
         let mut seen_class = Class::Read;
         let (mut seen, mut ok) = (0u32, 0u32);
         let mut said = [(0u32, 0u32); MAX_PLANES_PER_DIE];
-        let order = self.sched.queues.order;
+        // (FLIN's stage 3 chooses each command's order.)
+        let order = match &self.sched.queues.flin {
+            Some(_) => self.flin_order(die).unwrap_or(self.sched.queues.order),
+            None => self.sched.queues.order,
+        };
         // Semi-preemptive GC (`gc/pace.rs`): a first pass leaves aside the
         // GC heads of planes that may be preempted; only if no host head
         // of the die may run does a second pass take them.

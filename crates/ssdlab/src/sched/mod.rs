@@ -5,6 +5,7 @@
 
 pub mod builder;
 pub mod diewrite;
+pub(crate) mod flin;
 pub mod queue;
 pub mod superpage;
 pub(crate) mod txn;
@@ -41,6 +42,8 @@ pub struct Queues {
     planes_per_die: u32,
     /// How the command builder picks a die's leading transaction.
     pub order: ClassOrder,
+    /// FLIN's state (`sched.policy = "flin"`).
+    pub(crate) flin: Option<Box<flin::Flin>>,
 }
 
 /// The scheduling policy (`sched.policy`) as the command builder applies
@@ -73,6 +76,12 @@ impl ClassOrder {
                 classes: [Class::Gc, Class::Read, Class::Write],
                 strict: true,
             },
+            // FLIN's base order (one flow; with more, its stage 3 orders
+            // each command: `Simulator::flin_order`).
+            SchedPolicy::Flin => ClassOrder {
+                classes,
+                strict: false,
+            },
         }
     }
 }
@@ -96,7 +105,25 @@ impl Queues {
             per_die: vec![0; (planes / planes_per_die) as usize],
             planes_per_die,
             order: ClassOrder::of(policy),
+            flin: None,
         }
+    }
+
+    /// Queue host transaction `txn` of `class` (reads or writes) by FLIN's
+    /// fairness-aware insertion, now.
+    pub(crate) fn push_flin(
+        &mut self,
+        plane: PlaneId,
+        class: Class,
+        txn: TxnId,
+        now: crate::engine::Time,
+    ) {
+        let qi = (plane.0 * 3 + class as u32) as usize;
+        let die = (plane.0 / self.planes_per_die) as usize;
+        self.per_die[die] += 1;
+        let f = self.flin.as_deref_mut().expect("FLIN");
+        let dir = (class == Class::Write) as usize;
+        f.insert(&mut self.q[qi], qi, die, dir, txn, now);
     }
     #[inline]
     pub(crate) fn push(&mut self, plane: PlaneId, class: Class, txn: TxnId) {
@@ -169,8 +196,13 @@ impl Queues {
     }
     #[inline]
     pub(crate) fn pop(&mut self, plane: PlaneId, class: Class) -> Option<TxnId> {
-        let t = self.q[(plane.0 * 3 + class as u32) as usize].pop_front()?;
+        let qi = (plane.0 * 3 + class as u32) as usize;
+        let t = self.q[qi].pop_front()?;
         self.per_die[(plane.0 / self.planes_per_die) as usize] -= 1;
+        if let Some(f) = self.flin.as_deref_mut() {
+            // (The low-intensity part is the queue's front.)
+            f.low[qi] = f.low[qi].saturating_sub(1);
+        }
         if let (Some((meta, _)), Class::Write) = (&mut self.pas, class) {
             meta[plane.index()].pop_front();
         }

@@ -27,11 +27,15 @@ impl Sched {
                     cfg.geometry.planes_per_die,
                     cfg.sched.policy,
                 );
-                if cfg.sched.pas {
+                let mut q = if cfg.sched.pas {
                     q.with_pas(cfg.sched.pas_preemptions)
                 } else {
                     q
+                };
+                if cfg.sched.policy == crate::config::SchedPolicy::Flin {
+                    q.flin = Some(Box::new(crate::sched::flin::Flin::new(cfg)));
                 }
+                q
             },
             kicked: Vec::new(),
             kick_flag: vec![false; cfg.total_dies() as usize],
@@ -60,6 +64,8 @@ impl Simulator {
             // page, and so its actual type, is chosen at dispatch).
             let ty = self.wanted_lane(t);
             self.sched.queues.push_write(plane, t, ty);
+        } else if class != Class::Gc && self.sched.queues.flin.is_some() {
+            self.sched.queues.push_flin(plane, class, t, now);
         } else {
             self.sched.queues.push(plane, class, t);
         }

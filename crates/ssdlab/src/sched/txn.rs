@@ -148,6 +148,9 @@ impl Simulator {
             lpn,
             src,
         );
+        if let Some(f) = self.sched.queues.flin.as_deref_mut() {
+            f.created(t);
+        }
         // (Attribution follows host transactions: a request's pages.)
         if let (Some(a), Origin::Host) = (&mut self.attr, origin) {
             a.created(t, self.engine.now());

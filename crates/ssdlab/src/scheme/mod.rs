@@ -27,6 +27,7 @@ const REQUIREMENTS: &[fn(&Config) -> Requirement] = &[
     crate::ftl::lanes::requirements,
     crate::host::pagetype::requirements,
     crate::sched::pas_requirements,
+    crate::sched::flin::requirements,
     crate::gc::plane::requirements,
     crate::gc::pace::requirements,
     crate::ftl::twoplane::requirements,

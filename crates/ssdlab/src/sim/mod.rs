@@ -937,6 +937,7 @@ impl Simulator {
         }
         self.check_caches()?;
         self.check_flows()?;
+        self.check_flin()?;
         let buf = self.buffer.cache.as_ref();
         if let Some(b) = buf.filter(|_| self.buffer.frees_at_eviction) {
             if b.flushing() > 0 {
