@@ -1921,6 +1921,10 @@ pub fn flow_checks() -> Result<Vec<Check>> {
         queue_depth: depth,
         priority,
         namespace: None,
+        channels: None,
+        chips: None,
+        dies: None,
+        planes: None,
     };
     let pre = Precondition::parse("fill:0.5:0.5+trace-reads")?;
     let logged = |c: &Config, src: &[Source]| -> Result<(Report, Vec<crate::Completion>)> {

@@ -499,6 +499,10 @@ fn flows(c: &mut Config, k: &Case) {
                 first_page: i * per,
                 pages: per,
             }),
+            channels: None,
+            chips: None,
+            dies: None,
+            planes: None,
         })
         .collect();
     let mut q = Queues {

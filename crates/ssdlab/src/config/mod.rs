@@ -9,6 +9,7 @@ pub mod docs;
 mod flows;
 mod interface;
 mod overrides;
+mod partition;
 mod presets;
 #[cfg(test)]
 mod tests;
