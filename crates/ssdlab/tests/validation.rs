@@ -88,6 +88,11 @@ fn flows_share_as_their_arbitration_says() {
 }
 
 #[test]
+fn flows_partitions_place_pages_as_counted() {
+    assert_all(validate::partition_checks().unwrap());
+}
+
+#[test]
 fn host_interface_times_equal_their_closed_forms() {
     assert_all(validate::interface_checks().unwrap());
 }

@@ -13,11 +13,13 @@
 //!
 //! **Capacity.** Each plane offers the drive's logical pages per plane,
 //! `ceil(logical / planes)` (what static allocation gives a plane of an
-//! unpartitioned drive). A domain (a flow's partition, or the rest's planes) of `n`
-//! logical pages over `k` planes puts at most `ceil(n / k)` on each of its
-//! planes (static allocation's stripe; dynamic allocation's mean); the
-//! domains that share a plane must together fit its share, so that every
-//! plane keeps the spare space it has without partitions.
+//! unpartitioned drive). A domain (a flow's partition, or the rest's planes)
+//! of `n` logical pages over `k` planes puts `n / k` on each of its planes
+//! on average (dynamic allocation's mean; static allocation's stripe puts
+//! `ceil(n / k)` or `floor(n / k)`); the domains that share a plane must
+//! together fit its share, so that every plane keeps, within a page per
+//! domain, the spare space it has without partitions. A flow's partition
+//! of `k` planes so holds at most `k × ceil(logical / planes)` pages.
 
 use super::Config;
 use crate::error::{Error, Result};
@@ -69,12 +71,6 @@ impl Config {
             }
         }
         Some(out)
-    }
-
-    /// Logical pages one plane offers: `ceil(logical / planes)`.
-    pub fn plane_share(&self) -> u64 {
-        self.logical_pages()
-            .div_ceil(self.total_planes().max(1) as u64)
     }
 
     /// A line describing every partition (for a saved drive state's keys:
@@ -146,10 +142,13 @@ impl Config {
         if !self.has_partitions() {
             return Ok(());
         }
-        // Capacity: per plane, the domains on it must fit its share.
+        // Capacity: per plane, the domains on it must fit its share, on
+        // average (module documentation).
         let planes = self.total_planes() as usize;
-        let share = self.plane_share();
-        let mut load = vec![0u64; planes];
+        let logical = self.logical_pages();
+        let share_pages = logical.div_ceil(planes as u64);
+        let share = share_pages as f64;
+        let mut load = vec![0f64; planes];
         let mut on = vec![Vec::<usize>::new(); planes];
         let mut partitioned_pages = 0u64;
         for (i, f) in self.flows.iter().enumerate() {
@@ -157,37 +156,36 @@ impl Config {
                 continue;
             };
             let k = ps.len() as u64;
-            if ns.pages > k * share {
+            let holds = k * share_pages;
+            if ns.pages > holds {
                 return Err(Error::config(
                     origin,
                     format!("flows[{i}].{}", f.partition_key()),
                     format!(
-                        "flow `{}`: its partition of {k} planes holds {k} × {share} = {} logical \
-                         pages (the drive's {} logical pages over its {planes} planes), fewer than \
-                         its namespace's {}",
-                        f.name,
-                        k * share,
-                        self.logical_pages(),
-                        ns.pages
+                        "flow `{}`: its partition of {k} planes holds {k} × {share_pages} = \
+                         {holds} logical pages (the drive's {logical} logical pages over its \
+                         {planes} planes, rounded up), fewer than its namespace's {}",
+                        f.name, ns.pages
                     ),
                 ));
             }
             partitioned_pages += ns.pages;
             for &p in &ps {
-                load[p as usize] += ns.pages.div_ceil(k);
+                load[p as usize] += ns.pages as f64 / k as f64;
                 on[p as usize].push(i);
             }
         }
         // The rest (every logical page outside the partitioned namespaces)
         // goes to the planes in no partition, or to every plane if none is.
-        let rest = self.logical_pages().saturating_sub(partitioned_pages);
+        let rest = logical.saturating_sub(partitioned_pages);
         let rest_planes = self.rest_planes();
-        let rest_share = rest.div_ceil(rest_planes.len() as u64);
-        let mut rest_at = vec![0u64; planes];
+        let rest_share = rest as f64 / rest_planes.len() as f64;
+        let mut rest_at = vec![0f64; planes];
         for &p in &rest_planes {
             rest_at[p as usize] = rest_share;
         }
-        let Some(p) = (0..planes).find(|&p| load[p] + rest_at[p] > share) else {
+        let over = |p: usize| load[p] + rest_at[p] > share + 1e-6;
+        let Some(p) = (0..planes).find(|&p| over(p)) else {
             return Ok(());
         };
         // (A plane in no partition is overloaded by the rest alone: name
@@ -205,7 +203,7 @@ impl Config {
         let whose = if names.is_empty() {
             "no flow's partition holds it".to_string()
         } else {
-            format!("{} of flows {}", load[p], names.join(", "))
+            format!("{:.1} of flows {}", load[p], names.join(", "))
         };
         let rest_to = if rest_planes.len() < planes {
             format!("the {} planes in no partition", rest_planes.len())
@@ -216,13 +214,13 @@ impl Config {
             origin,
             format!("flows[{i}].{}", f.partition_key()),
             format!(
-                "flow `{}`: plane {p} would hold up to {} logical pages, more than the {share} a \
-                 plane offers (the drive's {} logical pages over its {planes} planes): {whose}, \
-                 and {} of the {rest} logical pages outside the partitioned namespaces (which go \
-                 to {rest_to}); size the namespaces in proportion to the planes they get",
+                "flow `{}`: plane {p} would hold {:.1} logical pages on average, more than the \
+                 {share_pages} a plane offers (the drive's {logical} logical pages over its {planes} \
+                 planes, rounded up): {whose}, and {:.1} of the {rest} logical pages outside the partitioned \
+                 namespaces (which go to {rest_to}); size the namespaces in proportion to the \
+                 planes they get",
                 f.name,
                 load[p] + rest_at[p],
-                self.logical_pages(),
                 rest_at[p],
             ),
         ))
