@@ -2217,6 +2217,84 @@ pub fn partition_checks() -> Result<Vec<Check>> {
     Ok(out)
 }
 
+/// DFTL's cached mapping table partitioned among flows, counted out: 64
+/// entries, two flows of reads spaced far apart (each read done before
+/// the next arrives). Flow a cycles over 32 pages, flow b reads a new page
+/// twice as often. Shared, between two reads of one of a's pages come 31
+/// of a's and 64 of b's: 95 other entries, more than the table holds, so
+/// every read misses. Partitioned (32 entries each), a's 32 pages stay in
+/// its part: a misses only its first 32 reads; b still misses every read.
+pub fn cache_partition_checks() -> Result<Vec<Check>> {
+    use crate::config::{FlowConfig, Mapping, Namespace, Priority, Sharing};
+    let mut c = Config::preset("small")?;
+    c.geometry.channels = 2;
+    c.geometry.chips_per_channel = 1;
+    c.geometry.blocks_per_plane = 64;
+    c.geometry.pages_per_block = 32;
+    c.ftl.overprovisioning = 0.2;
+    c.gc.threshold = GcThreshold::Blocks(3);
+    c.buffer.capacity = BufferCapacity::None;
+    c.ftl.mapping = Mapping::Dftl;
+    c.ftl.mapping_cache_entries = 64;
+    let half = c.logical_pages() / 2;
+    let (cycles, working) = (20u64, 32u64);
+    let a_reads = cycles * working;
+    let flow = |name: &str, first: u64| FlowConfig {
+        name: name.into(),
+        workload: Some(name.into()),
+        trace: None,
+        synthetic: None,
+        limit: None,
+        start_us: 0.0,
+        queue_depth: 8,
+        priority: Priority::Medium,
+        namespace: Some(Namespace {
+            first_page: first,
+            pages: half,
+        }),
+        channels: None,
+        chips: None,
+        dies: None,
+        planes: None,
+    };
+    c.flows = vec![flow("a", 0), flow("b", half)];
+    let reads = |name: &str, n: u64, gap: u64, page: &dyn Fn(u64) -> u64| Source::Records {
+        name: name.into(),
+        records: Arc::new(
+            (0..n)
+                .map(|i| IoRecord::new(i * gap, Op::Read, page(i) * 4096, 4096))
+                .collect(),
+        ),
+    };
+    let src = [
+        reads("a", a_reads, 2_000_000, &|i| i % working),
+        reads("b", 2 * a_reads, 1_000_000, &|i| working + i),
+    ];
+    let pre = Precondition::parse("fill:0.5:0.5+trace-reads")?;
+    let misses = |c: &Config| -> Result<u64> {
+        let r = Simulator::with_flows(c, &src, &pre)?.run(&mut |_| {})?;
+        Ok(r.mapping.totals.cache_misses)
+    };
+    let mut out = vec![];
+    out.push(Check::within(
+        "mapping cache shared by two flows: misses (every read: a's entries pushed out by b's)",
+        misses(&c)? as f64,
+        (3 * a_reads) as f64,
+        "misses",
+        0.0,
+    ));
+    let mut p = c.clone();
+    p.ftl.mapping_cache_sharing = Sharing::Partitioned;
+    out.push(Check::within(
+        "mapping cache partitioned, 32 entries per flow: misses (a's first 32 reads, every b read)",
+        misses(&p)? as f64,
+        (working + 2 * a_reads) as f64,
+        "misses",
+        0.0,
+    ));
+    Ok(out)
+}
+
 pub fn all() -> Result<Vec<Check>> {
     let mut v = timing_checks()?;
     v.extend(attribution_checks(300_000)?);
@@ -2236,6 +2314,7 @@ pub fn all() -> Result<Vec<Check>> {
     v.extend(wear_checks()?);
     v.extend(flow_checks()?);
     v.extend(partition_checks()?);
+    v.extend(cache_partition_checks()?);
     v.extend(interface_checks()?);
     Ok(v)
 }

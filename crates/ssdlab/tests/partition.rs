@@ -286,3 +286,47 @@ fn a_run_with_partitions_is_deterministic() {
     };
     assert_eq!(run(), run());
 }
+
+#[test]
+fn a_partitioned_mapping_cache_needs_flows_dftl_and_namespaces() {
+    use ssdlab::config::{Mapping, Sharing};
+    let mut alone = common::tiny();
+    alone.ftl.mapping = Mapping::Dftl;
+    alone.ftl.mapping_cache_sharing = Sharing::Partitioned;
+    let e = alone.validate("drive").unwrap_err().to_string();
+    assert!(
+        e.contains("ftl.mapping_cache_sharing") && e.contains("flows"),
+        "{e}"
+    );
+
+    let (mut c, _) = halves();
+    c.ftl.mapping_cache_sharing = Sharing::Partitioned;
+    let e = error_of(&c);
+    assert!(
+        e.contains("ftl.mapping_cache_sharing") && e.contains("dftl"),
+        "{e}"
+    );
+
+    c.ftl.mapping = Mapping::Dftl;
+    c.flows[1].channels = None;
+    c.flows[0].channels = None;
+    c.flows[1].namespace = None;
+    let e = error_of(&c);
+    assert!(
+        e.contains("flows[1].namespace") && e.contains("flow `b`"),
+        "{e}"
+    );
+
+    c.flows[1].namespace = Some(Namespace {
+        first_page: 4000,
+        pages: 100,
+    });
+    c.ftl.mapping_cache_entries = 1;
+    let e = error_of(&c);
+    assert!(e.contains("ftl.mapping_cache_entries"), "{e}");
+
+    // Accepted, and it runs with the checker.
+    c.ftl.mapping_cache_entries = 64;
+    let src = [writes("a", 200, 2, 3_000), writes("b", 100, 2, 3_000)];
+    placed(&c, &src, "none");
+}

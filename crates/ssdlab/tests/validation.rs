@@ -90,6 +90,7 @@ fn flows_share_as_their_arbitration_says() {
 #[test]
 fn flows_partitions_place_pages_as_counted() {
     assert_all(validate::partition_checks().unwrap());
+    assert_all(validate::cache_partition_checks().unwrap());
 }
 
 #[test]

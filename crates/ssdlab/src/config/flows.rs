@@ -247,7 +247,7 @@ impl Config {
                     "arbitrates among flows: give [[flows]] (or --flow) too",
                 ));
             }
-            return Ok(());
+            return self.validate_partitions(origin);
         }
         let q = self.queues_or_default();
         let qerr = |f: &str, m: String| Err(Error::config(origin, f, m));

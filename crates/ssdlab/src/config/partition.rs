@@ -21,8 +21,27 @@
 //! domain, the spare space it has without partitions. A flow's partition
 //! of `k` planes so holds at most `k × ceil(logical / planes)` pages.
 
-use super::Config;
+use serde::{Deserialize, Serialize};
+
+use super::{Config, Mapping};
 use crate::error::{Error, Result};
+
+/// How a resource of the controller is shared among flows.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Sharing {
+    /// One pool for every flow.
+    #[default]
+    Shared,
+    /// An equal part per flow; a flow uses only its own.
+    Partitioned,
+}
+
+impl Sharing {
+    pub fn is_shared(&self) -> bool {
+        *self == Sharing::Shared
+    }
+}
 
 impl Config {
     /// Does any flow confine its pages to a partition of the flash?
@@ -94,8 +113,56 @@ impl Config {
         })
     }
 
+    /// `ftl.mapping_cache_sharing`'s requirements (checked with or without
+    /// flows).
+    fn validate_sharing(&self, origin: &str) -> Result<()> {
+        if self.ftl.mapping_cache_sharing.is_shared() {
+            return Ok(());
+        }
+        let key = "ftl.mapping_cache_sharing";
+        if self.flows.is_empty() {
+            return Err(Error::config(
+                origin,
+                key,
+                "partitions the cached mapping table among flows: give [[flows]] (or --flow) too",
+            ));
+        }
+        if self.ftl.mapping != Mapping::Dftl {
+            return Err(Error::config(
+                origin,
+                key,
+                "applies to DFTL's cached mapping table (ftl.mapping = \"dftl\")",
+            ));
+        }
+        if let Some(i) = self.flows.iter().position(|f| f.namespace.is_none()) {
+            return Err(Error::config(
+                origin,
+                format!("flows[{i}].namespace"),
+                format!(
+                    "flow `{}`: a partitioned mapping cache (ftl.mapping_cache_sharing) needs \
+                     every flow's own namespace (a mapping entry belongs to the flow whose \
+                     namespace holds it)",
+                    self.flows[i].name
+                ),
+            ));
+        }
+        if self.ftl.mapping_cache_entries < self.flows.len() as u64 {
+            return Err(Error::config(
+                origin,
+                "ftl.mapping_cache_entries",
+                format!(
+                    "{} entries cannot be split among {} flows (partitioned): at least one each",
+                    self.ftl.mapping_cache_entries,
+                    self.flows.len()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// The partitions' values, each error naming the flow and its key.
     pub(crate) fn validate_partitions(&self, origin: &str) -> Result<()> {
+        self.validate_sharing(origin)?;
         let g = &self.geometry;
         for (i, f) in self.flows.iter().enumerate() {
             let ferr = |k: &str, m: String| {
