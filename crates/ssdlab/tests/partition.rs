@@ -174,7 +174,8 @@ fn error_of(c: &Config) -> String {
 #[test]
 fn bad_partitions_are_errors_naming_the_flow_and_key() {
     let (base, _) = halves();
-    let cases: Vec<(&str, Box<dyn Fn(&mut Config)>, &[&str])> = vec![
+    type Change = Box<dyn Fn(&mut Config)>;
+    let cases: Vec<(&str, Change, &[&str])> = vec![
         (
             "a channel the drive lacks",
             Box::new(|c| c.flows[1].channels = Some(vec![2])),
