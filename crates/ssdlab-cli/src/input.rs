@@ -211,7 +211,9 @@ impl WorkloadArgs {
 /// or `synthetic` (a profile file), and optionally `limit`, `start_us`,
 /// `queue_depth`, `priority` (urgent, high, medium, low) and `namespace`
 /// (`FIRST:PAGES`, the flow's own logical pages; absent or `shared`: the
-/// drive's whole space).
+/// drive's whole space), and its partition of the flash: `channels`,
+/// `chips`, `dies`, `planes`, each a list of indices joined by `+`, an
+/// index or a range `A-B` (`channels=0-3`, `planes=0+2`).
 pub fn parse_flow(spec: &str) -> Result<ssdlab::config::FlowConfig> {
     use ssdlab::config::{FlowConfig, Namespace, Priority};
     let mut f = FlowConfig {
@@ -224,11 +226,15 @@ pub fn parse_flow(spec: &str) -> Result<ssdlab::config::FlowConfig> {
         queue_depth: 32,
         priority: Priority::Medium,
         namespace: None,
+        channels: None,
+        chips: None,
+        dies: None,
+        planes: None,
     };
     let mut seen = std::collections::HashSet::new();
     for part in spec.split(',') {
         let Some((key, value)) = part.split_once('=') else {
-            bail!("--flow {spec}: `{part}` is not key=value (keys: name, workload, trace, synthetic, limit, start_us, queue_depth, priority, namespace)");
+            bail!("--flow {spec}: `{part}` is not key=value (keys: name, workload, trace, synthetic, limit, start_us, queue_depth, priority, namespace, channels, chips, dies, planes)");
         };
         let (key, value) = (key.trim(), value.trim());
         if !seen.insert(key.to_string()) {
@@ -284,13 +290,18 @@ pub fn parse_flow(spec: &str) -> Result<ssdlab::config::FlowConfig> {
                     }
                 }
             }
+            "channels" => f.channels = Some(parse_indices(spec, key, value)?),
+            "chips" => f.chips = Some(parse_indices(spec, key, value)?),
+            "dies" => f.dies = Some(parse_indices(spec, key, value)?),
+            "planes" => f.planes = Some(parse_indices(spec, key, value)?),
             _ => bail!(
-                "--flow {spec}: unknown key `{key}`{} (keys: name, workload, trace, synthetic, limit, start_us, queue_depth, priority, namespace)",
+                "--flow {spec}: unknown key `{key}`{} (keys: name, workload, trace, synthetic, limit, start_us, queue_depth, priority, namespace, channels, chips, dies, planes)",
                 ssdlab::error::did_you_mean(
                     key,
                     [
                         "name", "workload", "trace", "synthetic", "limit", "start_us",
-                        "queue_depth", "priority", "namespace"
+                        "queue_depth", "priority", "namespace", "channels", "chips", "dies",
+                        "planes"
                     ]
                     .into_iter()
                 )
@@ -301,6 +312,40 @@ pub fn parse_flow(spec: &str) -> Result<ssdlab::config::FlowConfig> {
         bail!("--flow {spec}: give the flow a name (name=...)");
     }
     Ok(f)
+}
+
+/// A `--flow` partition list: indices and ranges `A-B` joined by `+`, in
+/// the order given (the configuration's validation refuses duplicates and
+/// indices the drive lacks).
+fn parse_indices(spec: &str, key: &str, value: &str) -> Result<Vec<u32>> {
+    let mut out = Vec::new();
+    if value.trim().is_empty() {
+        return Ok(out);
+    }
+    for item in value.split('+') {
+        let item = item.trim();
+        let num = |v: &str| {
+            v.trim().parse::<u32>().map_err(|_| {
+                anyhow::anyhow!(
+                    "--flow {spec}: {key}: `{v}` is not an index (give indices or ranges A-B joined by +)"
+                )
+            })
+        };
+        match item.split_once('-') {
+            Some((a, b)) => {
+                let (a, b) = (num(a)?, num(b)?);
+                if a > b {
+                    bail!("--flow {spec}: {key}: the range `{item}` is empty (A-B with A <= B)");
+                }
+                if (b - a) as usize > 1 << 16 {
+                    bail!("--flow {spec}: {key}: the range `{item}` is longer than any drive's");
+                }
+                out.extend(a..=b);
+            }
+            None => out.push(num(item)?),
+        }
+    }
+    Ok(out)
 }
 
 /// The workload of each of `cfg`'s flows, in order: a built-in profile, a

@@ -228,8 +228,10 @@ struct RunArgs {
     /// profile), trace (a file, read per the trace options) or synthetic (a
     /// profile file), then optionally limit, start_us, queue_depth (default
     /// 32), priority (urgent, high, medium, low; weighted round robin's
-    /// classes) and namespace (FIRST_PAGE:PAGES, the flow's own logical
-    /// pages; default shared). E.g. `--flow
+    /// classes), namespace (FIRST_PAGE:PAGES, the flow's own logical
+    /// pages; default shared) and its partition of the flash: channels,
+    /// chips, dies, planes (indices within their parent, or ranges A-B,
+    /// joined by +; default all; needs a namespace). E.g. `--flow
     /// name=reader,workload=NAME,queue_depth=16,priority=high`. The queues'
     /// arbitration is `--set queues.arbitration=wrr` and its siblings.
     #[arg(long = "flow", value_name = "SPEC")]

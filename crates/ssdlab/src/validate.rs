@@ -1921,6 +1921,10 @@ pub fn flow_checks() -> Result<Vec<Check>> {
         queue_depth: depth,
         priority,
         namespace: None,
+        channels: None,
+        chips: None,
+        dies: None,
+        planes: None,
     };
     let pre = Precondition::parse("fill:0.5:0.5+trace-reads")?;
     let logged = |c: &Config, src: &[Source]| -> Result<(Report, Vec<crate::Completion>)> {
@@ -2051,6 +2055,246 @@ pub fn flow_checks() -> Result<Vec<Check>> {
     Ok(out)
 }
 
+/// Flows' partitions of the flash, counted out: two flows on disjoint
+/// halves of the channels (4 channels, 2 planes per die: flow a on
+/// channels 0 and 1, b on 2 and 3), each writing its namespace (half the
+/// logical space) once in page order, without a buffer. Under static
+/// allocation each flow's page `r` goes to its partition's plane `r mod 4`
+/// (the partition's planes in the static order, channels fastest), so each
+/// of its channels holds exactly the pages `r` with `r mod 4` on it; no
+/// page of a flow lies outside its channels; every page is one host
+/// program. Then three passes in a scrambled order under round-robin
+/// allocation (GC runs): still none outside, and each flow's namespace
+/// valid exactly once.
+pub fn partition_checks() -> Result<Vec<Check>> {
+    use crate::config::{FlowConfig, Namespace, PlaneAllocation, Priority};
+    let mut c = Config::preset("small")?;
+    c.geometry.channels = 4;
+    c.geometry.chips_per_channel = 1;
+    c.geometry.blocks_per_plane = 64;
+    c.geometry.pages_per_block = 32;
+    c.ftl.overprovisioning = 0.2;
+    c.gc.threshold = GcThreshold::Blocks(3);
+    c.buffer.capacity = BufferCapacity::None;
+    c.check.enabled = true;
+    let half = c.logical_pages() / 2;
+    let flow = |name: &str, first: u64, channels: Vec<u32>| FlowConfig {
+        name: name.into(),
+        workload: Some(name.into()),
+        trace: None,
+        synthetic: None,
+        limit: None,
+        start_us: 0.0,
+        queue_depth: 8,
+        priority: Priority::Medium,
+        namespace: Some(Namespace {
+            first_page: first,
+            pages: half,
+        }),
+        channels: Some(channels),
+        chips: None,
+        dies: None,
+        planes: None,
+    };
+    c.flows = vec![flow("a", 0, vec![0, 1]), flow("b", half, vec![2, 3])];
+    let writes = |name: &str, passes: u64| {
+        let n = half * passes;
+        Source::Records {
+            name: name.into(),
+            records: Arc::new(
+                (0..n)
+                    .map(|i| {
+                        let p = if i < half {
+                            i
+                        } else {
+                            (i * 2_654_435_761) % half
+                        };
+                        IoRecord::new(i * 4_000, Op::Write, p * 4096, 4096)
+                    })
+                    .collect(),
+            ),
+        }
+    };
+    // Per flow, its valid pages per channel.
+    let run = |c: &Config, passes: u64| -> Result<(Report, Vec<Vec<u64>>)> {
+        let src = [writes("a", passes), writes("b", passes)];
+        let sim = Simulator::with_flows(c, &src, &Precondition::parse("none")?)?;
+        let (r, sim) = sim.run_inspect(&mut |_| {})?;
+        sim.check().map_err(crate::error::Error::Invalid)?;
+        let ftl = sim.ftl();
+        let per = c
+            .flows
+            .iter()
+            .map(|f| {
+                let ns = f.namespace.expect("a namespace");
+                let mut n = vec![0u64; 4];
+                for lpn in ns.first_page..ns.first_page + ns.pages {
+                    if let Some(ppn) = ftl.lookup(lpn as u32) {
+                        let die = ftl.map.die_of_plane(ftl.map.plane_of(ppn));
+                        n[ftl.map.channel_of_chip(ftl.map.chip_of_die(die)) as usize] += 1;
+                    }
+                }
+                n
+            })
+            .collect();
+        Ok((r, per))
+    };
+    let mut out = vec![];
+    let (r, per) = run(&c, 1)?;
+    // Pages r < half with r mod 4 in {0, 2} (channel 0's planes: the
+    // partition's static order is c0p0, c1p0, c0p1, c1p1).
+    let on = |rs: [u64; 2]| -> u64 {
+        rs.iter()
+            .map(|&j| if j < half { (half - 1 - j) / 4 + 1 } else { 0 })
+            .sum()
+    };
+    let (first, second) = (on([0, 2]), on([1, 3]));
+    for (f, name, mine) in [(0usize, "a", [0usize, 1]), (1, "b", [2, 3])] {
+        out.push(Check::within_abs(
+            format!("partitions, static: flow {name}'s pages outside its channels"),
+            per[f]
+                .iter()
+                .enumerate()
+                .filter(|(ch, _)| !mine.contains(ch))
+                .map(|(_, n)| n)
+                .sum::<u64>() as f64,
+            0.0,
+            "pages",
+            0.0,
+        ));
+        out.push(Check::within(
+            format!(
+                "partitions, static: flow {name}'s pages on channel {} (r mod 4 in {{0, 2}})",
+                mine[0]
+            ),
+            per[f][mine[0]] as f64,
+            first as f64,
+            "pages",
+            0.0,
+        ));
+        out.push(Check::within(
+            format!(
+                "partitions, static: flow {name}'s pages on channel {} (r mod 4 in {{1, 3}})",
+                mine[1]
+            ),
+            per[f][mine[1]] as f64,
+            second as f64,
+            "pages",
+            0.0,
+        ));
+    }
+    out.push(Check::within(
+        "partitions, static: host programs = both namespaces' pages",
+        r.flash.host_programs as f64,
+        (2 * half) as f64,
+        "programs",
+        0.0,
+    ));
+    let mut rr = c.clone();
+    rr.ftl.plane_allocation = PlaneAllocation::RoundRobin;
+    let (r, per) = run(&rr, 3)?;
+    out.push(Check::within_abs(
+        "partitions, round robin with GC: pages of a flow outside its channels",
+        (per[0][2] + per[0][3] + per[1][0] + per[1][1]) as f64,
+        0.0,
+        "pages",
+        0.0,
+    ));
+    out.push(Check::within(
+        "partitions, round robin with GC: valid pages = both namespaces' pages",
+        per.iter().flatten().sum::<u64>() as f64,
+        (2 * half) as f64,
+        "pages",
+        0.0,
+    ));
+    out.push(Check::within(
+        "partitions, round robin with GC: host programs = 3 passes over both namespaces",
+        r.flash.host_programs as f64,
+        (6 * half) as f64,
+        "programs",
+        0.0,
+    ));
+    Ok(out)
+}
+
+/// DFTL's cached mapping table partitioned among flows, counted out: 64
+/// entries, two flows of reads spaced far apart (each read done before
+/// the next arrives). Flow a cycles over 32 pages, flow b reads a new page
+/// twice as often. Shared, between two reads of one of a's pages come 31
+/// of a's and 64 of b's: 95 other entries, more than the table holds, so
+/// every read misses. Partitioned (32 entries each), a's 32 pages stay in
+/// its part: a misses only its first 32 reads; b still misses every read.
+pub fn cache_partition_checks() -> Result<Vec<Check>> {
+    use crate::config::{FlowConfig, Mapping, Namespace, Priority, Sharing};
+    let mut c = Config::preset("small")?;
+    c.geometry.channels = 2;
+    c.geometry.chips_per_channel = 1;
+    c.geometry.blocks_per_plane = 64;
+    c.geometry.pages_per_block = 32;
+    c.ftl.overprovisioning = 0.2;
+    c.gc.threshold = GcThreshold::Blocks(3);
+    c.buffer.capacity = BufferCapacity::None;
+    c.ftl.mapping = Mapping::Dftl;
+    c.ftl.mapping_cache_entries = 64;
+    let half = c.logical_pages() / 2;
+    let (cycles, working) = (20u64, 32u64);
+    let a_reads = cycles * working;
+    let flow = |name: &str, first: u64| FlowConfig {
+        name: name.into(),
+        workload: Some(name.into()),
+        trace: None,
+        synthetic: None,
+        limit: None,
+        start_us: 0.0,
+        queue_depth: 8,
+        priority: Priority::Medium,
+        namespace: Some(Namespace {
+            first_page: first,
+            pages: half,
+        }),
+        channels: None,
+        chips: None,
+        dies: None,
+        planes: None,
+    };
+    c.flows = vec![flow("a", 0), flow("b", half)];
+    let reads = |name: &str, n: u64, gap: u64, page: &dyn Fn(u64) -> u64| Source::Records {
+        name: name.into(),
+        records: Arc::new(
+            (0..n)
+                .map(|i| IoRecord::new(i * gap, Op::Read, page(i) * 4096, 4096))
+                .collect(),
+        ),
+    };
+    let src = [
+        reads("a", a_reads, 2_000_000, &|i| i % working),
+        reads("b", 2 * a_reads, 1_000_000, &|i| working + i),
+    ];
+    let pre = Precondition::parse("fill:0.5:0.5+trace-reads")?;
+    let misses = |c: &Config| -> Result<u64> {
+        let r = Simulator::with_flows(c, &src, &pre)?.run(&mut |_| {})?;
+        Ok(r.mapping.totals.cache_misses)
+    };
+    let mut out = vec![];
+    out.push(Check::within(
+        "mapping cache shared by two flows: misses (every read: a's entries pushed out by b's)",
+        misses(&c)? as f64,
+        (3 * a_reads) as f64,
+        "misses",
+        0.0,
+    ));
+    let mut p = c.clone();
+    p.ftl.mapping_cache_sharing = Sharing::Partitioned;
+    out.push(Check::within(
+        "mapping cache partitioned, 32 entries per flow: misses (a's first 32 reads, every b read)",
+        misses(&p)? as f64,
+        (working + 2 * a_reads) as f64,
+        "misses",
+        0.0,
+    ));
+    Ok(out)
+}
+
 /// FLIN (`sched.policy = "flin"`, `sched/flin.rs`), against what can be
 /// worked out by hand: with one flow it orders exactly as `fcfs` (every
 /// request completes at the same time); its wait-balancing lets a host
@@ -2082,6 +2326,10 @@ pub fn flin_checks() -> Result<Vec<Check>> {
         queue_depth: 16,
         priority: Priority::Medium,
         namespace: None,
+        channels: None,
+        chips: None,
+        dies: None,
+        planes: None,
     };
     let logged = |c: &Config, src: &[Source], pre: &Precondition| -> Result<Vec<(u64, u64)>> {
         let mut sim = Simulator::with_flows(c, src, pre)?;
@@ -2221,6 +2469,8 @@ pub fn all() -> Result<Vec<Check>> {
     v.extend(consistency_checks(40_000)?);
     v.extend(wear_checks()?);
     v.extend(flow_checks()?);
+    v.extend(partition_checks()?);
+    v.extend(cache_partition_checks()?);
     v.extend(flin_checks()?);
     v.extend(interface_checks()?);
     Ok(v)

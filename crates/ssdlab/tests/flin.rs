@@ -21,6 +21,10 @@ fn flow(name: &str) -> FlowConfig {
         queue_depth: 32,
         priority: Priority::Medium,
         namespace: None,
+        channels: None,
+        chips: None,
+        dies: None,
+        planes: None,
     }
 }
 

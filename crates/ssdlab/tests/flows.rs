@@ -39,6 +39,10 @@ fn flow(name: &str, depth: u32, priority: Priority) -> FlowConfig {
         queue_depth: depth,
         priority,
         namespace: None,
+        channels: None,
+        chips: None,
+        dies: None,
+        planes: None,
     }
 }
 

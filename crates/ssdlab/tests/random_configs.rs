@@ -501,6 +501,10 @@ fn flows(c: &mut Config, k: &Case) {
                 first_page: i * per,
                 pages: per,
             }),
+            channels: None,
+            chips: None,
+            dies: None,
+            planes: None,
         })
         .collect();
     let mut q = Queues {
@@ -523,6 +527,72 @@ fn flows(c: &mut Config, k: &Case) {
         c.sched.policy = SchedPolicy::Flin;
         c.sched.flin_epoch_us = [None, Some(200.0), Some(2_000.0)][((k.seed / 19) % 3) as usize];
         c.sched.flin_fairness_threshold = [None, Some(0.95)][((k.seed / 23) % 2) as usize];
+    }
+    if own && !(k.seed / 17).is_multiple_of(3) {
+        partitions(c, k);
+    }
+    // DFTL's cached mapping table split among flows with namespaces.
+    if own
+        && c.ftl.mapping == Mapping::Dftl
+        && c.ftl.mapping_cache_entries >= n
+        && (k.seed / 23).is_multiple_of(2)
+    {
+        c.ftl.mapping_cache_sharing = ssdlab::config::Sharing::Partitioned;
+    }
+}
+
+/// Flows' partitions of the flash, where the policies allow them: one
+/// level of the hierarchy (channels, chips, dies or planes) with at least
+/// as many as there are flows, flow `i` taking the indices `j` with
+/// `j mod n = i`, and namespaces in proportion to the planes each gets.
+fn partitions(c: &mut Config, k: &Case) {
+    use ssdlab::config::{BlockGroups, PlaneAllocation, WriteUnit};
+    if c.ftl.mapping.hybrid()
+        || matches!(
+            c.ftl.plane_allocation,
+            PlaneAllocation::Apm | PlaneAllocation::Parp | PlaneAllocation::Dvp
+        )
+        || c.ftl.write_unit == WriteUnit::SuperPage
+    {
+        return;
+    }
+    let die_level = c.ftl.plane_allocation == PlaneAllocation::DieRoundRobin
+        || c.ftl.block_groups == BlockGroups::Die
+        || c.ftl.write_unit == WriteUnit::Die
+        || c.gc.join_percent != 0.0;
+    let n = c.flows.len() as u32;
+    let g = &c.geometry;
+    let levels: Vec<(usize, u32)> = [
+        g.channels,
+        g.chips_per_channel,
+        g.dies_per_chip,
+        g.planes_per_die,
+    ]
+    .into_iter()
+    .enumerate()
+    .filter(|&(l, count)| count >= n && !(die_level && l == 3))
+    .collect();
+    if levels.is_empty() {
+        return;
+    }
+    let (level, count) = levels[(k.seed / 19) as usize % levels.len()];
+    let logical = c.logical_pages();
+    let mut first = 0;
+    for (i, f) in c.flows.iter_mut().enumerate() {
+        let mine: Vec<u32> = (0..count).filter(|j| j % n == i as u32).collect();
+        // Its planes: its share of this level's.
+        let pages = logical * mine.len() as u64 / count as u64;
+        f.namespace = Some(ssdlab::config::Namespace {
+            first_page: first,
+            pages,
+        });
+        first += pages;
+        match level {
+            0 => f.channels = Some(mine),
+            1 => f.chips = Some(mine),
+            2 => f.dies = Some(mine),
+            _ => f.planes = Some(mine),
+        }
     }
 }
 
@@ -616,10 +686,11 @@ fn check_case(k: &Case) -> Result<(), TestCaseError> {
     let c = config(k);
     c.validate("case").unwrap();
     let p = profile(&c, k);
-    // FAST's data blocks have no form of the random page-level fill.
+    // FAST's data blocks and flows' partitions have no form of the random
+    // page-level fill.
     let pre = Precondition::parse(&format!(
         "{}{}",
-        if c.ftl.mapping.hybrid() {
+        if c.ftl.mapping.hybrid() || c.has_partitions() {
             "age:0.6+trace-reads"
         } else {
             "fill:0.85:0.7+trace-reads"

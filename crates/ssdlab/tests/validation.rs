@@ -93,6 +93,12 @@ fn flin_orders_as_worked_out_by_hand() {
 }
 
 #[test]
+fn flows_partitions_place_pages_as_counted() {
+    assert_all(validate::partition_checks().unwrap());
+    assert_all(validate::cache_partition_checks().unwrap());
+}
+
+#[test]
 fn host_interface_times_equal_their_closed_forms() {
     assert_all(validate::interface_checks().unwrap());
 }

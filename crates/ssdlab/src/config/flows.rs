@@ -52,6 +52,42 @@ pub struct FlowConfig {
     /// logical space, shared with the other flows that have none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub namespace: Option<Namespace>,
+    /// Its partition of the flash (MQSim's resource partitioning): the
+    /// channels, the chips of each channel, the dies of each chip and the
+    /// planes of each die its pages may go to, each an index within its
+    /// parent; an absent list is every one. The partition is the planes
+    /// of every combination. Needs the flow's own namespace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channels: Option<Vec<u32>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chips: Option<Vec<u32>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dies: Option<Vec<u32>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub planes: Option<Vec<u32>>,
+}
+
+impl FlowConfig {
+    /// Does the flow confine its pages to a partition of the flash?
+    pub fn partitioned(&self) -> bool {
+        self.channels.is_some()
+            || self.chips.is_some()
+            || self.dies.is_some()
+            || self.planes.is_some()
+    }
+
+    /// The first partition key given (for errors about the partition as a whole).
+    pub(crate) fn partition_key(&self) -> &'static str {
+        if self.channels.is_some() {
+            "channels"
+        } else if self.chips.is_some() {
+            "chips"
+        } else if self.dies.is_some() {
+            "dies"
+        } else {
+            "planes"
+        }
+    }
 }
 
 fn default_flow_queue_depth() -> u32 {
@@ -211,7 +247,7 @@ impl Config {
                     "arbitrates among flows: give [[flows]] (or --flow) too",
                 ));
             }
-            return Ok(());
+            return self.validate_partitions(origin);
         }
         let q = self.queues_or_default();
         let qerr = |f: &str, m: String| Err(Error::config(origin, f, m));
@@ -399,7 +435,7 @@ impl Config {
                 }
             }
         }
-        Ok(())
+        self.validate_partitions(origin)
     }
 }
 

@@ -9,6 +9,7 @@ pub mod docs;
 mod flows;
 mod interface;
 mod overrides;
+mod partition;
 mod presets;
 #[cfg(test)]
 mod tests;
@@ -24,6 +25,7 @@ pub use flows::{
     NVME_MAX_QUEUE_DEPTH, SATA_NCQ_DEPTH,
 };
 pub use interface::{Controller, Dram, DramTiming, Interface, Link};
+pub use partition::Sharing;
 
 /// A policy's verdict on a configuration: the first requirement it finds
 /// violated, as (the key to change, why). Each policy states its own, in
@@ -492,6 +494,13 @@ pub struct Ftl {
     /// DFTL: entries the cached mapping table holds.
     #[serde(default = "default_mapping_cache_entries")]
     pub mapping_cache_entries: u64,
+    /// DFTL with flows: the cached mapping table `shared` by every flow
+    /// (default), or `partitioned`: an equal part per flow
+    /// (`mapping_cache_entries / flows` entries), each flow's entries
+    /// leaving only its own part (MQSim's `CMT_Sharing_Mode`). Needs every
+    /// flow's own namespace.
+    #[serde(default, skip_serializing_if = "Sharing::is_shared")]
+    pub mapping_cache_sharing: Sharing,
     /// DFTL: bytes per entry in a translation page (entries per translation
     /// page = page size / this).
     #[serde(default = "default_mapping_entry_bytes")]

@@ -43,6 +43,7 @@ impl Config {
                 write_unit: WriteUnit::Page,
                 mapping: Mapping::Page,
                 mapping_cache_entries: default_mapping_cache_entries(),
+                mapping_cache_sharing: Sharing::Shared,
                 mapping_entry_bytes: default_mapping_entry_bytes(),
                 fast_log_units: default_fast_log_units(),
                 sequential_log: false,

@@ -107,6 +107,10 @@ fn every_key_is_documented() {
                 first_page: 0,
                 pages: 100,
             }),
+            channels: None,
+            chips: None,
+            dies: None,
+            planes: None,
         });
         let mut g = f.flows[0].clone();
         g.name = "b".into();

@@ -21,6 +21,19 @@
 //! spread by what the planes will hold. Static allocation fixes each LPN's
 //! plane and needs no rule.
 //!
+//! **Flows' partitions** (`[[flows]]`'s `channels`, `chips`, `dies`,
+//! `planes`; `config/partition.rs`): each logical page has a home domain,
+//! the planes of the partition of the flow whose namespace holds it, or
+//! the planes in no partition (or every plane, if each is in one) for a
+//! page in no partitioned namespace (`Homes`). Static allocation stripes a
+//! domain's pages over its planes in the static order (page `first_page +
+//! r` of a namespace to the partition's plane `r mod k`, the planes
+//! ordered as `ftl.static_order` orders the drive's; the other pages by
+//! their rank among them over the rest's planes). Dynamic allocation takes only
+//! planes of the page's home domain, and the room rule's fallback
+//! (`crowded_plane`) stays in it. GC moves data within its plane (or die),
+//! so data never leaves its domain.
+//!
 //! **Aligned block indices** (`ftl.align_block_index`, ParaGC's alignment):
 //! a per-plane opening takes the index a sibling plane (of those that may
 //! pair) is writing in its stream, if that block is free here, else the
@@ -35,7 +48,7 @@ use std::collections::VecDeque;
 use super::*;
 use crate::addr::{DieId, Lpn, PlaneId, INVALID};
 use crate::config::Requirement;
-use crate::config::{Config, PlaneAllocation};
+use crate::config::{Config, PlaneAllocation, WriteUnit};
 
 /// Plane of each residue `lpn % planes` under the configured static order.
 pub(crate) fn static_table(cfg: &Config) -> Vec<u32> {
@@ -59,6 +72,129 @@ pub(crate) fn static_table(cfg: &Config) -> Vec<u32> {
             ((c * g.chips_per_channel + w) * g.dies_per_chip + d) * g.planes_per_die + p
         })
         .collect()
+}
+
+/// Flows' partitions: each logical page's home domain (module
+/// documentation).
+#[derive(Clone, Debug)]
+pub(crate) struct Homes {
+    /// The partitioned namespaces, by first page: (first page, pages, the
+    /// domain's planes in static order).
+    spans: Vec<(u64, u64, Vec<u32>)>,
+    /// Pages of the spans before span `j` (a rest page's rank is its LPN
+    /// less those below it).
+    before: Vec<u64>,
+    /// The rest's planes (those in no partition, or all) in static order.
+    rest: Vec<u32>,
+    /// Per plane, the domains (spans, then the rest as the last) that hold
+    /// it, a bit set of `words` words per plane.
+    member: Vec<u64>,
+    words: usize,
+    logical: u64,
+}
+
+impl Homes {
+    /// The partitions of `cfg`'s flows, or None without.
+    pub(crate) fn new(cfg: &Config) -> Option<Box<Homes>> {
+        if !cfg.has_partitions() {
+            return None;
+        }
+        let order = static_table(cfg);
+        let ordered = |planes: &[u32]| -> Vec<u32> {
+            order
+                .iter()
+                .copied()
+                .filter(|p| planes.binary_search(p).is_ok())
+                .collect()
+        };
+        let mut spans: Vec<(u64, u64, Vec<u32>)> = (0..cfg.flows.len())
+            .filter_map(|i| {
+                let ns = cfg.flows[i].namespace?;
+                let planes = cfg.partition_planes(i)?;
+                Some((ns.first_page, ns.pages, ordered(&planes)))
+            })
+            .collect();
+        spans.sort_by_key(|s| s.0);
+        let before = spans
+            .iter()
+            .scan(0u64, |sum, s| {
+                let b = *sum;
+                *sum += s.1;
+                Some(b)
+            })
+            .collect();
+        let rest = ordered(&cfg.rest_planes());
+        let planes = cfg.total_planes() as usize;
+        let words = (spans.len() + 1).div_ceil(64);
+        let mut member = vec![0u64; planes * words];
+        for (j, d) in spans.iter().map(|s| &s.2).chain([&rest]).enumerate() {
+            for &p in d {
+                member[p as usize * words + j / 64] |= 1 << (j % 64);
+            }
+        }
+        Some(Box::new(Homes {
+            spans,
+            before,
+            rest,
+            member,
+            words,
+            logical: cfg.logical_pages(),
+        }))
+    }
+
+    /// The domain of `lpn` (< the logical pages): the span whose namespace
+    /// holds it, or the rest (`spans.len()`), and its rank in the domain.
+    #[inline]
+    fn domain_of(&self, lpn: Lpn) -> (usize, u64) {
+        let lpn = lpn as u64;
+        let below = self.spans.partition_point(|s| s.0 <= lpn);
+        if let Some(j) = below.checked_sub(1) {
+            let (first, pages, _) = &self.spans[j];
+            if lpn < first + pages {
+                return (j, lpn - first);
+            }
+            return (self.spans.len(), lpn - self.before[j] - pages);
+        }
+        (self.spans.len(), lpn)
+    }
+
+    /// The planes of domain `d`.
+    #[inline]
+    fn planes(&self, d: usize) -> &[u32] {
+        self.spans.get(d).map_or(&self.rest, |s| &s.2)
+    }
+
+    /// Static allocation's plane for `lpn`: its domain's planes in turn.
+    #[inline]
+    fn static_plane(&self, lpn: Lpn) -> Option<PlaneId> {
+        if lpn as u64 >= self.logical {
+            return None;
+        }
+        let (d, r) = self.domain_of(lpn);
+        let planes = self.planes(d);
+        Some(PlaneId(planes[(r % planes.len() as u64) as usize]))
+    }
+
+    /// May `lpn` go to `plane`? (A page beyond the logical space, DFTL's
+    /// translation page, anywhere.)
+    #[inline]
+    fn admits(&self, lpn: Lpn, plane: PlaneId) -> bool {
+        if lpn as u64 >= self.logical {
+            return true;
+        }
+        let d = self.domain_of(lpn).0;
+        self.member[plane.index() * self.words + d / 64] & (1 << (d % 64)) != 0
+    }
+
+    /// The planes `lpn` may go to, or None (any plane).
+    pub(crate) fn planes_of(&self, lpn: Lpn) -> Option<&[u32]> {
+        ((lpn as u64) < self.logical).then(|| self.planes(self.domain_of(lpn).0))
+    }
+
+    /// Every domain's planes.
+    fn domains(&self) -> impl Iterator<Item = &[u32]> {
+        (0..=self.spans.len()).map(|d| self.planes(d))
+    }
 }
 
 /// Allocation's state (module documentation).
@@ -145,7 +281,27 @@ impl Ftl {
     /// The plane static allocation gives this LPN.
     #[inline]
     pub fn static_plane(&self, lpn: Lpn) -> PlaneId {
+        if let Some(p) = self.homes.as_ref().and_then(|h| h.static_plane(lpn)) {
+            return p;
+        }
         PlaneId(self.alloc.plane_of_residue[(lpn % self.planes) as usize])
+    }
+
+    /// Build the flows' partitions from `cfg` (at construction, and for a
+    /// loaded drive state, which does not carry them).
+    pub(crate) fn homes_restart(&mut self, cfg: &Config) {
+        self.homes = Homes::new(cfg);
+    }
+
+    /// Does any flow have a partition of the flash?
+    pub fn partitioned(&self) -> bool {
+        self.homes.is_some()
+    }
+
+    /// The planes `lpn` may be written to when a flow's partition confines
+    /// it, or None (any plane).
+    pub fn home_planes(&self, lpn: Lpn) -> Option<&[u32]> {
+        self.homes.as_ref().and_then(|h| h.planes_of(lpn))
     }
 
     /// The die static allocation gives this LPN.
@@ -168,7 +324,8 @@ impl Ftl {
     /// plus the pages of `writes` not holding data yet that go to it. Static
     /// allocation fixes each LPN's plane, die round-robin its die (the die's
     /// planes share its pages); other policies may send a page anywhere, so
-    /// the drive's mean per plane is the bound.
+    /// the drive's mean per plane is the bound (and each flow partition's
+    /// mean, for the pages it confines).
     pub fn max_plane_valid(&self, writes: &[Lpn]) -> u64 {
         let planes = self.planes as usize;
         let mut new = vec![0u64; planes];
@@ -195,10 +352,18 @@ impl Ftl {
                     .max()
                     .unwrap_or(0)
             }
-            _ => (0..planes)
-                .map(|p| valid(p) + new[p])
-                .sum::<u64>()
-                .div_ceil(planes as u64),
+            _ => {
+                let mean = |d: &[u32]| {
+                    d.iter()
+                        .map(|&p| valid(p as usize) + new[p as usize])
+                        .sum::<u64>()
+                        .div_ceil(d.len().max(1) as u64)
+                };
+                let all: Vec<u32> = (0..planes as u32).collect();
+                // Under flows' partitions, each partition's mean too.
+                let parts = self.homes.iter().flat_map(|h| h.domains());
+                parts.map(mean).fold(mean(&all), u64::max)
+            }
         }
     }
 
@@ -248,13 +413,17 @@ impl Ftl {
             }
             PlaneAllocation::LeastBusy => {
                 // Scan from the round-robin pointer so ties rotate; planes
-                // without room for more data only if all are so.
+                // without room for more data only if all are so; only the
+                // page's home domain under flows' partitions.
                 let start = self.alloc.rr_next;
                 let mut best = PlaneId(self.alloc.plane_of_residue[start as usize]);
                 let mut best_key = (u8::MAX, u32::MAX);
                 for i in 0..self.planes {
                     let p =
                         PlaneId(self.alloc.plane_of_residue[((start + i) % self.planes) as usize]);
+                    if self.homes.is_some() && !self.in_home_domain(lpn, p) {
+                        continue;
+                    }
                     let key = (self.tier(p), die_load(self.map.die_of_plane(p)));
                     if key < best_key {
                         best = p;
@@ -313,10 +482,16 @@ impl Ftl {
         }
     }
 
-    /// May `lpn` be written to `plane` as far as the map is concerned?
-    /// Always, except under DVPFTL's map: only in its logical block's VFC.
+    /// May `lpn` be written to `plane`? Always, except in a flow's
+    /// partition (only its planes) and under DVPFTL's map (only in its
+    /// logical block's VFC).
     #[inline]
-    fn in_home_domain(&self, lpn: Lpn, plane: PlaneId) -> bool {
+    pub(crate) fn in_home_domain(&self, lpn: Lpn, plane: PlaneId) -> bool {
+        if let Some(h) = &self.homes {
+            if !h.admits(lpn, plane) {
+                return false;
+            }
+        }
         match self.fast.as_ref() {
             Some(f) if f.vfc.is_some() => {
                 f.domain_of_plane(plane.0) == f.domain_of_lbn(f.lbn_of(lpn).0)
@@ -428,6 +603,70 @@ pub(crate) fn requirements(c: &Config) -> Requirement {
             "applies to per-plane blocks (block_groups = \"die\" opens aligned groups already)"
                 .into(),
         ));
+    }
+    Ok(())
+}
+
+/// What flows' partitions (`[[flows]]`'s `channels`, `chips`, `dies`,
+/// `planes`) require of the other policies: the first violated
+/// requirement as (the key to change, why).
+pub(crate) fn partition_requirements(c: &Config) -> Requirement {
+    if !c.has_partitions() {
+        return Ok(());
+    }
+    if c.ftl.mapping.hybrid() {
+        return Err((
+            "ftl.mapping",
+            "flows' partitions need a page map (page or dftl): a hybrid map places data by its own units"
+                .into(),
+        ));
+    }
+    if matches!(
+        c.ftl.plane_allocation,
+        PlaneAllocation::Apm | PlaneAllocation::Parp | PlaneAllocation::Dvp
+    ) {
+        return Err((
+            "ftl.plane_allocation",
+            "flows' partitions need static, round-robin, least-busy or die-round-robin \
+             allocation (a request-level allocator places a request's pages over any plane)"
+                .into(),
+        ));
+    }
+    if c.ftl.write_unit == WriteUnit::SuperPage {
+        return Err((
+            "ftl.write_unit",
+            "flows' partitions do not combine with super pages (a logical super page is placed \
+             by its own index, not its pages')"
+                .into(),
+        ));
+    }
+    // Policies that move a page among its die's planes need whole dies.
+    let ppd = c.geometry.planes_per_die;
+    let part_die = c.flows.iter().position(|f| {
+        f.planes
+            .as_ref()
+            .is_some_and(|p| (0..ppd).any(|x| !p.contains(&x)))
+    });
+    {
+        let die_level = [
+            (
+                c.ftl.plane_allocation == PlaneAllocation::DieRoundRobin,
+                "ftl.plane_allocation",
+            ),
+            (c.ftl.block_groups == BlockGroups::Die, "ftl.block_groups"),
+            (c.ftl.write_unit == WriteUnit::Die, "ftl.write_unit"),
+            (c.gc.join_percent != 0.0, "gc.join_percent"),
+        ];
+        if let (Some((_, key)), Some(i)) = (die_level.iter().find(|(on, _)| *on), part_die) {
+            return Err((
+                key,
+                format!(
+                    "places a page on any plane of its die, so every flow's partition must hold \
+                     whole dies (flows[{i}].planes of flow `{}` leaves some out)",
+                    c.flows[i].name
+                ),
+            ));
+        }
     }
     Ok(())
 }

@@ -15,7 +15,8 @@
 //! and FAST's units keep their own rules (`groups.rs`, `lanes.rs`,
 //! `mapping/fast.rs`); and for every LPN the newest copy in flight (buffer,
 //! else a queued program) has the latest version, or else the mapped page
-//! does, and a written LPN is never unmapped. It runs at the end of a run and
+//! does, and a written LPN is never unmapped; under flows' partitions,
+//! every valid page of a partitioned flow's LPN lies in its partition. It runs at the end of a run and
 //! every `check.interval_requests` completions, O(physical + logical pages);
 //! `check_totals`, O(blocks), runs after every run. Cheap local invariants
 //! are release assertions where they hold (`Ftl::invalidate`, `erase`,
@@ -160,6 +161,15 @@ impl Ftl {
                     return Err(format!(
                         "ppn {ppn} claims lpn {lpn}, which maps to {}",
                         self.maps.l2p.get(lpn as usize)
+                    ));
+                }
+                if self.homes.is_some() && !self.in_home_domain(lpn, self.map.plane_of(ppn as Ppn))
+                {
+                    return Err(format!(
+                        "lpn {lpn} (of a flow's partition) is valid on plane {}, outside its \
+                         partition's planes {:?}",
+                        self.map.plane_of(ppn as Ppn).0,
+                        self.home_planes(lpn).unwrap_or_default()
                     ));
                 }
                 valid += 1;

@@ -98,6 +98,11 @@ pub struct Ftl {
     /// configuration, not part of a saved drive state.
     #[serde(skip)]
     levelling: Option<levelling::Levelling>,
+    /// Flows' partitions (`alloc.rs`'s `Homes`): each logical page's
+    /// planes. Rebuilt from the configuration, not part of a saved drive
+    /// state (whose keys name the partitions).
+    #[serde(skip)]
+    homes: Option<Box<alloc::Homes>>,
 }
 
 impl Ftl {
@@ -141,7 +146,9 @@ impl Ftl {
                 .then(|| Fast::new(cfg, domains, static_table(cfg))),
             bad: None,
             levelling: None,
+            homes: None,
         };
+        ftl.homes_restart(cfg);
         ftl.install_bad_blocks(cfg);
         ftl.levelling_restart(cfg);
         ftl

@@ -166,6 +166,13 @@ impl Ftl {
         report: &mut PreconditionReport,
     ) -> Result<()> {
         self.fast_refuses("fill")?;
+        if self.partitioned() {
+            return Err(Error::Invalid(
+                "--precondition fill places pages by the drive's static stripe, not by flows' \
+                 partitions: age with age:X or the trace-based steps instead"
+                    .into(),
+            ));
+        }
         let (lo, hi) = used;
         if !(0.0..1.0).contains(&lo) || !(lo..1.0).contains(&hi) || !(0.0..=1.0).contains(&valid) {
             return Err(Error::Invalid(format!(

@@ -21,6 +21,7 @@ const REQUIREMENTS: &[fn(&Config) -> Requirement] = &[
     crate::sched::diewrite::combine_requirements,
     crate::gc::paragc::requirements,
     crate::ftl::alloc::requirements,
+    crate::ftl::alloc::partition_requirements,
     crate::flash::executor::requirements,
     crate::flash::cache::requirements,
     crate::ftl::parity_requirements,

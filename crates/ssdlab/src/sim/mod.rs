@@ -467,6 +467,7 @@ impl Simulator {
         // Wear levelling counts the timed run's moves (and a loaded state
         // does not carry its state).
         ftl.levelling_restart(cfg);
+        ftl.homes_restart(cfg);
         // A replicate's own stream: the generator as aging left it, jumped
         // `replicate` × 2^128 draws ahead (the aged drive is the same).
         for _ in 0..cfg.replicate {

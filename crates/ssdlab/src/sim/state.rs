@@ -254,6 +254,10 @@ fn keys(
             .iter()
             .any(|t| k == t || k.strip_prefix(t).is_some_and(|r| r.starts_with('.')))
     });
+    // Aging places flows' partitioned pages in their partitions.
+    if let Some(p) = cfg.partitions_key() {
+        out.push(("flows.partitions".into(), p));
+    }
     out.push(("precondition".into(), pre.to_string()));
     if let Some(w) = workload {
         out.push(("workload".into(), w));

@@ -11,6 +11,10 @@
 //! translation page is) is the FTL's map of those LPNs, kept in DRAM.
 //!
 //! The table is a least-recently-used list of entries with a dirty mark.
+//! Partitioned among flows (`ftl.mapping_cache_sharing = "partitioned"`,
+//! MQSim's equal-size CMT partitioning), it is one such list per flow of
+//! `capacity / flows` entries, an entry belonging to the flow whose
+//! namespace holds its page; a flow's load pushes out only its own.
 //! Writing a translation page back cleans every cached entry of it at once
 //! (DFTL's batch update): each translation page has a generation number, and
 //! an entry is dirty while its mark equals its page's current generation.
@@ -35,12 +39,18 @@ pub struct MappingCache {
     /// First translation LPN; entries per translation page.
     pub base: Lpn,
     per_page: u32,
+    /// Entries of a part.
     capacity: usize,
     index: FxHashMap<Lpn, u32>,
     nodes: Vec<Node>,
-    /// Most and least recently used nodes (INVALID when empty).
-    head: u32,
-    tail: u32,
+    /// The parts' first pages, ascending (partitioned), or empty (one
+    /// part, shared); a page below the first part's goes to the last part.
+    parts: Vec<Lpn>,
+    /// Per part: most and least recently used nodes (INVALID when empty),
+    /// and its entries.
+    head: Vec<u32>,
+    tail: Vec<u32>,
+    len: Vec<usize>,
     /// Per translation page: write-back generation.
     generation: Vec<u32>,
 }
@@ -56,10 +66,48 @@ impl MappingCache {
             capacity: capacity.max(1) as usize,
             index: FxHashMap::default(),
             nodes: Vec::new(),
-            head: INVALID,
-            tail: INVALID,
+            parts: Vec::new(),
+            head: vec![INVALID],
+            tail: vec![INVALID],
+            len: vec![0],
             generation: vec![0; pages],
         }
+    }
+
+    /// Split the table into equal parts, one per namespace starting at
+    /// each of `firsts` (the flows' namespaces, which cover every page the
+    /// host accesses): `capacity / parts` entries each.
+    pub fn partition(&mut self, firsts: &[Lpn], capacity: u64) {
+        let mut parts = firsts.to_vec();
+        parts.sort_unstable();
+        let n = parts.len().max(1);
+        self.capacity = (capacity as usize / n).max(1);
+        self.head = vec![INVALID; n];
+        self.tail = vec![INVALID; n];
+        self.len = vec![0; n];
+        self.parts = parts;
+    }
+
+    /// The part of `lpn`'s entry.
+    #[inline]
+    fn part_of(&self, lpn: Lpn) -> usize {
+        if self.parts.is_empty() {
+            return 0;
+        }
+        self.parts
+            .partition_point(|&f| f <= lpn)
+            .checked_sub(1)
+            .unwrap_or(self.parts.len() - 1)
+    }
+
+    /// Entries of the part of `lpn` (of the whole table when shared).
+    pub fn part_len(&self, lpn: Lpn) -> usize {
+        self.len[self.part_of(lpn)]
+    }
+
+    /// Entries a part holds at most (the whole table when shared).
+    pub fn part_capacity(&self) -> usize {
+        self.capacity
     }
 
     /// The translation page (its LPN) that holds the entry of `lpn`.
@@ -74,29 +122,30 @@ impl MappingCache {
         lpn >= self.base
     }
 
-    fn unlink(&mut self, i: u32) {
+    fn unlink(&mut self, i: u32, part: usize) {
         let Node { prev, next, .. } = self.nodes[i as usize];
         if prev == INVALID {
-            self.head = next;
+            self.head[part] = next;
         } else {
             self.nodes[prev as usize].next = next;
         }
         if next == INVALID {
-            self.tail = prev;
+            self.tail[part] = prev;
         } else {
             self.nodes[next as usize].prev = prev;
         }
     }
 
-    fn push_front(&mut self, i: u32) {
+    fn push_front(&mut self, i: u32, part: usize) {
+        let head = self.head[part];
         self.nodes[i as usize].prev = INVALID;
-        self.nodes[i as usize].next = self.head;
-        if self.head != INVALID {
-            self.nodes[self.head as usize].prev = i;
+        self.nodes[i as usize].next = head;
+        if head != INVALID {
+            self.nodes[head as usize].prev = i;
         }
-        self.head = i;
-        if self.tail == INVALID {
-            self.tail = i;
+        self.head[part] = i;
+        if self.tail[part] == INVALID {
+            self.tail[part] = i;
         }
     }
 
@@ -117,8 +166,9 @@ impl MappingCache {
         if dirty {
             self.nodes[i as usize].mark = self.dirty_mark(lpn);
         }
-        self.unlink(i);
-        self.push_front(i);
+        let part = self.part_of(lpn);
+        self.unlink(i, part);
+        self.push_front(i, part);
         true
     }
 
@@ -143,10 +193,11 @@ impl MappingCache {
         }
         let mark = if dirty { self.dirty_mark(lpn) } else { CLEAN };
         let mut write_back = None;
-        let slot = if self.index.len() >= self.capacity {
-            let victim = self.tail;
+        let part = self.part_of(lpn);
+        let slot = if self.len[part] >= self.capacity {
+            let victim = self.tail[part];
             let old = self.nodes[victim as usize];
-            self.unlink(victim);
+            self.unlink(victim, part);
             self.index.remove(&old.lpn);
             if self.is_dirty(&old) {
                 let page = (old.lpn / self.per_page) as usize;
@@ -158,6 +209,7 @@ impl MappingCache {
             }
             victim
         } else {
+            self.len[part] += 1;
             self.nodes.len() as u32
         };
         let node = Node {
@@ -170,7 +222,7 @@ impl MappingCache {
             Some(n) => *n = node,
             None => self.nodes.push(node),
         }
-        self.push_front(slot);
+        self.push_front(slot, part);
         self.index.insert(lpn, slot);
         write_back
     }
@@ -229,5 +281,21 @@ mod tests {
         assert_eq!(c.translation_page(5), 1000);
         assert_eq!(c.translation_page(99), 1009);
         assert!(c.is_translation(1000) && !c.is_translation(999));
+    }
+
+    #[test]
+    fn a_partitioned_table_evicts_within_the_part() {
+        // Two parts (pages 0.. and 50..) of 2 entries each.
+        let mut c = MappingCache::new(1000, 100, 10, 4);
+        c.partition(&[0, 50], 4);
+        assert_eq!(c.part_capacity(), 2);
+        for l in [1, 2, 51, 52] {
+            assert_eq!(c.insert(l, false), None);
+        }
+        // A third entry of the first part pushes out its LRU (1), not 51.
+        c.insert(3, false);
+        assert!(!c.access(1, false));
+        assert!(c.access(51, false) && c.access(52, false) && c.access(2, false));
+        assert_eq!((c.part_len(0), c.part_len(60)), (2, 2));
     }
 }

@@ -40,12 +40,21 @@ impl Dftl {
         let logical = cfg.logical_pages();
         Dftl {
             cmt: (cfg.ftl.mapping == Mapping::Dftl).then(|| {
-                MappingCache::new(
+                let mut c = MappingCache::new(
                     logical as Lpn,
                     logical,
                     cfg.mapping_entries_per_page(),
                     cfg.ftl.mapping_cache_entries,
-                )
+                );
+                if !cfg.ftl.mapping_cache_sharing.is_shared() {
+                    let firsts: Vec<Lpn> = cfg
+                        .flows
+                        .iter()
+                        .filter_map(|f| f.namespace.map(|n| n.first_page as Lpn))
+                        .collect();
+                    c.partition(&firsts, cfg.ftl.mapping_cache_entries);
+                }
+                c
             }),
             waiters: FxHashMap::default(),
             gc_translation: Vec::new(),
