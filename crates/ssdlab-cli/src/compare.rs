@@ -91,7 +91,7 @@ pub(crate) fn compare(dir: &Path, a: &str, b: &str) -> Result<ComparisonDoc> {
             dir.display()
         );
     }
-    let (header, rows) = crate::report::read_results(&csv)?;
+    let (header, rows) = crate::results::read_results(&csv)?;
     let col = |name: &str| header.iter().position(|h| h == name);
     let (Some(preset), Some(workload), Some(scheme)) =
         (col("preset"), col("workload"), col("scheme"))

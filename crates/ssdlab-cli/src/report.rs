@@ -667,138 +667,6 @@ fn metadata(runs: &[(String, Value)], out: &mut String) {
     out.push_str("</tbody></table>\n");
 }
 
-/// Largest `results.csv` the report reads: 256 MiB (a row is a few
-/// hundred bytes; a sweep has at most `--max-runs` rows).
-const MAX_CSV_BYTES: u64 = 256 << 20;
-
-/// `results.csv` read and checked: a header of distinct names, every row
-/// with as many fields, quotes closed, and the columns a sweep or a
-/// reproduction writes ([`crate::results::METRICS`]) holding non-negative
-/// numbers (integers where they count), or nothing. The first thing wrong
-/// is an error naming the line and the column.
-pub(crate) fn read_results(path: &Path) -> Result<(Vec<String>, Vec<Vec<String>>)> {
-    let text = ssdlab::workload::input::read_text_limited(path, MAX_CSV_BYTES, "a results.csv")?;
-    let mut records = csv_records(&text)
-        .map_err(|(line, msg)| anyhow::anyhow!("{}:{line}: {msg}", path.display()))?;
-    if records.is_empty() {
-        bail!("{}: empty: no header", path.display());
-    }
-    let (_, header) = records.remove(0);
-    let mut seen = BTreeSet::new();
-    for (i, h) in header.iter().enumerate() {
-        if h.is_empty() || !seen.insert(h.as_str()) {
-            bail!(
-                "{}:1: column {}: the header's names must be distinct and not empty",
-                path.display(),
-                i + 1
-            );
-        }
-    }
-    let kinds: Vec<Option<bool>> = header
-        .iter()
-        .map(|h| {
-            crate::results::METRICS
-                .iter()
-                .find(|(m, _)| m == h)
-                .map(|&(_, int)| int)
-        })
-        .collect();
-    let mut rows = Vec::with_capacity(records.len());
-    for (line, fields) in records {
-        if fields.len() != header.len() {
-            bail!(
-                "{}:{line}: {} fields, but the header has {}",
-                path.display(),
-                fields.len(),
-                header.len()
-            );
-        }
-        for ((f, h), kind) in fields.iter().zip(&header).zip(&kinds) {
-            let Some(int) = kind else { continue };
-            if f.is_empty() {
-                continue;
-            }
-            let ok = if *int {
-                f.parse::<u64>().is_ok()
-            } else {
-                f.parse::<f64>().is_ok_and(|x| x.is_finite() && x >= 0.0)
-            };
-            if !ok {
-                bail!(
-                    "{}:{line}: field `{h}`: {} is not a non-negative {}",
-                    path.display(),
-                    ssdlab::workload::input::quote(f, 40),
-                    if *int { "integer" } else { "number" }
-                );
-            }
-        }
-        rows.push(fields);
-    }
-    Ok((header, rows))
-}
-
-/// A CSV record: the line it starts on, and its fields.
-type CsvRecord = (usize, Vec<String>);
-
-/// The records of CSV `text` (RFC 4180: fields in double quotes may hold
-/// commas, quotes doubled, line breaks), each with the line it starts on;
-/// or the line and what is wrong (a quote left open, text after a closing
-/// quote).
-fn csv_records(text: &str) -> std::result::Result<Vec<CsvRecord>, (usize, String)> {
-    let mut out = Vec::new();
-    let mut chars = text.chars().peekable();
-    let mut line = 1;
-    while chars.peek().is_some() {
-        let start = line;
-        let mut fields = Vec::new();
-        let mut cur = String::new();
-        loop {
-            match chars.next() {
-                None => {
-                    fields.push(std::mem::take(&mut cur));
-                    break;
-                }
-                Some('\n') => {
-                    line += 1;
-                    fields.push(std::mem::take(&mut cur));
-                    break;
-                }
-                Some('\r') if chars.peek() == Some(&'\n') => {}
-                Some(',') => fields.push(std::mem::take(&mut cur)),
-                Some('"') if cur.is_empty() => {
-                    // a quoted field, to its closing quote
-                    loop {
-                        match chars.next() {
-                            None => return Err((start, "a quoted field is not closed".into())),
-                            Some('"') if chars.peek() == Some(&'"') => {
-                                chars.next();
-                                cur.push('"');
-                            }
-                            Some('"') => break,
-                            Some(c) => {
-                                if c == '\n' {
-                                    line += 1;
-                                }
-                                cur.push(c);
-                            }
-                        }
-                    }
-                    match chars.peek() {
-                        None | Some(',') | Some('\n') | Some('\r') => {}
-                        Some(_) => {
-                            return Err((line, "text after a closing quote".into()));
-                        }
-                    }
-                }
-                Some('"') => return Err((line, "a quote inside an unquoted field".into())),
-                Some(c) => cur.push(c),
-            }
-        }
-        out.push((start, fields));
-    }
-    Ok(out)
-}
-
 fn results_table(header: &[String], rows: &[Vec<String>], out: &mut String) {
     let _ = writeln!(
         out,
@@ -875,7 +743,7 @@ pub fn cmd_report(a: ReportArgs) -> Result<ExitCode> {
     };
     let csv_path = dir.join("results.csv");
     let results = if csv_path.exists() {
-        Some(read_results(&csv_path)?)
+        Some(crate::results::read_results(&csv_path)?)
     } else {
         None
     };
@@ -996,15 +864,7 @@ mod tests {
     }
 
     #[test]
-    fn csv_fields_and_prefixes() {
-        let recs = csv_records("h1,h2,h3\r\na,\"b,c\",\"d\"\"e\"\nx,\"two\nlines\",z\n").unwrap();
-        assert_eq!(recs[1], (2, vec!["a".into(), "b,c".into(), "d\"e".into()]));
-        assert_eq!(
-            recs[2],
-            (3, vec!["x".into(), "two\nlines".into(), "z".into()])
-        );
-        assert_eq!(csv_records("a,\"b\n").unwrap_err().0, 1);
-        assert_eq!(csv_records("a\nb,c\"d\n").unwrap_err().0, 2);
+    fn legend_names_keep_what_differs() {
         let runs: Vec<(String, Value)> = ["x__d__w__a", "x__d__w__b__k=1"]
             .iter()
             .map(|n| (n.to_string(), Value::Null))
