@@ -1885,7 +1885,21 @@ pub fn interface_checks() -> Result<Vec<Check>> {
     Ok(out)
 }
 
-/// The whole suite.
+/// The small drive the flows' checks run on: `channels` channels of one
+/// chip, 64 blocks of 32 pages per plane, 20 % over-provisioning, GC at 3
+/// free blocks, no write buffer.
+fn flows_drive(channels: u32) -> Result<Config> {
+    let mut c = Config::preset("small")?;
+    c.geometry.channels = channels;
+    c.geometry.chips_per_channel = 1;
+    c.geometry.blocks_per_plane = 64;
+    c.geometry.pages_per_block = 32;
+    c.ftl.overprovisioning = 0.2;
+    c.gc.threshold = GcThreshold::Blocks(3);
+    c.buffer.capacity = BufferCapacity::None;
+    Ok(c)
+}
+
 /// Flows (`[[flows]]`): two identical flows under round robin share the
 /// device equally and are slowed alike (FLIN's fairness ≈ 1); weighted
 /// round robin fetches in the ratio of the weights under saturation; a
@@ -1894,14 +1908,7 @@ pub fn interface_checks() -> Result<Vec<Check>> {
 /// (saturation) and the device holding two commands.
 pub fn flow_checks() -> Result<Vec<Check>> {
     use crate::config::{Arbitration, FlowConfig, Priority, Queues};
-    let mut c = Config::preset("small")?;
-    c.geometry.channels = 2;
-    c.geometry.chips_per_channel = 1;
-    c.geometry.blocks_per_plane = 64;
-    c.geometry.pages_per_block = 32;
-    c.ftl.overprovisioning = 0.2;
-    c.gc.threshold = GcThreshold::Blocks(3);
-    c.buffer.capacity = BufferCapacity::None;
+    let c = flows_drive(2)?;
     let n = 300u64;
     let reads = |name: &str, gap: u64| Source::Records {
         name: name.into(),
@@ -2068,14 +2075,7 @@ pub fn flow_checks() -> Result<Vec<Check>> {
 /// valid exactly once.
 pub fn partition_checks() -> Result<Vec<Check>> {
     use crate::config::{FlowConfig, Namespace, PlaneAllocation, Priority};
-    let mut c = Config::preset("small")?;
-    c.geometry.channels = 4;
-    c.geometry.chips_per_channel = 1;
-    c.geometry.blocks_per_plane = 64;
-    c.geometry.pages_per_block = 32;
-    c.ftl.overprovisioning = 0.2;
-    c.gc.threshold = GcThreshold::Blocks(3);
-    c.buffer.capacity = BufferCapacity::None;
+    let mut c = flows_drive(4)?;
     c.check.enabled = true;
     let half = c.logical_pages() / 2;
     let flow = |name: &str, first: u64, channels: Vec<u32>| FlowConfig {
@@ -2226,14 +2226,7 @@ pub fn partition_checks() -> Result<Vec<Check>> {
 /// its part: a misses only its first 32 reads; b still misses every read.
 pub fn cache_partition_checks() -> Result<Vec<Check>> {
     use crate::config::{FlowConfig, Mapping, Namespace, Priority, Sharing};
-    let mut c = Config::preset("small")?;
-    c.geometry.channels = 2;
-    c.geometry.chips_per_channel = 1;
-    c.geometry.blocks_per_plane = 64;
-    c.geometry.pages_per_block = 32;
-    c.ftl.overprovisioning = 0.2;
-    c.gc.threshold = GcThreshold::Blocks(3);
-    c.buffer.capacity = BufferCapacity::None;
+    let mut c = flows_drive(2)?;
     c.ftl.mapping = Mapping::Dftl;
     c.ftl.mapping_cache_entries = 64;
     let half = c.logical_pages() / 2;
@@ -2308,13 +2301,7 @@ pub fn flin_checks() -> Result<Vec<Check>> {
     use crate::config::{FlowConfig, Priority};
     use crate::sched::flin::{best_place, Entry, Flin};
     let mut out = vec![];
-    let mut c = Config::preset("small")?;
-    c.geometry.channels = 2;
-    c.geometry.chips_per_channel = 1;
-    c.geometry.blocks_per_plane = 64;
-    c.geometry.pages_per_block = 32;
-    c.ftl.overprovisioning = 0.2;
-    c.gc.threshold = GcThreshold::Blocks(3);
+    let mut c = flows_drive(2)?;
     c.buffer.capacity = BufferCapacity::Pages(64);
     let flow = |name: &str| FlowConfig {
         name: name.into(),
@@ -2451,6 +2438,7 @@ pub fn flin_checks() -> Result<Vec<Check>> {
     Ok(out)
 }
 
+/// The whole suite.
 pub fn all() -> Result<Vec<Check>> {
     let mut v = timing_checks()?;
     v.extend(attribution_checks(300_000)?);
