@@ -109,12 +109,13 @@ struct RunResponse<'a> {
 
 /// Run one simulation; the response as JSON: `{"result": …, "latency_cdf": […]}`.
 pub fn run(req: &RunRequest) -> Result<String> {
-    // With flows, the queues' and the scheduler's keys apply once the
-    // flows are added (FLIN needs them).
-    let (queue_sets, sets): (Vec<String>, Vec<String>) = req.sets.iter().cloned().partition(|s| {
-        let s = s.trim_start();
-        !req.flows.is_empty() && (s.starts_with("queues.") || s.starts_with("sched."))
-    });
+    // With flows, the keys that need them (queues, scheduler, sharing
+    // among flows) apply once the flows are added.
+    let (queue_sets, sets): (Vec<String>, Vec<String>) = req
+        .sets
+        .iter()
+        .cloned()
+        .partition(|s| !req.flows.is_empty() && ssdlab::config::set_after_flows(s));
     let mut cfg = crate::load_config(
         req.preset.as_deref(),
         req.config.as_deref(),

@@ -608,12 +608,13 @@ fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<()> {
 }
 
 fn cmd_run(a: RunArgs) -> Result<ExitCode> {
-    // With --flow, the queues' and the scheduler's keys apply once the
-    // flows are added (FLIN needs them).
-    let (queue_sets, sets): (Vec<String>, Vec<String>) = a.sets.iter().cloned().partition(|s| {
-        let s = s.trim_start();
-        !a.flows.is_empty() && (s.starts_with("queues.") || s.starts_with("sched."))
-    });
+    // With flows, the keys that need them (queues, scheduler, sharing
+    // among flows) apply once the flows are added.
+    let (queue_sets, sets): (Vec<String>, Vec<String>) = a
+        .sets
+        .iter()
+        .cloned()
+        .partition(|s| !a.flows.is_empty() && ssdlab::config::set_after_flows(s));
     let mut cfg = load_config(
         a.preset.as_deref(),
         a.config.as_deref(),

@@ -257,6 +257,17 @@ fn bad_flows_name_the_flow_and_the_key() {
         (
             &[
                 "--flow",
+                "name=a,workload=spd/hm_0,namespace=0:100000",
+                "--flow",
+                "name=b,workload=spd/hm_0",
+                "--set",
+                "buffer.sharing=\"partitioned\"",
+            ],
+            &["flows[1].namespace", "flow `b`", "buffer.sharing"],
+        ),
+        (
+            &[
+                "--flow",
                 "name=a,workload=spd/hm_0",
                 "--set",
                 "host.mode=\"closed-loop\"",
@@ -423,4 +434,38 @@ set = []
         &FLOW_SWEEP.replace("queue_depth = 8", "queue_depth = 0"),
         &["reader", "queue_depth"],
     );
+}
+
+/// `--set buffer.sharing` and `--set ftl.mapping_cache_sharing` apply once
+/// `--flow`'s flows are added (they need flows), and the run says so.
+#[test]
+fn sharing_among_flows_is_set_after_the_flows() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let args = [
+        "run",
+        "--preset",
+        "small",
+        "--precondition",
+        "none",
+        "--set",
+        "buffer.sharing=\"partitioned\"",
+        "--set",
+        "ftl.mapping=\"dftl\"",
+        "--set",
+        "ftl.mapping_cache_sharing=\"partitioned\"",
+        "--flow",
+        "name=reader,workload=spd/proj_3,limit=2000,namespace=0:490000",
+        "--flow",
+        "name=writer,workload=spd/prxy_0,limit=2000,namespace=490000:401289",
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    let out = run(&args);
+    assert!(out.status.success(), "{}", describe(&args, &out));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let cfg = &v["run"]["config"];
+    assert_eq!(cfg["buffer"]["sharing"], "partitioned", "{cfg}");
+    assert_eq!(cfg["ftl"]["mapping_cache_sharing"], "partitioned");
+    assert_eq!(v["flows"].as_array().map(Vec::len), Some(2));
 }

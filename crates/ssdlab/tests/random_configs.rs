@@ -539,6 +539,10 @@ fn flows(c: &mut Config, k: &Case) {
     {
         c.ftl.mapping_cache_sharing = ssdlab::config::Sharing::Partitioned;
     }
+    // The write buffer split among flows with namespaces.
+    if own && c.buffer.capacity != BufferCapacity::None && (k.seed / 29).is_multiple_of(2) {
+        c.buffer.sharing = ssdlab::config::Sharing::Partitioned;
+    }
 }
 
 /// Flows' partitions of the flash, where the policies allow them: one

@@ -96,6 +96,7 @@ fn flin_orders_as_worked_out_by_hand() {
 fn flows_partitions_place_pages_as_counted() {
     assert_all(validate::partition_checks().unwrap());
     assert_all(validate::cache_partition_checks().unwrap());
+    assert_all(validate::buffer_partition_checks().unwrap());
 }
 
 #[test]

@@ -16,13 +16,50 @@ use crate::types::ReqId;
 use crate::types::TxnId;
 use crate::types::Writer;
 
+/// Host page writes waiting for a slot of the buffer: one queue per
+/// partition (one for a shared buffer), each in arrival order.
+#[derive(Default)]
+pub(crate) struct Waiting {
+    queues: Vec<VecDeque<(ReqId, Lpn)>>,
+    len: usize,
+}
+
+impl Waiting {
+    fn new(parts: u32) -> Waiting {
+        Waiting {
+            queues: (0..parts.max(1)).map(|_| VecDeque::new()).collect(),
+            len: 0,
+        }
+    }
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// Writes waiting, over every partition.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+    pub(crate) fn push(&mut self, part: u32, w: (ReqId, Lpn)) {
+        self.queues[part as usize].push_back(w);
+        self.len += 1;
+    }
+    /// Keeps the writes `keep` holds to, in order.
+    pub(crate) fn retain(&mut self, mut keep: impl FnMut(&(ReqId, Lpn)) -> bool) {
+        for q in &mut self.queues {
+            q.retain(&mut keep);
+        }
+        self.len = self.queues.iter().map(VecDeque::len).sum();
+    }
+}
+
 /// The write buffer as the simulator runs it: the cache (None without a
 /// buffer), its eviction policy, the host writes waiting for a free slot
-/// (in arrival order), and the capacity in pages.
+/// (per partition, in arrival order), and the capacity in pages.
 pub(crate) struct Buffering {
     pub(crate) cache: Option<WriteBuffer>,
     pub(crate) policy: Option<Box<dyn EvictionPolicy>>,
-    pub(crate) waiting: VecDeque<(ReqId, Lpn)>,
+    pub(crate) waiting: Waiting,
+    /// A partition per flow (`buffer.sharing = "partitioned"`).
+    pub(crate) partitioned: bool,
     pub(crate) evict_out: Vec<u32>,
     /// `buffer.slot_frees = "eviction"` (SSDSim's buffer): an evicted
     /// page's slot frees at once.
@@ -78,10 +115,27 @@ impl Buffering {
                 format!("{pages} pages is too large"),
             ));
         }
+        let partitioned = !cfg.buffer.sharing.is_shared() && pages > 0;
+        let parts = if partitioned {
+            cfg.flows.len() as u32
+        } else {
+            1
+        };
+        if partitioned && pages < parts as u64 {
+            return Err(Error::config(
+                &cfg.name,
+                "buffer.capacity",
+                format!(
+                    "a buffer of {pages} pages ({sizing}) cannot be split among {parts} flows \
+                     (buffer.sharing = \"partitioned\"): at least one page each"
+                ),
+            ));
+        }
         let (cache, policy) = if pages > 0 {
             (
-                Some(WriteBuffer::new(
+                Some(WriteBuffer::partitioned(
                     pages as u32,
+                    parts,
                     crate::domain::die_turns(
                         cfg.geometry.channels,
                         cfg.geometry.chips_per_channel,
@@ -103,7 +157,8 @@ impl Buffering {
         Ok(Buffering {
             cache,
             policy,
-            waiting: VecDeque::new(),
+            waiting: Waiting::new(parts),
+            partitioned,
             evict_out: Vec::new(),
             frees_at_eviction: cfg.buffer.slot_frees == SlotFrees::Eviction,
             binding: None,
@@ -115,17 +170,35 @@ impl Buffering {
 }
 
 impl Simulator {
-    /// Move waiting writes into the buffer while it has room (in arrival
-    /// order), then start evictions if it needs space.
+    /// The buffer partition of request `req`'s pages (0: shared).
+    #[inline]
+    pub(crate) fn buffer_part(&self, req: ReqId) -> u32 {
+        if self.buffer.partitioned {
+            self.host.reqs[req].flow
+        } else {
+            0
+        }
+    }
+
+    /// Move waiting writes into the buffer while their partitions have
+    /// room (each partition's in arrival order), then start evictions where
+    /// space is needed.
     pub(crate) fn admit_waiting(&mut self) {
-        while let Some(&(req, lpn)) = self.buffer.waiting.front() {
+        for part in 0..self.buffer.waiting.queues.len() as u32 {
+            self.admit_waiting_in(part);
+        }
+        self.maybe_evict();
+    }
+
+    fn admit_waiting_in(&mut self, part: u32) {
+        while let Some(&(req, lpn)) = self.buffer.waiting.queues[part as usize].front() {
             let version = self.ftl.version_after(lpn);
             let buf = self.buffer.cache.as_ref().expect("buffered mode");
             let dirty = buf.is_dirty(lpn);
             // (`buffer.slot_frees = "eviction"`: a write that finds no free
             // slot evicts at once and completes with the pages it evicted.)
-            let bound = !dirty && !buf.has_free_slot();
-            if bound && !(self.buffer.frees_at_eviction && self.evict_for(req, lpn)) {
+            let bound = !dirty && !buf.has_room(part);
+            if bound && !(self.buffer.frees_at_eviction && self.evict_for(req, lpn, part)) {
                 break;
             }
             // The plane of a new buffered page is chosen when it enters the
@@ -144,7 +217,7 @@ impl Simulator {
                 (self.ftl.map.die_of_plane(plane), plane)
             };
             let buf = self.buffer.cache.as_mut().expect("buffered mode");
-            match buf.write(lpn, die, plane, version) {
+            match buf.write(lpn, die, plane, version, part) {
                 WriteOutcome::Full => break,
                 outcome => {
                     if outcome == WriteOutcome::Hit {
@@ -153,7 +226,8 @@ impl Simulator {
                         self.ftl.assign(plane);
                     }
                     self.next_version(lpn);
-                    self.buffer.waiting.pop_front();
+                    self.buffer.waiting.queues[part as usize].pop_front();
+                    self.buffer.waiting.len -= 1;
                     if self.sched.queues.flin.is_some() {
                         // (FLIN: the page's flow, for its program.)
                         let buf = self.buffer.cache.as_ref().expect("buffered mode");
@@ -172,18 +246,18 @@ impl Simulator {
                 }
             }
         }
-        self.maybe_evict();
     }
 
     /// `buffer.slot_frees = "eviction"`: write `lpn` of `req` found no free
-    /// slot; evict once, the pages evicted bound to it (its page completes
-    /// when they all have). False if nothing could be evicted.
+    /// slot in its partition `part`; evict once from it, the pages evicted
+    /// bound to the write (its page completes when they all have). False if
+    /// nothing could be evicted.
     #[cold]
-    fn evict_for(&mut self, req: ReqId, lpn: Lpn) -> bool {
+    fn evict_for(&mut self, req: ReqId, lpn: Lpn, part: u32) -> bool {
         let mut out = std::mem::take(&mut self.buffer.evict_out);
         if let (Some(buf), Some(policy)) = (self.buffer.cache.as_mut(), self.buffer.policy.as_mut())
         {
-            buf.evict(policy.as_mut(), &mut out);
+            buf.evict(part, policy.as_mut(), &mut out);
         }
         let evicted = !out.is_empty();
         if evicted {
@@ -225,19 +299,24 @@ impl Simulator {
         }
     }
 
+    /// Evict from each partition while it wants to (its waiting writes
+    /// need slots, or its free slots are below the watermark).
     pub(crate) fn maybe_evict(&mut self) {
         let mut out = std::mem::take(&mut self.buffer.evict_out);
-        while let (Some(buf), Some(policy)) =
-            (self.buffer.cache.as_mut(), self.buffer.policy.as_mut())
-        {
-            if !buf.wants_eviction(self.buffer.waiting.len()) {
-                break;
+        for part in 0..self.buffer.waiting.queues.len() as u32 {
+            while let (Some(buf), Some(policy)) =
+                (self.buffer.cache.as_mut(), self.buffer.policy.as_mut())
+            {
+                let waiting = self.buffer.waiting.queues[part as usize].len();
+                if !buf.wants_eviction(part, waiting) {
+                    break;
+                }
+                buf.evict(part, policy.as_mut(), &mut out);
+                if out.is_empty() {
+                    break;
+                }
+                self.unit_evicted(&out);
             }
-            buf.evict(policy.as_mut(), &mut out);
-            if out.is_empty() {
-                break;
-            }
-            self.unit_evicted(&out);
         }
         self.buffer.evict_out = out;
     }
@@ -276,18 +355,31 @@ impl Simulator {
     }
 
     /// Program transactions of up to `pages` of the die's least recently used
-    /// dirty buffer pages, evicted to complete a Die-Write.
+    /// dirty buffer pages (a partition's after another's), evicted to
+    /// complete a Die-Write.
     pub(crate) fn evict_from_die(&mut self, die: DieId, pages: usize) -> Vec<TxnId> {
-        let mut out = Vec::new();
+        let mut slots = Vec::new();
         if let Some(buf) = self.buffer.cache.as_mut() {
-            buf.evict(
-                &mut crate::buffer::FromDie {
-                    die,
-                    pages: pages as u32,
-                },
-                &mut out,
-            );
+            let mut out = Vec::new();
+            for part in 0..buf.partitions() {
+                let left = pages - slots.len();
+                if left == 0 {
+                    break;
+                }
+                buf.evict(
+                    part,
+                    &mut crate::buffer::FromDie {
+                        die,
+                        pages: left as u32,
+                    },
+                    &mut out,
+                );
+                slots.append(&mut out);
+            }
         }
-        out.into_iter().map(|slot| self.evicted_txn(slot)).collect()
+        slots
+            .into_iter()
+            .map(|slot| self.evicted_txn(slot))
+            .collect()
     }
 }

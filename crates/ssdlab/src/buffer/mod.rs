@@ -15,6 +15,13 @@
 //! `max(ceil(capacity × free_watermark), min(waiting, capacity))`: with the
 //! default watermark 0, eviction starts only when writes wait for a slot.
 //!
+//! With several flows the buffer may be partitioned (`buffer.sharing =
+//! "partitioned"`, MQSim's `Data_Cache_Sharing_Mode`): each flow has an
+//! equal share of the slots, its own LRU lists and watermarks, its writes
+//! wait (in arrival order among themselves) only for a slot of its share,
+//! and an eviction for it takes only its pages. A shared buffer is the one
+//! partition every writer uses.
+//!
 //! An [`EvictionPolicy`] reads the buffer through its public accessors and
 //! returns the slots to evict: `DieRoundRobin` (Baseline-D, EPO),
 //! `DieMultiPlane` (Baseline-P: a die's LRU page and, per other plane, its
@@ -248,33 +255,65 @@ pub struct WriteBuffer {
     plane: Vec<u32>,
     state: Vec<SlotState>,
     version: Vec<u32>,
+    /// The partition holding the slot (0 in a shared buffer).
+    part: Vec<u32>,
     /// LRU links: `prev` towards the MRU end, `next` towards the LRU end.
     prev: Vec<u32>,
     next: Vec<u32>,
+    /// Per partition and die (index `partition × dies + die`): the MRU and
+    /// LRU ends of the dirty list, and its length.
     mru: Vec<u32>,
     lru: Vec<u32>,
     dirty_per_die: Vec<u32>,
+    dies: u32,
     /// The dies in the order the round-robin policies visit them.
     turns: Vec<DieId>,
     free_slots: Vec<u32>,
     index: FxHashMap<Lpn, u32>,
-    dirty: u32,
-    flushing: u32,
-    /// Free-plus-flushing slots below which eviction starts (`low`), and
-    /// up to which it then goes on (`high`); `flushing_to_high` while it
-    /// does.
-    low: u32,
-    high: u32,
-    flushing_to_high: bool,
+    /// Per partition: its share of the slots, and its slots that are dirty
+    /// and being flushed.
+    quota: Vec<u32>,
+    dirty: Vec<u32>,
+    flushing: Vec<u32>,
+    /// Per partition: free-plus-flushing slots of its share below which
+    /// eviction starts (`low`), and up to which it then goes on (`high`);
+    /// `flushing_to_high` while it does.
+    low: Vec<u32>,
+    high: Vec<u32>,
+    flushing_to_high: Vec<bool>,
+    /// The partition the accessors an eviction policy reads (`dirty`,
+    /// `flushing`, `dirty_in_die`, `lru_of_die`, `dirty_slot`) show.
+    view: u32,
 }
 
 impl WriteBuffer {
     /// A buffer of `capacity` pages for the dies of `turns`, which the
     /// round-robin eviction policies visit in that order
-    /// ([`die_turns`]).
+    /// ([`die_turns`]), shared by every writer.
     pub fn new(capacity: u32, turns: Vec<DieId>, watermarks: (f64, f64)) -> Self {
+        Self::partitioned(capacity, 1, turns, watermarks)
+    }
+
+    /// A buffer of `capacity` pages split into `parts` equal partitions
+    /// (the first `capacity % parts` one page larger): a page takes a slot
+    /// of its writer's partition, evictions for a partition take only its
+    /// pages, and the watermarks apply to each partition's share.
+    pub fn partitioned(
+        capacity: u32,
+        parts: u32,
+        turns: Vec<DieId>,
+        watermarks: (f64, f64),
+    ) -> Self {
+        assert!(
+            parts >= 1 && parts <= capacity.max(1),
+            "a partition needs a slot"
+        );
         let n = capacity as usize;
-        let dies = turns.len();
+        let dies = turns.len() as u32;
+        let lists = (dies * parts) as usize;
+        let quota: Vec<u32> = (0..parts)
+            .map(|p| capacity / parts + u32::from(p < capacity % parts))
+            .collect();
         WriteBuffer {
             capacity,
             lpn: vec![INVALID; n],
@@ -282,42 +321,79 @@ impl WriteBuffer {
             plane: vec![INVALID; n],
             state: vec![SlotState::Free; n],
             version: vec![0; n],
+            part: vec![0; n],
             prev: vec![INVALID; n],
             next: vec![INVALID; n],
-            mru: vec![INVALID; dies],
-            lru: vec![INVALID; dies],
-            dirty_per_die: vec![0; dies],
+            mru: vec![INVALID; lists],
+            lru: vec![INVALID; lists],
+            dirty_per_die: vec![0; lists],
+            dies,
             turns,
             free_slots: (0..capacity).rev().collect(),
             index: FxHashMap::default(),
-            dirty: 0,
-            flushing: 0,
-            low: (capacity as f64 * watermarks.0).ceil() as u32,
-            high: (capacity as f64 * watermarks.1).ceil() as u32,
-            flushing_to_high: false,
+            low: quota
+                .iter()
+                .map(|&q| (q as f64 * watermarks.0).ceil() as u32)
+                .collect(),
+            high: quota
+                .iter()
+                .map(|&q| (q as f64 * watermarks.1).ceil() as u32)
+                .collect(),
+            quota,
+            dirty: vec![0; parts as usize],
+            flushing: vec![0; parts as usize],
+            flushing_to_high: vec![false; parts as usize],
+            view: 0,
         }
     }
 
     pub fn capacity(&self) -> u32 {
         self.capacity
     }
+    /// Partitions (1: shared).
+    pub fn partitions(&self) -> u32 {
+        self.quota.len() as u32
+    }
+    /// A partition's share of the slots.
+    pub fn quota(&self, part: u32) -> u32 {
+        self.quota[part as usize]
+    }
+    /// A partition's slots in use (dirty or being flushed).
+    pub fn used(&self, part: u32) -> u32 {
+        self.dirty[part as usize] + self.flushing[part as usize]
+    }
     pub fn dies(&self) -> u32 {
-        self.mru.len() as u32
+        self.dies
     }
     /// The die whose turn is `k` (modulo the number of dies) in the round
     /// robin the eviction policies follow.
     #[inline]
     pub fn die_in_turn(&self, k: u32) -> DieId {
-        self.turns[(k % self.dies()) as usize]
+        self.turns[(k % self.dies) as usize]
     }
+    /// Dirty pages (of the partition in view).
     pub fn dirty(&self) -> u32 {
-        self.dirty
+        self.dirty[self.view as usize]
     }
+    /// Pages being flushed (of the partition in view).
     pub fn flushing(&self) -> u32 {
-        self.flushing
+        self.flushing[self.view as usize]
     }
+    /// Pages being flushed, over every partition.
+    pub fn flushing_total(&self) -> u32 {
+        self.flushing.iter().sum()
+    }
+    /// Is every slot taken (dirty or being flushed)?
+    pub fn is_full(&self) -> bool {
+        self.free_slots.is_empty()
+    }
+    #[inline]
+    fn list(&self, part: u32, die: u32) -> usize {
+        (part * self.dies + die) as usize
+    }
+    /// Dirty pages of a die (in the partition in view).
     pub fn dirty_in_die(&self, die: DieId) -> u32 {
-        self.dirty_per_die[die.index()]
+        self.dirty_per_die[self.list(self.view, die.0)]
     }
     pub fn slot_lpn(&self, slot: u32) -> Lpn {
         self.lpn[slot as usize]
@@ -332,10 +408,15 @@ impl WriteBuffer {
     pub fn slot_version(&self, slot: u32) -> u32 {
         self.version[slot as usize]
     }
+    /// The partition holding a slot.
+    pub fn slot_partition(&self, slot: u32) -> u32 {
+        self.part[slot as usize]
+    }
 
-    /// Dirty slots of a die from least to most recently used.
+    /// Dirty slots of a die (in the partition in view) from least to most
+    /// recently used.
     pub fn lru_of_die(&self, die: DieId) -> impl Iterator<Item = u32> + '_ {
-        let mut s = self.lru[die.index()];
+        let mut s = self.lru[self.list(self.view, die.0)];
         std::iter::from_fn(move || {
             if s == INVALID {
                 return None;
@@ -358,17 +439,17 @@ impl WriteBuffer {
             .get(&lpn)
             .is_some_and(|&s| self.state[s as usize] == SlotState::Dirty)
     }
-    /// The slot of an LPN if it is dirty in the buffer.
+    /// The slot of an LPN if it is dirty in the buffer, in the partition in
+    /// view.
     pub fn dirty_slot(&self, lpn: Lpn) -> Option<u32> {
-        self.index
-            .get(&lpn)
-            .copied()
-            .filter(|&s| self.state[s as usize] == SlotState::Dirty)
+        self.index.get(&lpn).copied().filter(|&s| {
+            self.state[s as usize] == SlotState::Dirty && self.part[s as usize] == self.view
+        })
     }
-    /// Is a slot free for a new page?
+    /// Is a slot of partition `part` free for a new page?
     #[inline]
-    pub fn has_free_slot(&self) -> bool {
-        !self.free_slots.is_empty()
+    pub fn has_room(&self, part: u32) -> bool {
+        self.used(part) < self.quota[part as usize]
     }
 
     /// Version of the newest buffered copy of an LPN.
@@ -376,9 +457,18 @@ impl WriteBuffer {
         self.index.get(&lpn).map(|&s| self.version[s as usize])
     }
 
-    /// A host page write. `die` is where the page will be flushed to, and
-    /// `plane` the plane if already known (else INVALID).
-    pub fn write(&mut self, lpn: Lpn, die: DieId, plane: PlaneId, version: u32) -> WriteOutcome {
+    /// A host page write into partition `part`. `die` is where the page
+    /// will be flushed to, and `plane` the plane if already known (else
+    /// INVALID). A dirty copy of the LPN is updated in place (in its own
+    /// partition).
+    pub fn write(
+        &mut self,
+        lpn: Lpn,
+        die: DieId,
+        plane: PlaneId,
+        version: u32,
+        part: u32,
+    ) -> WriteOutcome {
         if let Some(&s) = self.index.get(&lpn) {
             if self.state[s as usize] == SlotState::Dirty {
                 self.version[s as usize] = version;
@@ -387,57 +477,67 @@ impl WriteBuffer {
                 return WriteOutcome::Hit;
             }
         }
-        let Some(s) = self.free_slots.pop() else {
+        if !self.has_room(part) {
             return WriteOutcome::Full;
-        };
+        }
+        let s = self
+            .free_slots
+            .pop()
+            .expect("the partitions' shares sum to the capacity");
         let i = s as usize;
         self.lpn[i] = lpn;
         self.die[i] = die.0;
         self.plane[i] = plane.0;
         self.version[i] = version;
         self.state[i] = SlotState::Dirty;
+        self.part[i] = part;
         self.link_mru(s);
-        self.dirty += 1;
-        self.dirty_per_die[die.index()] += 1;
+        self.dirty[part as usize] += 1;
+        let l = self.list(part, die.0);
+        self.dirty_per_die[l] += 1;
         self.index.insert(lpn, s);
         WriteOutcome::Inserted
     }
 
-    /// Should an eviction start, with `waiting` writes waiting for a slot?
-    /// Yes while free plus flushing slots are fewer than the waiting writes
-    /// need, or than the low watermark; once below that, until they reach
-    /// the high one.
-    pub fn wants_eviction(&mut self, waiting: usize) -> bool {
-        let claimable = self.free_slots.len() as u32 + self.flushing;
-        if claimable < self.low {
-            self.flushing_to_high = true;
-        } else if claimable >= self.high {
-            self.flushing_to_high = false;
+    /// Should an eviction from partition `part` start, with `waiting` of its
+    /// writes waiting for a slot? Yes while its free plus flushing slots are
+    /// fewer than the waiting writes need, or than the low watermark; once
+    /// below that, until they reach the high one.
+    pub fn wants_eviction(&mut self, part: u32, waiting: usize) -> bool {
+        let p = part as usize;
+        let claimable = self.quota[p] - self.dirty[p];
+        if claimable < self.low[p] {
+            self.flushing_to_high[p] = true;
+        } else if claimable >= self.high[p] {
+            self.flushing_to_high[p] = false;
         }
-        let mark = if self.flushing_to_high {
-            self.high
+        let mark = if self.flushing_to_high[p] {
+            self.high[p]
         } else {
-            self.low
+            self.low[p]
         };
-        let target = mark.max(waiting.min(self.capacity as usize) as u32);
-        self.dirty > 0 && claimable < target
+        let target = mark.max(waiting.min(self.quota[p] as usize) as u32);
+        self.dirty[p] > 0 && claimable < target
     }
 
-    /// Let `policy` choose pages and mark them Flushing. Returns the slots in `out`.
-    pub fn evict(&mut self, policy: &mut dyn EvictionPolicy, out: &mut Vec<u32>) {
+    /// Let `policy` choose pages of partition `part` and mark them
+    /// Flushing. Returns the slots in `out`.
+    pub fn evict(&mut self, part: u32, policy: &mut dyn EvictionPolicy, out: &mut Vec<u32>) {
         out.clear();
+        self.view = part;
         policy.select(self, out);
         for &s in out.iter() {
-            assert_eq!(
-                self.state[s as usize],
-                SlotState::Dirty,
-                "policy chose a slot that is not dirty"
+            let i = s as usize;
+            assert!(
+                self.state[i] == SlotState::Dirty && self.part[i] == part,
+                "policy chose a slot that is not dirty in the partition"
             );
             self.unlink(s);
-            self.state[s as usize] = SlotState::Flushing;
-            self.dirty -= 1;
-            self.dirty_per_die[self.die[s as usize] as usize] -= 1;
-            self.flushing += 1;
+            self.state[i] = SlotState::Flushing;
+            self.dirty[part as usize] -= 1;
+            let l = self.list(part, self.die[i]);
+            self.dirty_per_die[l] -= 1;
+            self.flushing[part as usize] += 1;
         }
     }
 
@@ -454,8 +554,10 @@ impl WriteBuffer {
         }
         self.unlink(s);
         self.state[i] = SlotState::Free;
-        self.dirty -= 1;
-        self.dirty_per_die[self.die[i] as usize] -= 1;
+        let part = self.part[i];
+        self.dirty[part as usize] -= 1;
+        let l = self.list(part, self.die[i]);
+        self.dirty_per_die[l] -= 1;
         self.free_slots.push(s);
         Some(PlaneId(self.plane[i])).filter(|&p| p != PlaneId::NONE)
     }
@@ -466,15 +568,84 @@ impl WriteBuffer {
         let i = slot as usize;
         assert_eq!(self.state[i], SlotState::Flushing);
         self.state[i] = SlotState::Free;
-        self.flushing -= 1;
+        self.flushing[self.part[i] as usize] -= 1;
         if self.index.get(&self.lpn[i]) == Some(&slot) {
             self.index.remove(&self.lpn[i]);
         }
         self.free_slots.push(slot);
     }
 
+    /// The consistency checker's part: every partition's counts match its
+    /// slots and lists, and no partition holds more than its share.
+    pub fn check(&self) -> Result<(), String> {
+        let parts = self.partitions() as usize;
+        let (mut dirty, mut flushing) = (vec![0u32; parts], vec![0u32; parts]);
+        for (i, st) in self.state.iter().enumerate() {
+            match st {
+                SlotState::Dirty => dirty[self.part[i] as usize] += 1,
+                SlotState::Flushing => flushing[self.part[i] as usize] += 1,
+                SlotState::Free => {}
+            }
+        }
+        for p in 0..parts {
+            if dirty[p] != self.dirty[p] || flushing[p] != self.flushing[p] {
+                return Err(format!(
+                    "write buffer partition {p}: {} dirty and {} flushing slots counted, {} and {} held",
+                    self.dirty[p], self.flushing[p], dirty[p], flushing[p]
+                ));
+            }
+            if dirty[p] + flushing[p] > self.quota[p] {
+                return Err(format!(
+                    "write buffer partition {p} holds {} slots, more than its share of {}",
+                    dirty[p] + flushing[p],
+                    self.quota[p]
+                ));
+            }
+            let mut listed = 0;
+            for d in 0..self.dies {
+                let mut s = self.lru[self.list(p as u32, d)];
+                let mut n = 0;
+                while s != INVALID {
+                    let i = s as usize;
+                    if self.state[i] != SlotState::Dirty
+                        || self.part[i] != p as u32
+                        || self.die[i] != d
+                    {
+                        return Err(format!(
+                            "write buffer: slot {s} in partition {p}'s list of die {d} is not a dirty page of them"
+                        ));
+                    }
+                    n += 1;
+                    s = self.prev[i];
+                }
+                if n != self.dirty_per_die[self.list(p as u32, d)] {
+                    return Err(format!(
+                        "write buffer partition {p}, die {d}: {n} dirty pages listed, {} counted",
+                        self.dirty_per_die[self.list(p as u32, d)]
+                    ));
+                }
+                listed += n;
+            }
+            if listed != dirty[p] {
+                return Err(format!(
+                    "write buffer partition {p}: {listed} dirty pages listed, {} held",
+                    dirty[p]
+                ));
+            }
+        }
+        let used: u32 = dirty.iter().sum::<u32>() + flushing.iter().sum::<u32>();
+        if used + self.free_slots.len() as u32 != self.capacity {
+            return Err(format!(
+                "write buffer: {used} slots used and {} free of {}",
+                self.free_slots.len(),
+                self.capacity
+            ));
+        }
+        Ok(())
+    }
+
     fn link_mru(&mut self, s: u32) {
-        let d = self.die[s as usize] as usize;
+        let d = self.list(self.part[s as usize], self.die[s as usize]);
         let old = self.mru[d];
         self.prev[s as usize] = INVALID;
         self.next[s as usize] = old;
@@ -487,7 +658,7 @@ impl WriteBuffer {
     }
 
     fn unlink(&mut self, s: u32) {
-        let d = self.die[s as usize] as usize;
+        let d = self.list(self.part[s as usize], self.die[s as usize]);
         let (p, n) = (self.prev[s as usize], self.next[s as usize]);
         if p != INVALID {
             self.next[p as usize] = n;
@@ -510,17 +681,21 @@ mod tests {
     #[test]
     fn discard_frees_a_dirty_slot_and_forgets_a_flushing_one() {
         let mut b = WriteBuffer::new(2, DieId::all(1).collect(), (0.0, 0.0));
-        b.write(1, DieId(0), PlaneId(3), 1);
-        b.write(2, DieId(0), PlaneId::NONE, 1);
-        assert_eq!(b.write(5, DieId(0), PlaneId::NONE, 1), WriteOutcome::Full);
+        b.write(1, DieId(0), PlaneId(3), 1, 0);
+        b.write(2, DieId(0), PlaneId::NONE, 1, 0);
+        assert_eq!(
+            b.write(5, DieId(0), PlaneId::NONE, 1, 0),
+            WriteOutcome::Full
+        );
         // Dirty, bound for plane 3: freed, the plane reported.
         assert_eq!(b.discard(1), Some(PlaneId(3)));
-        assert!(!b.contains(1) && b.has_free_slot());
+        assert!(!b.contains(1) && b.has_room(0));
         assert_eq!((b.dirty(), b.dirty_in_die(DieId(0))), (1, 1));
         assert_eq!(b.discard(1), None);
         // Being flushed: forgotten now, its slot freed when the program ends.
         let mut out = Vec::new();
         b.evict(
+            0,
             &mut FromDie {
                 die: DieId(0),
                 pages: 1,
@@ -531,7 +706,7 @@ mod tests {
         assert_eq!(b.discard(2), None);
         assert!(!b.contains(2));
         assert_eq!(
-            b.write(2, DieId(0), PlaneId::NONE, 2),
+            b.write(2, DieId(0), PlaneId::NONE, 2, 0),
             WriteOutcome::Inserted
         );
         b.flush_done(out[0]);
@@ -544,35 +719,41 @@ mod tests {
         let mut b = WriteBuffer::new(4, DieId::all(2).collect(), (0.0, 0.0));
         let mut pol = DieRoundRobin { next: 0, pages: 2 };
         assert_eq!(
-            b.write(10, DieId(0), PlaneId::NONE, 1),
+            b.write(10, DieId(0), PlaneId::NONE, 1, 0),
             WriteOutcome::Inserted
         );
         assert_eq!(
-            b.write(11, DieId(0), PlaneId::NONE, 1),
+            b.write(11, DieId(0), PlaneId::NONE, 1, 0),
             WriteOutcome::Inserted
         );
         assert_eq!(
-            b.write(20, DieId(1), PlaneId::NONE, 1),
+            b.write(20, DieId(1), PlaneId::NONE, 1, 0),
             WriteOutcome::Inserted
         );
-        assert_eq!(b.write(10, DieId(0), PlaneId::NONE, 2), WriteOutcome::Hit); // 10 becomes MRU of die 0
         assert_eq!(
-            b.write(12, DieId(0), PlaneId::NONE, 1),
+            b.write(10, DieId(0), PlaneId::NONE, 2, 0),
+            WriteOutcome::Hit
+        ); // 10 becomes MRU of die 0
+        assert_eq!(
+            b.write(12, DieId(0), PlaneId::NONE, 1, 0),
             WriteOutcome::Inserted
         );
-        assert_eq!(b.write(13, DieId(0), PlaneId::NONE, 1), WriteOutcome::Full);
-        assert!(b.wants_eviction(1));
+        assert_eq!(
+            b.write(13, DieId(0), PlaneId::NONE, 1, 0),
+            WriteOutcome::Full
+        );
+        assert!(b.wants_eviction(0, 1));
         let mut out = vec![];
-        b.evict(&mut pol, &mut out);
+        b.evict(0, &mut pol, &mut out);
         let lpns: Vec<_> = out.iter().map(|&s| b.slot_lpn(s)).collect();
         assert_eq!(lpns, vec![11, 10], "LRU first, die 0 first");
         assert!(b.contains(10), "flushing pages still serve reads");
         assert_eq!(
-            b.write(10, DieId(0), PlaneId::NONE, 3),
+            b.write(10, DieId(0), PlaneId::NONE, 3, 0),
             WriteOutcome::Full,
             "a flushing LPN needs a new slot"
         );
-        b.evict(&mut pol, &mut out);
+        b.evict(0, &mut pol, &mut out);
         assert_eq!(
             out.iter().map(|&s| b.slot_lpn(s)).collect::<Vec<_>>(),
             vec![20],
@@ -581,7 +762,7 @@ mod tests {
         b.flush_done(out[0]);
         assert!(!b.contains(20));
         assert_eq!(
-            b.write(10, DieId(0), PlaneId::NONE, 3),
+            b.write(10, DieId(0), PlaneId::NONE, 3, 0),
             WriteOutcome::Inserted
         );
         assert_eq!(b.newest_version(10), Some(3));
@@ -601,13 +782,13 @@ mod tests {
         // A round robin over a buffer follows the turns.
         let mut b = WriteBuffer::new(8, t, (0.0, 0.0));
         for d in 0..8 {
-            b.write(d as Lpn, DieId(d), PlaneId::NONE, 1);
+            b.write(d as Lpn, DieId(d), PlaneId::NONE, 1, 0);
         }
         let mut pol = DieRoundRobin::new(1);
         let mut order = vec![];
         for _ in 0..8 {
             let mut out = vec![];
-            b.evict(&mut pol, &mut out);
+            b.evict(0, &mut pol, &mut out);
             order.push(b.slot_die(out[0]).0);
         }
         assert_eq!(order, ids);
@@ -618,15 +799,15 @@ mod tests {
         // 10 slots; start below 2 free, go on until 5 are free (or flushing).
         let mut b = WriteBuffer::new(10, DieId::all(1).collect(), (0.2, 0.5));
         for l in 0..8 {
-            b.write(l, DieId(0), PlaneId::NONE, 1);
+            b.write(l, DieId(0), PlaneId::NONE, 1, 0);
         }
-        assert!(!b.wants_eviction(0), "2 free: not below the low mark");
-        b.write(8, DieId(0), PlaneId::NONE, 1);
+        assert!(!b.wants_eviction(0, 0), "2 free: not below the low mark");
+        b.write(8, DieId(0), PlaneId::NONE, 1, 0);
         let mut pol = DieRoundRobin::new(1);
         let mut out = vec![];
         let mut evicted = 0;
-        while b.wants_eviction(0) {
-            b.evict(&mut pol, &mut out);
+        while b.wants_eviction(0, 0) {
+            b.evict(0, &mut pol, &mut out);
             evicted += out.len();
         }
         assert_eq!(evicted, 4, "from 1 free to 5 free or flushing");
@@ -634,22 +815,22 @@ mod tests {
         for s in out.drain(..) {
             b.flush_done(s);
         }
-        assert!(!b.wants_eviction(0));
+        assert!(!b.wants_eviction(0, 0));
         // Watermark 1: every dirty page goes at once.
         let mut b = WriteBuffer::new(4, DieId::all(1).collect(), (1.0, 1.0));
-        b.write(1, DieId(0), PlaneId::NONE, 1);
-        assert!(b.wants_eviction(0));
+        b.write(1, DieId(0), PlaneId::NONE, 1, 0);
+        assert!(b.wants_eviction(0, 0));
     }
 
     #[test]
     fn die_write_takes_multiples_of_the_planes_per_die() {
         let mut b = WriteBuffer::new(16, DieId::all(3).collect(), (0.0, 0.0));
         for l in 0..5 {
-            b.write(l, DieId(0), PlaneId::NONE, 1); // die 0: 5 dirty
+            b.write(l, DieId(0), PlaneId::NONE, 1, 0); // die 0: 5 dirty
         }
-        b.write(10, DieId(1), PlaneId::NONE, 1); // die 1: 1 dirty
+        b.write(10, DieId(1), PlaneId::NONE, 1, 0); // die 1: 1 dirty
         for l in 20..23 {
-            b.write(l, DieId(2), PlaneId::NONE, 1); // die 2: 3 dirty
+            b.write(l, DieId(2), PlaneId::NONE, 1, 0); // die 2: 3 dirty
         }
         let mut pol = DieWrite {
             next: 0,
@@ -658,7 +839,7 @@ mod tests {
         };
         let mut out = vec![];
         let mut lpns = |b: &mut WriteBuffer, pol: &mut DieWrite| {
-            b.evict(pol, &mut out);
+            b.evict(0, pol, &mut out);
             out.iter().map(|&s| b.slot_lpn(s)).collect::<Vec<_>>()
         };
         assert_eq!(
@@ -692,30 +873,30 @@ mod tests {
     fn die_multiplane_takes_one_lru_page_per_plane() {
         let mut b = WriteBuffer::new(8, DieId::all(2).collect(), (0.0, 0.0));
         // die 0, planes 0 and 1 (global planes 0 and 1); LRU order: 10, 11, 12, 13
-        b.write(10, DieId(0), PlaneId(0), 1);
-        b.write(11, DieId(0), PlaneId(0), 1);
-        b.write(12, DieId(0), PlaneId(1), 1);
-        b.write(13, DieId(0), PlaneId(1), 1);
-        b.write(20, DieId(1), PlaneId(2), 1);
+        b.write(10, DieId(0), PlaneId(0), 1, 0);
+        b.write(11, DieId(0), PlaneId(0), 1, 0);
+        b.write(12, DieId(0), PlaneId(1), 1, 0);
+        b.write(13, DieId(0), PlaneId(1), 1, 0);
+        b.write(20, DieId(1), PlaneId(2), 1, 0);
         let mut pol = DieMultiPlane {
             next: 0,
             planes_per_die: 2,
         };
         let mut out = vec![];
-        b.evict(&mut pol, &mut out);
+        b.evict(0, &mut pol, &mut out);
         let lpns: Vec<_> = out.iter().map(|&s| b.slot_lpn(s)).collect();
         assert_eq!(
             lpns,
             vec![10, 12],
             "the LRU page, then the LRU page of the other plane"
         );
-        b.evict(&mut pol, &mut out);
+        b.evict(0, &mut pol, &mut out);
         assert_eq!(
             out.iter().map(|&s| b.slot_lpn(s)).collect::<Vec<_>>(),
             vec![20],
             "die 1 has one plane's page"
         );
-        b.evict(&mut pol, &mut out);
+        b.evict(0, &mut pol, &mut out);
         assert_eq!(
             out.iter().map(|&s| b.slot_lpn(s)).collect::<Vec<_>>(),
             vec![11, 13]

@@ -18,6 +18,18 @@ pub const NVME_MAX_QUEUE_DEPTH: u32 = 65_536;
 /// Entries of SATA's native command queue (NCQ).
 pub const SATA_NCQ_DEPTH: u32 = 32;
 
+/// Does an override (`key=value`, as `--set` takes it) name a key that only
+/// makes sense once a run's flows are known, so that it is applied after
+/// them: the queues', the scheduler's (FLIN needs flows), and the sharing
+/// of the write buffer and of DFTL's map cache among flows?
+pub fn set_after_flows(set: &str) -> bool {
+    let s = set.trim_start();
+    s.starts_with("queues.")
+        || s.starts_with("sched.")
+        || s.starts_with("buffer.sharing")
+        || s.starts_with("ftl.mapping_cache_sharing")
+}
+
 /// One flow: a workload with its own queue in the host.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]

@@ -21,8 +21,8 @@ use crate::error::{Error, Result};
 
 pub use bad_blocks::{BadBlocks, DATASHEET_INVALID_FRACTION};
 pub use flows::{
-    Arbitration, FlowConfig, Namespace, Priority, Protocol, Queues, Weights, NVME_MAX_QUEUES,
-    NVME_MAX_QUEUE_DEPTH, SATA_NCQ_DEPTH,
+    set_after_flows, Arbitration, FlowConfig, Namespace, Priority, Protocol, Queues, Weights,
+    NVME_MAX_QUEUES, NVME_MAX_QUEUE_DEPTH, SATA_NCQ_DEPTH,
 };
 pub use interface::{Controller, Dram, DramTiming, Interface, Link};
 pub use partition::Sharing;
@@ -830,6 +830,13 @@ pub struct Buffer {
     /// evicted pages (SSDSim's buffer).
     #[serde(default, skip_serializing_if = "SlotFrees::is_default")]
     pub slot_frees: SlotFrees,
+    /// With flows: the buffer `shared` by every flow (default), or
+    /// `partitioned`: an equal share of the slots per flow, each flow's
+    /// writes waiting only for a slot of its share and its evictions taking
+    /// only its pages (MQSim's `Data_Cache_Sharing_Mode`). Needs every
+    /// flow's own namespace.
+    #[serde(default, skip_serializing_if = "Sharing::is_shared")]
+    pub sharing: Sharing,
 }
 
 /// When a buffer slot whose page is evicted frees (`buffer.slot_frees`).

@@ -23,7 +23,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Config, Mapping};
+use super::{BufferCapacity, Config, Mapping};
 use crate::error::{Error, Result};
 
 /// How a resource of the controller is shared among flows.
@@ -113,9 +113,58 @@ impl Config {
         })
     }
 
+    /// `buffer.sharing`'s requirements (checked with or without flows).
+    fn validate_buffer_sharing(&self, origin: &str) -> Result<()> {
+        if self.buffer.sharing.is_shared() {
+            return Ok(());
+        }
+        let key = "buffer.sharing";
+        if self.flows.is_empty() {
+            return Err(Error::config(
+                origin,
+                key,
+                "partitions the write buffer among flows: give [[flows]] (or --flow) too",
+            ));
+        }
+        if self.buffer.capacity == BufferCapacity::None {
+            return Err(Error::config(
+                origin,
+                key,
+                "partitions the write buffer, but the drive has none (set buffer.capacity)",
+            ));
+        }
+        if let Some(i) = self.flows.iter().position(|f| f.namespace.is_none()) {
+            return Err(Error::config(
+                origin,
+                format!("flows[{i}].namespace"),
+                format!(
+                    "flow `{}`: a partitioned write buffer (buffer.sharing) needs every flow's \
+                     own namespace (a buffered page belongs to the flow that wrote it; two flows \
+                     writing one page would hold it in two partitions)",
+                    self.flows[i].name
+                ),
+            ));
+        }
+        if let BufferCapacity::Pages(n) = self.buffer.capacity {
+            if n < self.flows.len() as u64 {
+                return Err(Error::config(
+                    origin,
+                    "buffer.capacity",
+                    format!(
+                        "{n} pages cannot be split among {} flows (buffer.sharing = \"partitioned\"): \
+                         at least one each",
+                        self.flows.len()
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// `ftl.mapping_cache_sharing`'s requirements (checked with or without
     /// flows).
     fn validate_sharing(&self, origin: &str) -> Result<()> {
+        self.validate_buffer_sharing(origin)?;
         if self.ftl.mapping_cache_sharing.is_shared() {
             return Ok(());
         }

@@ -77,6 +77,7 @@ impl Config {
                 free_watermark_high: 0.0,
                 die_order: DieOrder::ChannelFirst,
                 slot_frees: SlotFrees::Program,
+                sharing: Sharing::Shared,
             },
             sched: Sched {
                 policy: SchedPolicy::ReadPriority,

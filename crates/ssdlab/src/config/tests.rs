@@ -139,6 +139,15 @@ fn every_key_is_documented() {
         f.sched.flin_alpha_write_kib_s = Some(128.0);
         f.sched.flin_fairness_threshold = Some(0.5);
         f.validate("x").unwrap();
+        // The buffer's and DFTL's map cache's sharing, written only when
+        // partitioned.
+        let mut p = f.clone();
+        p.flows.truncate(1);
+        p.buffer.sharing = Sharing::Partitioned;
+        p.ftl.mapping = Mapping::Dftl;
+        p.ftl.mapping_cache_sharing = Sharing::Partitioned;
+        p.validate("x").unwrap();
+        configs.push(p);
         configs.push(f);
     }
     // Wear levelling's keys, written only when set.

@@ -340,11 +340,7 @@ impl Simulator {
             pages,
             outstanding: self.host.outstanding,
             hint,
-            buffer_full: self
-                .buffer
-                .cache
-                .as_ref()
-                .is_some_and(|c| c.dirty() + c.flushing() >= c.capacity()),
+            buffer_full: self.buffer.cache.as_ref().is_some_and(|c| c.is_full()),
             free: self.ftl.free_lane_pages().unwrap_or([0; 3]),
             bits: self.cfg.cell.kind.bits(),
         };
@@ -861,7 +857,7 @@ impl Simulator {
             h.record_write(lpn as u64);
         }
         if self.buffer.cache.is_some() {
-            self.buffer.waiting.push_back((req, lpn));
+            self.buffer.waiting.push(self.buffer_part(req), (req, lpn));
             self.admit_waiting();
         } else {
             let (plane, hot, dst) = match placed {

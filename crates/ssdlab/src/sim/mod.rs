@@ -940,11 +940,14 @@ impl Simulator {
         self.check_flows()?;
         self.check_flin()?;
         let buf = self.buffer.cache.as_ref();
+        if let Some(b) = buf {
+            b.check()?;
+        }
         if let Some(b) = buf.filter(|_| self.buffer.frees_at_eviction) {
-            if b.flushing() > 0 {
+            if b.flushing_total() > 0 {
                 return Err(format!(
                     "buffer.slot_frees = \"eviction\", yet {} slots wait for their programs",
-                    b.flushing()
+                    b.flushing_total()
                 ));
             }
         }
