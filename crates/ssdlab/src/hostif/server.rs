@@ -21,6 +21,13 @@ impl Server {
         if gone > 0 {
             self.busy.drain(..gone);
         }
+        // Idle from `at` on (the usual case): the step goes at the end.
+        if self.busy.last().is_none_or(|&(_, e)| e <= at) {
+            if d > 0 {
+                self.busy.push((at, at + d));
+            }
+            return at;
+        }
         let mut start = at;
         let mut pos = self.busy.len();
         for (i, &(s, e)) in self.busy.iter().enumerate() {
