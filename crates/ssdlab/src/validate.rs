@@ -2447,7 +2447,7 @@ pub fn flin_checks() -> Result<Vec<Check>> {
     let (mut lo, mut hi) = (0u64, now);
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
-        if Flin::read_first((now, cr), (now - mid, cw), now) {
+        if Flin::read_first((now, cr), (now - mid, cw), 0, now) {
             lo = mid;
         } else {
             hi = mid;
@@ -2507,6 +2507,160 @@ pub fn flin_checks() -> Result<Vec<Check>> {
         "ratio",
         0.02,
     ));
+    out.extend(flin_stage_checks()?);
+    Ok(out)
+}
+
+/// FLIN's stage 2 and stage 3's GC term, exactly. Stage 2: on a drive of
+/// one die of one plane, a medium-class flow's 400 reads queued at 0 and
+/// a high-class flow's 400 from 1 µs, under weighted round robin (weights
+/// 4 / 2 / 1): once both are queued, the reads are served four high, two
+/// medium, so any 300 served in a row hold exactly 200 of the high flow's;
+/// an urgent flow's reads all go before any other class's queued beside
+/// them. Stage 3: a die whose host writes since its GC queues last emptied
+/// were 3 of flow a and 1 of flow b, 8 GC transactions pending: flow a's
+/// write slot goes after ⌈8 × 3/4⌉ = 6 of them; then (a 4, b 1 writes, 2
+/// pending) flow b's after ⌈2 × 1/5⌉ = 1.
+pub fn flin_stage_checks() -> Result<Vec<Check>> {
+    use crate::config::{Arbitration, FlowConfig, Priority, Queues};
+    use crate::sched::flin::Flin;
+    use crate::sched::Class;
+    use crate::types::TxnId;
+    let mut out = vec![];
+    let mut c = flows_drive(1)?;
+    c.geometry.dies_per_chip = 1;
+    c.geometry.planes_per_die = 1;
+    c.sched.policy = SchedPolicy::Flin;
+    c.queues = Some(Queues {
+        arbitration: Arbitration::Wrr,
+        ..Queues::default()
+    });
+    let flow = |name: &str, priority: Priority, start_us: f64| FlowConfig {
+        name: name.into(),
+        workload: Some(name.into()),
+        trace: None,
+        synthetic: None,
+        limit: None,
+        start_us,
+        queue_depth: 400,
+        priority,
+        namespace: None,
+        channels: None,
+        chips: None,
+        dies: None,
+        planes: None,
+    };
+    let reads = |name: &str, first: u64, n: u64| Source::Records {
+        name: name.into(),
+        records: Arc::new(
+            (0..n)
+                .map(|i| IoRecord::new(0, Op::Read, (first + i) * 4096, 4096))
+                .collect(),
+        ),
+    };
+    // The flows of the requests in the order they completed.
+    let served = |c: &Config, src: &[Source]| -> Result<Vec<u32>> {
+        let pre = Precondition::parse("fill:0.5:0.5+trace-reads")?;
+        let mut sim = Simulator::with_flows(c, src, &pre)?;
+        let log = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = log.clone();
+        sim.log_requests(Box::new(move |x| {
+            sink.lock()
+                .expect("unpoisoned")
+                .push((x.completion_ns, x.flow.unwrap_or(u32::MAX)))
+        }));
+        sim.run(&mut |_| {})?;
+        let mut v = std::mem::take(&mut *log.lock().expect("unpoisoned"));
+        v.sort();
+        Ok(v.into_iter().map(|(_, f)| f).collect())
+    };
+    let mut wrr = c.clone();
+    wrr.flows = vec![
+        flow("m", Priority::Medium, 0.0),
+        flow("h", Priority::High, 1.0),
+    ];
+    let order = served(&wrr, &[reads("m", 0, 400), reads("h", 400, 400)])?;
+    // From the 13th read of the high flow on (its first round behind).
+    let start = order
+        .iter()
+        .enumerate()
+        .filter(|(_, &f)| f == 1)
+        .nth(12)
+        .map_or(order.len(), |(i, _)| i);
+    let window = order.get(start..start + 300).unwrap_or(&[]);
+    let high = window.iter().filter(|&&f| f == 1).count();
+    let medium = window.iter().filter(|&&f| f == 0).count();
+    out.push(Check::within_abs(
+        "flin: stage 2: of 300 reads served in a row (weights 4:2), the high class's",
+        high as f64,
+        200.0,
+        "reads",
+        0.0,
+    ));
+    out.push(Check::within_abs(
+        "flin: stage 2: of the same 300, the medium class's",
+        medium as f64,
+        100.0,
+        "reads",
+        0.0,
+    ));
+    let mut urgent = c.clone();
+    urgent.flows = vec![
+        flow("m", Priority::Medium, 0.0),
+        flow("u", Priority::Urgent, 1.0),
+    ];
+    let order = served(&urgent, &[reads("m", 0, 400), reads("u", 400, 100)])?;
+    let first = order.iter().position(|&f| f == 1).unwrap_or(0);
+    let last = order.iter().rposition(|&f| f == 1).unwrap_or(0);
+    let between = order[first..=last].iter().filter(|&&f| f != 1).count()
+        + (order.iter().filter(|&&f| f == 1).count() != 100) as usize;
+    out.push(Check::within_abs(
+        "flin: stage 2: other classes' reads served among an urgent flow's 100",
+        between as f64,
+        0.0,
+        "reads",
+        0.0,
+    ));
+
+    // Stage 3's GC share, on a constructed die (die 0 of a drive with two
+    // flows): the write slot has waited long, no read slot.
+    let mut two = flows_drive(2)?;
+    two.sched.policy = SchedPolicy::Flin;
+    two.flows = vec![
+        flow("a", Priority::Medium, 0.0),
+        flow("b", Priority::Medium, 0.0),
+    ];
+    let mut f = Flin::new(&two);
+    for (i, g) in [0u32, 0, 0, 1].into_iter().enumerate() {
+        f.tag(TxnId(i as u32), g);
+        f.served(0, Class::Write, 0, TxnId(i as u32), 0);
+    }
+    let mut pending = 8u32;
+    for (k, (g, name, expected)) in [(0u32, "a", 6.0), (1, "b", 1.0)].into_iter().enumerate() {
+        let w = TxnId(4 + k as u32);
+        f.tag(w, g);
+        let mut before = 0u32;
+        let now = 1u64 << 40;
+        loop {
+            let gc_time = pending as u64 * f.cost[1];
+            let order = f.decide(0, pending, gc_time, None, Some((0, f.cost[1], g)), now);
+            if order.is_some_and(|o| o[0] == Class::Gc) && pending > 0 {
+                pending -= 1;
+                f.served(0, Class::Gc, 0, TxnId(0), pending as usize);
+                before += 1;
+            } else {
+                f.served(0, Class::Write, 0, w, pending as usize);
+                break;
+            }
+        }
+        out.push(Check::within_abs(
+            &format!("flin: stage 3: GC transactions dispatched before flow {name}'s write slot"),
+            before as f64,
+            expected,
+            "transactions",
+            0.0,
+        ));
+    }
     Ok(out)
 }
 

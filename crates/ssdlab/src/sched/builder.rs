@@ -161,9 +161,12 @@ impl Simulator {
         let (mut seen, mut ok) = (0u32, 0u32);
         let mut said = [(0u32, 0u32); MAX_PLANES_PER_DIE];
         // (FLIN's stage 3 chooses each command's order.)
-        let order = match &self.sched.queues.flin {
-            Some(_) => self.flin_order(die).unwrap_or(self.sched.queues.order),
-            None => self.sched.queues.order,
+        // (Its stage 2 first fills the die's read and write slots.)
+        let order = if self.sched.queues.flin.is_some() {
+            self.flin_arbitrate(die);
+            self.flin_order(die).unwrap_or(self.sched.queues.order)
+        } else {
+            self.sched.queues.order
         };
         // Semi-preemptive GC (`gc/pace.rs`): a first pass leaves aside the
         // GC heads of planes that may be preempted; only if no host head
@@ -356,11 +359,14 @@ impl Simulator {
     /// Has `die` a read it may run now: the head of one of its read queues,
     /// ready?
     pub(crate) fn reads_ready(&self, die: DieId) -> bool {
-        die.planes(self.ppd).any(|p| {
-            self.sched
-                .queues
-                .head(p, Class::Read)
-                .is_some_and(|t| self.ready(p, Class::Read, t).is_some())
+        // (Of any priority class under FLIN's stage 2.)
+        (0..self.sched.queues.prios()).any(|c| {
+            die.planes(self.ppd).any(|p| {
+                self.sched
+                    .queues
+                    .head_of(p, Class::Read, c)
+                    .is_some_and(|t| self.ready(p, Class::Read, t).is_some())
+            })
         })
     }
 

@@ -132,9 +132,35 @@ pub(crate) struct Flin {
     /// its front.
     pub(crate) low: Vec<u32>,
     dies: Vec<DieFlows>,
+    /// Stage 2: each flow's priority class (0 urgent, 1 high, 2 medium, 3
+    /// low) under weighted round robin; empty without classes.
+    prio: Vec<u8>,
+    /// The weights of the high, medium and low classes.
+    weights: [u32; 3],
+    /// Per die, per slot (read, write): the high, medium and low classes'
+    /// turns left in the current round.
+    pub(crate) turns: Vec<[[u32; 3]; 2]>,
+    /// Stage 3's GC term, per die.
+    pub(crate) gc: Vec<DieGc>,
+    /// Service time of a GC erase.
+    erase_cost: Time,
     /// Transactions moved forward, and moved by ReorderForFairness.
     pub(crate) moved_forward: u64,
     pub(crate) reordered: u64,
+}
+
+/// A die's GC bookkeeping for stage 3: each flow's host writes since the
+/// die's GC queues last emptied, and what the last choice of the write
+/// slot owes.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct DieGc {
+    /// Host writes dispatched per flow, and in all (of a flow).
+    pub(crate) writes: Vec<u64>,
+    pub(crate) total: u64,
+    /// GC transactions still to go before the write slot.
+    pub(crate) first: u32,
+    /// The write slot goes next (its GC share went first).
+    pub(crate) write_next: bool,
 }
 
 /// The parameters' values (the configuration's, else the defaults).
@@ -164,6 +190,11 @@ impl Flin {
         let epoch_s = epoch_us * 1e-6;
         let page = cfg.geometry.page_size_bytes as f64;
         let per_die = |bytes_per_s: f64| bytes_per_s * epoch_s / dies as f64 / page;
+        let wrr = cfg
+            .queues
+            .is_some_and(|q| q.arbitration == crate::config::Arbitration::Wrr);
+        let weights = cfg.queues.unwrap_or_default().weights;
+        let weights = [weights.high, weights.medium, weights.low];
         Flin {
             active: flows >= 2,
             flows,
@@ -184,8 +215,204 @@ impl Flin {
                     high: [vec![false; flows], vec![false; flows]],
                 })
                 .collect(),
+            prio: if wrr && flows >= 2 {
+                cfg.flows.iter().map(|f| prio_index(f.priority)).collect()
+            } else {
+                Vec::new()
+            },
+            weights,
+            turns: vec![[weights; 2]; dies],
+            gc: vec![
+                DieGc {
+                    writes: vec![0; flows],
+                    ..DieGc::default()
+                };
+                dies
+            ],
+            erase_cost: (t.erase_ns + t.cmd_ns).max(1),
             moved_forward: 0,
             reordered: 0,
+        }
+    }
+
+    /// Priority classes per host queue: 4 with weighted round robin among
+    /// the flows' classes, else 1.
+    pub(crate) fn prios(&self) -> u32 {
+        if self.prio.is_empty() {
+            1
+        } else {
+            4
+        }
+    }
+
+    /// The priority class of transaction `t`'s queue: its flow's (0 without
+    /// classes); a transaction of no flow (DFTL's translation pages, a
+    /// write unit's own reads) the urgent class's, as the drive's own work.
+    pub(crate) fn prio_of(&self, t: TxnId) -> u32 {
+        if self.prio.is_empty() {
+            return 0;
+        }
+        match self.entry.get(t.0 as usize).map_or(NONE, |e| e.flow) {
+            NONE => 0,
+            f => self.prio[f as usize] as u32,
+        }
+    }
+
+    /// Stage 2: the priority class that fills `die`'s slot `dir` (0 read,
+    /// 1 write), given which classes have a head that may run (`ready`)
+    /// and which have one at all (`queued`): urgent first; then the high,
+    /// medium and low classes by weighted round robin — the first class in
+    /// that order with turns left and a ready head; when no class with a
+    /// ready head has turns left, a new round gives every class its weight
+    /// again. A turn is taken when a transaction of the class is
+    /// dispatched (`served`). With no ready head, the class the same rule
+    /// picks among those with a head (the slot then waits).
+    pub(crate) fn arbitrate(
+        &mut self,
+        die: usize,
+        dir: usize,
+        ready: [bool; 4],
+        queued: [bool; 4],
+    ) -> u32 {
+        let pick = |turns: &[u32; 3], has: &[bool; 4]| -> Option<u32> {
+            if has[0] {
+                return Some(0);
+            }
+            (0..3)
+                .find(|&c| turns[c] > 0 && has[c + 1])
+                .map(|c| c as u32 + 1)
+        };
+        let turns = &mut self.turns[die][dir];
+        for has in [&ready, &queued] {
+            if let Some(c) = pick(turns, has) {
+                return c;
+            }
+            if has[1..].iter().any(|&h| h) {
+                // No class with a head has turns left: a new round.
+                *turns = self.weights;
+                return pick(turns, has).expect("a class with a head and turns");
+            }
+        }
+        0
+    }
+
+    /// Transaction `t` of `class` (of priority class `prio`) was taken
+    /// from a queue of die `die`; `gc_left`: GC transactions still queued
+    /// on the die. A host transaction takes a turn of its class (stage 2);
+    /// a host write counts for its flow's share of the writes since the
+    /// die's GC queues last emptied, a GC transaction against what the
+    /// write slot owes (stage 3).
+    pub(crate) fn served(&mut self, die: usize, class: Class, prio: u32, t: TxnId, gc_left: usize) {
+        match class {
+            Class::Read | Class::Write => {
+                if !self.prio.is_empty() && prio > 0 {
+                    let dir = (class == Class::Write) as usize;
+                    let n = &mut self.turns[die][dir][prio as usize - 1];
+                    *n = n.saturating_sub(1);
+                }
+                if class == Class::Write {
+                    let flow = self.entry.get(t.0 as usize).map_or(NONE, |e| e.flow);
+                    let g = &mut self.gc[die];
+                    g.write_next = false;
+                    if flow != NONE {
+                        g.writes[flow as usize] += 1;
+                        g.total += 1;
+                    }
+                }
+            }
+            Class::Gc => {
+                let g = &mut self.gc[die];
+                if g.first > 0 {
+                    g.first -= 1;
+                    if g.first == 0 || gc_left == 0 {
+                        g.first = 0;
+                        g.write_next = true;
+                    }
+                }
+                if gc_left == 0 {
+                    g.writes.iter_mut().for_each(|w| *w = 0);
+                    g.total = 0;
+                }
+            }
+        }
+    }
+
+    /// Stage 3's GC share: of `pending` GC transactions queued on `die`,
+    /// how many go before the write slot of flow `flow`: the flow's share
+    /// of the die's host writes since its GC queues last emptied, rounded
+    /// up (every one with no such writes, or for a write of no flow).
+    pub(crate) fn gc_share(&self, die: usize, flow: u32, pending: u32) -> u32 {
+        let g = &self.gc[die];
+        if flow == NONE || g.total == 0 {
+            return pending;
+        }
+        let w = g.writes[flow as usize];
+        ((pending as u64 * w).div_ceil(g.total)) as u32
+    }
+
+    /// Stage 3 on die `d` with `pending` GC transactions queued (their
+    /// service times summing to `gc_time`), its read slot and write slot
+    /// (when queued, service time; the write's flow): the class order of
+    /// its next command, None when FLIN does not act (no host slot and no
+    /// GC owed). The GC transactions the last choice of the write slot
+    /// brought go first, then that write slot; else the slot with the
+    /// larger proportional wait goes: the read slot before GC and host
+    /// writes; the write slot after its flow's share of the pending GC
+    /// (`gc_share`), before the rest of it.
+    pub(crate) fn decide(
+        &mut self,
+        d: usize,
+        pending: u32,
+        gc_time: Time,
+        read: Option<(Time, Time)>,
+        write: Option<(Time, Time, u32)>,
+        now: Time,
+    ) -> Option<[Class; 3]> {
+        const GC_FIRST: [Class; 3] = [Class::Gc, Class::Write, Class::Read];
+        const WRITE_FIRST: [Class; 3] = [Class::Write, Class::Gc, Class::Read];
+        const READ_FIRST: [Class; 3] = [Class::Read, Class::Gc, Class::Write];
+        let g = &mut self.gc[d];
+        if g.first > 0 {
+            if pending > 0 {
+                return Some(GC_FIRST);
+            }
+            g.first = 0;
+            g.write_next = true;
+        }
+        if g.write_next {
+            if write.is_some() {
+                return Some(WRITE_FIRST);
+            }
+            g.write_next = false;
+        }
+        let read_first = match (read, write) {
+            (None, None) => return None,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (Some(r), Some((at, c, _))) => Flin::read_first(r, (at, c), gc_time, now),
+        };
+        if read_first {
+            return Some(READ_FIRST);
+        }
+        if pending == 0 {
+            return Some(GC_FIRST);
+        }
+        let n = self.gc_share(d, write.expect("a write slot").2, pending);
+        if n == 0 {
+            return Some(WRITE_FIRST);
+        }
+        self.gc[d].first = n;
+        Some(GC_FIRST)
+    }
+
+    /// Service time of a queued GC transaction of kind `kind`.
+    pub(crate) fn gc_cost(&self, kind: crate::flash::CmdKind) -> Time {
+        use crate::flash::CmdKind;
+        match kind {
+            CmdKind::Read => self.cost[0],
+            CmdKind::Program => self.cost[1],
+            CmdKind::Copyback => self.cost[0] + self.cost[1],
+            CmdKind::Erase => self.erase_cost,
         }
     }
 
@@ -409,12 +636,25 @@ impl Flin {
     }
 
     /// Stage 3: does the read slot go before the write slot? Each slot is
-    /// (when queued, service time); the read on a tie.
-    pub(crate) fn read_first(read: (Time, Time), write: (Time, Time), now: Time) -> bool {
+    /// (when queued, service time); `gc` the die's pending GC time; the
+    /// read on a tie.
+    pub(crate) fn read_first(read: (Time, Time), write: (Time, Time), gc: Time, now: Time) -> bool {
         let pw = |(at, c): (Time, Time), other: Time| {
-            (now.saturating_sub(at) + other) as f64 / c.max(1) as f64
+            (now.saturating_sub(at) + other + gc) as f64 / c.max(1) as f64
         };
         pw(read, write.1) >= pw(write, read.1)
+    }
+}
+
+/// A flow's priority class as stage 2's index: 0 urgent, 1 high, 2
+/// medium, 3 low.
+pub(crate) fn prio_index(p: crate::config::Priority) -> u8 {
+    use crate::config::Priority;
+    match p {
+        Priority::Urgent => 0,
+        Priority::High => 1,
+        Priority::Medium => 2,
+        Priority::Low => 3,
     }
 }
 
@@ -564,33 +804,62 @@ impl Simulator {
             .map_or(NONE, |f| f.slot_flow(slot))
     }
 
+    /// Stage 2 on `die`: fill its read slot and its write slot, each from
+    /// the priority class weighted round robin picks among those with a
+    /// head that may run (`Flin::arbitrate`). Nothing to do without
+    /// classes.
+    pub(crate) fn flin_arbitrate(&mut self, die: crate::addr::DieId) {
+        if self.sched.queues.prios() == 1 {
+            return;
+        }
+        for (dir, class) in [(0, Class::Read), (1, Class::Write)] {
+            let (mut ready, mut queued) = ([false; 4], [false; 4]);
+            for c in 0..4u32 {
+                // (`ready` may look at the die's heads of the class.)
+                self.sched.queues.set_slot(die, dir, c);
+                for p in die.planes(self.ppd) {
+                    if let Some(t) = self.sched.queues.head_of(p, class, c) {
+                        queued[c as usize] = true;
+                        if self.ready(p, class, t).is_some() {
+                            ready[c as usize] = true;
+                            break;
+                        }
+                    }
+                }
+            }
+            let f = self.sched.queues.flin.as_deref_mut().expect("FLIN");
+            let c = f.arbitrate(die.index(), dir, ready, queued);
+            self.sched.queues.set_slot(die, dir, c);
+        }
+    }
+
     /// Stage 3 on `die`: the class order of its next command, None when
-    /// FLIN does not act (fewer than two flows, or no host head).
-    pub(crate) fn flin_order(&self, die: crate::addr::DieId) -> Option<ClassOrder> {
-        let f = self.sched.queues.flin.as_deref().filter(|f| f.active)?;
+    /// FLIN does not act (`Flin::decide`).
+    pub(crate) fn flin_order(&mut self, die: crate::addr::DieId) -> Option<ClassOrder> {
+        let (pending, gc_time) = {
+            let f = self.sched.queues.flin.as_deref().filter(|f| f.active)?;
+            self.sched
+                .queues
+                .gc_queued(die)
+                .fold((0u32, 0 as Time), |(n, c), t| {
+                    (n + 1, c + f.gc_cost(self.txns[t].kind))
+                })
+        };
         let oldest = |class: Class| {
             die.planes(self.ppd)
                 .filter_map(|p| self.sched.queues.head(p, class))
                 .min_by_key(|&t| self.txns[t].seq)
-                .map(|t| {
-                    let e = f.e(t);
-                    (e.at, e.cost)
-                })
         };
-        let read_first = match (oldest(Class::Read), oldest(Class::Write)) {
-            (None, None) => return None,
-            (Some(_), None) => true,
-            (None, Some(_)) => false,
-            (Some(r), Some(w)) => Flin::read_first(r, w, self.engine.now()),
-        };
-        Some(ClassOrder {
-            classes: if read_first {
-                [Class::Read, Class::Gc, Class::Write]
-            } else {
-                [Class::Gc, Class::Write, Class::Read]
-            },
-            strict: true,
-        })
+        let (read, write) = (oldest(Class::Read), oldest(Class::Write));
+        let now = self.engine.now();
+        let f = self.sched.queues.flin.as_deref_mut().expect("FLIN");
+        let read = read.map(|t| (f.e(t).at, f.e(t).cost));
+        let write = write.map(|t| (f.e(t).at, f.e(t).cost, f.e(t).flow));
+        f.decide(die.index(), pending, gc_time, read, write, now)
+            .map(|classes| ClassOrder {
+                classes,
+                strict: true,
+            })
     }
 
     /// FLIN's invariants: every queued transaction is in one queue once; a
@@ -603,14 +872,21 @@ impl Simulator {
             return Ok(());
         };
         let now = self.engine.now();
+        let prios = self.sched.queues.prios();
         let mut seen = vec![false; self.txns.len()];
-        for (qi, q) in self.sched.queues.q.iter().enumerate() {
+        for (qi, plane, class, prio, q) in self.sched.queues.all() {
             for &t in q {
                 if std::mem::replace(&mut seen[t.index()], true) {
                     return Err(format!("transaction {} is queued twice", t.0));
                 }
             }
-            if qi % 3 == Class::Gc as usize {
+            if class == Class::Gc {
+                if prio != 0 && !q.is_empty() {
+                    return Err(format!(
+                        "FLIN: plane {plane}'s GC queue of priority class {prio} holds {} transactions",
+                        q.len()
+                    ));
+                }
                 continue;
             }
             let low = f.low[qi] as usize;
@@ -624,6 +900,14 @@ impl Simulator {
                 let Some(e) = f.entry.get(t.index()) else {
                     return Err(format!("FLIN: queued transaction {} has no entry", t.0));
                 };
+                if f.prio_of(t) != prio {
+                    return Err(format!(
+                        "FLIN: transaction {} of priority class {} in plane {plane}'s {class:?} \
+                         queue of class {prio}",
+                        t.0,
+                        f.prio_of(t)
+                    ));
+                }
                 if e.low != (j < low) {
                     return Err(format!(
                         "FLIN: queue {qi}: transaction {} at {j} is {}a low-intensity flow's, \
@@ -638,6 +922,39 @@ impl Simulator {
                         t.0, e.at, e.cost, e.alone
                     ));
                 }
+            }
+        }
+        for die in crate::addr::DieId::all(self.flash.dies.len() as u32) {
+            let d = die.index();
+            for dir in 0..2 {
+                let c = self.sched.queues.slot(die, dir);
+                if c >= prios {
+                    return Err(format!(
+                        "FLIN: die {die}'s slot {dir} on priority class {c} of {prios}"
+                    ));
+                }
+                for (k, (&n, &w)) in f.turns[d][dir].iter().zip(&f.weights).enumerate() {
+                    if n > w {
+                        return Err(format!(
+                            "FLIN: die {die}'s slot {dir}: class {} has {n} turns left, weight {w}",
+                            k + 1
+                        ));
+                    }
+                }
+            }
+            let g = &f.gc[d];
+            let sum: u64 = g.writes.iter().sum();
+            if sum != g.total {
+                return Err(format!(
+                    "FLIN: die {die}: host writes since its last GC by flow sum to {sum}, in all {}",
+                    g.total
+                ));
+            }
+            if g.first > 0 && g.write_next {
+                return Err(format!(
+                    "FLIN: die {die}: {} GC transactions owed and the write slot next",
+                    g.first
+                ));
             }
         }
         Ok(())
@@ -697,13 +1014,19 @@ mod tests {
         let us = 1_000;
         let now = 70_000 * us;
         let read = (now, 35 * us);
-        assert!(Flin::read_first(read, (now - 60_000 * us, 1_510 * us), now));
+        assert!(Flin::read_first(
+            read,
+            (now - 60_000 * us, 1_510 * us),
+            0,
+            now
+        ));
         assert!(!Flin::read_first(
             read,
             (now - 70_000 * us, 1_510 * us),
+            0,
             now
         ));
         // A tie goes to the read.
-        assert!(Flin::read_first((0, 10), (0, 10), 0));
+        assert!(Flin::read_first((0, 10), (0, 10), 0, 0));
     }
 }

@@ -31,8 +31,17 @@ type PasEntry = (u8, u32);
 
 pub struct Queues {
     /// queues[plane.0 * 3 + class] -> transaction ids in arrival order
-    /// (the write queues in PAS order under `sched.pas`)
+    /// (the write queues in PAS order under `sched.pas`); under FLIN with
+    /// priority classes, queues[(plane.0 * 3 + class) * 4 + priority] (GC
+    /// in priority 0's)
     q: Vec<VecDeque<TxnId>>,
+    /// Priority classes per host queue: 4 under FLIN with weighted round
+    /// robin (`queues.arbitration = "wrr"`: urgent, high, medium, low),
+    /// else 1.
+    prios: u32,
+    /// Per die, the priority class of its read slot and of its write slot
+    /// (FLIN's stage 2): the queues `head` and `pop` serve.
+    sel: Vec<[u8; 2]>,
     /// `sched.pas`: per plane, beside its write queue, each write's wanted
     /// page type and how often it was overtaken; the preemption limits per
     /// type (LSB writes are never overtaken).
@@ -101,6 +110,8 @@ impl Queues {
     pub fn new(planes: u32, planes_per_die: u32, policy: SchedPolicy) -> Self {
         Queues {
             q: (0..planes * 3).map(|_| VecDeque::new()).collect(),
+            prios: 1,
+            sel: vec![[0; 2]; (planes / planes_per_die) as usize],
             pas: None,
             per_die: vec![0; (planes / planes_per_die) as usize],
             planes_per_die,
@@ -109,8 +120,86 @@ impl Queues {
         }
     }
 
+    /// FLIN's queues with priority classes (`prios` of them per host
+    /// queue: 4 under weighted round robin).
+    pub(crate) fn with_flin(mut self, f: flin::Flin) -> Self {
+        let prios = f.prios();
+        if prios > 1 {
+            let n = self.q.len() * prios as usize;
+            self.q = (0..n).map(|_| VecDeque::new()).collect();
+        }
+        self.prios = prios;
+        self.flin = Some(Box::new(f));
+        self
+    }
+
+    /// Priority classes per host queue (1 without FLIN's stage 2).
+    #[inline]
+    pub(crate) fn prios(&self) -> u32 {
+        self.prios
+    }
+
+    /// The index of the queue of `class` of `plane` with priority class
+    /// `prio` (0 for GC and without classes).
+    #[inline]
+    fn index(&self, plane: PlaneId, class: Class, prio: u32) -> usize {
+        let base = (plane.0 * 3 + class as u32) as usize;
+        if self.prios == 1 {
+            base
+        } else {
+            base * self.prios as usize + prio as usize
+        }
+    }
+
+    /// The index of the queue `head` and `pop` serve: under FLIN's stage 2
+    /// the die's slot's priority class.
+    #[inline]
+    fn qi(&self, plane: PlaneId, class: Class) -> usize {
+        if self.prios == 1 || class == Class::Gc {
+            return self.index(plane, class, 0);
+        }
+        let die = (plane.0 / self.planes_per_die) as usize;
+        let dir = (class == Class::Write) as usize;
+        self.index(plane, class, self.sel[die][dir] as u32)
+    }
+
+    /// FLIN's stage 2: `die`'s read slot (`dir` 0) or write slot (1) is
+    /// filled from priority class `prio`.
+    #[inline]
+    pub(crate) fn set_slot(&mut self, die: DieId, dir: usize, prio: u32) {
+        self.sel[die.index()][dir] = prio as u8;
+    }
+
+    /// The priority class `die`'s read slot (`dir` 0) or write slot (1) is
+    /// filled from.
+    #[inline]
+    pub(crate) fn slot(&self, die: DieId, dir: usize) -> u32 {
+        self.sel[die.index()][dir] as u32
+    }
+
+    /// The head of `plane`'s queue of `class` in priority class `prio`.
+    #[inline]
+    pub(crate) fn head_of(&self, plane: PlaneId, class: Class, prio: u32) -> Option<TxnId> {
+        self.q[self.index(plane, class, prio)].front().copied()
+    }
+
+    /// Every queue as (index, plane, class, priority class, its
+    /// transactions) (the consistency checker).
+    pub(crate) fn all(&self) -> impl Iterator<Item = (usize, u32, Class, u32, &VecDeque<TxnId>)> {
+        let p = self.prios as usize;
+        self.q.iter().enumerate().map(move |(i, q)| {
+            let base = i / p;
+            let class = match base % 3 {
+                0 => Class::Read,
+                1 => Class::Gc,
+                _ => Class::Write,
+            };
+            (i, (base / 3) as u32, class, (i % p) as u32, q)
+        })
+    }
+
     /// Queue host transaction `txn` of `class` (reads or writes) by FLIN's
-    /// fairness-aware insertion, now.
+    /// fairness-aware insertion into its priority class's queue, now.
     pub(crate) fn push_flin(
         &mut self,
         plane: PlaneId,
@@ -118,7 +207,8 @@ impl Queues {
         txn: TxnId,
         now: crate::engine::Time,
     ) {
-        let qi = (plane.0 * 3 + class as u32) as usize;
+        let prio = self.flin.as_deref().expect("FLIN").prio_of(txn);
+        let qi = self.index(plane, class, prio);
         let die = (plane.0 / self.planes_per_die) as usize;
         self.per_die[die] += 1;
         let f = self.flin.as_deref_mut().expect("FLIN");
@@ -127,7 +217,8 @@ impl Queues {
     }
     #[inline]
     pub(crate) fn push(&mut self, plane: PlaneId, class: Class, txn: TxnId) {
-        self.q[(plane.0 * 3 + class as u32) as usize].push_back(txn);
+        let qi = self.index(plane, class, 0);
+        self.q[qi].push_back(txn);
         self.per_die[(plane.0 / self.planes_per_die) as usize] += 1;
     }
     /// Order write queues by page type (PAS) with these preemption limits
@@ -190,23 +281,43 @@ impl Queues {
 
     #[inline]
     pub(crate) fn head(&self, plane: PlaneId, class: Class) -> Option<TxnId> {
-        self.q[(plane.0 * 3 + class as u32) as usize]
-            .front()
-            .copied()
+        self.q[self.qi(plane, class)].front().copied()
     }
     #[inline]
     pub(crate) fn pop(&mut self, plane: PlaneId, class: Class) -> Option<TxnId> {
-        let qi = (plane.0 * 3 + class as u32) as usize;
+        let qi = self.qi(plane, class);
         let t = self.q[qi].pop_front()?;
-        self.per_die[(plane.0 / self.planes_per_die) as usize] -= 1;
+        let die = (plane.0 / self.planes_per_die) as usize;
+        self.per_die[die] -= 1;
         if let Some(f) = self.flin.as_deref_mut() {
             // (The low-intensity part is the queue's front.)
             f.low[qi] = f.low[qi].saturating_sub(1);
+            let prio = match class {
+                Class::Gc => 0,
+                _ => self.sel[die][(class == Class::Write) as usize] as u32,
+            };
+            let gc_left = match class {
+                Class::Gc => {
+                    let first = die as u32 * self.planes_per_die;
+                    (first..first + self.planes_per_die)
+                        .map(|p| self.q[self.index(PlaneId(p), Class::Gc, 0)].len())
+                        .sum()
+                }
+                _ => 0,
+            };
+            let f = self.flin.as_deref_mut().expect("FLIN");
+            f.served(die, class, prio, t, gc_left);
         }
         if let (Some((meta, _)), Class::Write) = (&mut self.pas, class) {
             meta[plane.index()].pop_front();
         }
         Some(t)
+    }
+    /// GC transactions queued on `die`.
+    pub(crate) fn gc_queued(&self, die: DieId) -> impl Iterator<Item = TxnId> + '_ {
+        let first = die.0 * self.planes_per_die;
+        (first..first + self.planes_per_die)
+            .flat_map(move |p| self.q[self.index(PlaneId(p), Class::Gc, 0)].iter().copied())
     }
     #[inline]
     pub fn die_load(&self, die: DieId) -> u32 {

@@ -27,15 +27,16 @@ impl Sched {
                     cfg.geometry.planes_per_die,
                     cfg.sched.policy,
                 );
-                let mut q = if cfg.sched.pas {
+                let q = if cfg.sched.pas {
                     q.with_pas(cfg.sched.pas_preemptions)
                 } else {
                     q
                 };
                 if cfg.sched.policy == crate::config::SchedPolicy::Flin {
-                    q.flin = Some(Box::new(crate::sched::flin::Flin::new(cfg)));
+                    q.with_flin(crate::sched::flin::Flin::new(cfg))
+                } else {
+                    q
                 }
-                q
             },
             kicked: Vec::new(),
             kick_flag: vec![false; cfg.total_dies() as usize],
