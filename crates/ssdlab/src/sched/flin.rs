@@ -1006,6 +1006,80 @@ mod tests {
         assert_eq!(best_place(&ahead, &new, 0, 2, 0), 2);
     }
 
+    fn two_flows(wrr: bool) -> Flin {
+        let mut c = Config::preset("small").unwrap();
+        c.sched.policy = SchedPolicy::Flin;
+        c.flows = ["a", "b"]
+            .iter()
+            .map(|n| crate::config::FlowConfig {
+                name: (*n).into(),
+                workload: Some((*n).into()),
+                trace: None,
+                synthetic: None,
+                limit: None,
+                start_us: 0.0,
+                queue_depth: 8,
+                priority: crate::config::Priority::Medium,
+                namespace: None,
+                channels: None,
+                chips: None,
+                dies: None,
+                planes: None,
+            })
+            .collect();
+        if wrr {
+            c.queues = Some(crate::config::Queues {
+                arbitration: crate::config::Arbitration::Wrr,
+                ..Default::default()
+            });
+        }
+        Flin::new(&c)
+    }
+
+    /// Stage 2: weights 4 / 2 / 1, every class ready: urgent while it is;
+    /// then four high, two medium, one low, round after round; a class
+    /// without a ready head gives up its turns.
+    #[test]
+    fn weighted_round_robin_fills_a_slot() {
+        let mut f = two_flows(true);
+        assert_eq!(f.prios(), 4);
+        let mut picks = |ready: [bool; 4], n: usize| -> Vec<u32> {
+            (0..n)
+                .map(|_| {
+                    let c = f.arbitrate(0, 0, ready, ready);
+                    f.served(0, Class::Read, c, TxnId(0), 0);
+                    c
+                })
+                .collect()
+        };
+        assert_eq!(picks([true; 4], 3), [0, 0, 0]);
+        let all = [false, true, true, true];
+        assert_eq!(picks(all, 14), [1, 1, 1, 1, 2, 2, 3, 1, 1, 1, 1, 2, 2, 3]);
+        assert_eq!(picks([false, false, true, true], 4), [2, 2, 3, 2]);
+        // Without classes (round robin) every transaction is in class 0.
+        assert_eq!(two_flows(false).prios(), 1);
+    }
+
+    /// Stage 3's GC share: flow a wrote 3 of the die's 4 host writes since
+    /// its GC queues emptied; of 8 pending GC transactions 6 go before a's
+    /// write slot, 2 before b's; with no writes, all of them.
+    #[test]
+    fn gc_share_follows_the_writes() {
+        let mut f = two_flows(false);
+        assert_eq!(f.gc_share(0, 0, 8), 8);
+        for (i, g) in [0u32, 0, 1, 0].into_iter().enumerate() {
+            f.tag(TxnId(i as u32), g);
+            f.served(0, Class::Write, 0, TxnId(i as u32), 0);
+        }
+        assert_eq!(f.gc_share(0, 0, 8), 6);
+        assert_eq!(f.gc_share(0, 1, 8), 2);
+        assert_eq!(f.gc_share(0, 1, 3), 1);
+        assert_eq!(f.gc_share(0, NONE, 3), 3);
+        // The die's GC queues empty: the count starts again.
+        f.served(0, Class::Gc, 0, TxnId(0), 0);
+        assert_eq!(f.gc[0].total, 0);
+    }
+
     /// Stage 3, by hand: read 35 µs, program 1 510 µs. A read queued now
     /// beside a program queued 60 ms ago: PW read = 1 510 / 35 = 43.1, PW
     /// write = 60 035 / 1 510 = 39.8: the read. At 70 ms: 46.4, the write.

@@ -122,12 +122,13 @@ impl Queues {
 
     /// FLIN's queues with priority classes (`prios` of them per host
     /// queue: 4 under weighted round robin).
-    pub(crate) fn with_flin(mut self, f: flin::Flin) -> Self {
+    pub(crate) fn with_flin(mut self, mut f: flin::Flin) -> Self {
         let prios = f.prios();
         if prios > 1 {
             let n = self.q.len() * prios as usize;
             self.q = (0..n).map(|_| VecDeque::new()).collect();
         }
+        f.low = vec![0; self.q.len()];
         self.prios = prios;
         self.flin = Some(Box::new(f));
         self
