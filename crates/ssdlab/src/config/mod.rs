@@ -887,9 +887,10 @@ pub enum SchedPolicy {
     GcFirst,
     /// FLIN, the fairness-aware scheduler of several flows (Tavakkol et
     /// al., ISCA 2018; `sched/flin.rs`): fairness-aware insertion into the
-    /// read and write queues, then wait-balancing between the die's read
-    /// and write heads. Needs `[[flows]]`; with one flow it orders as
-    /// `fcfs`.
+    /// read and write queues (per priority class under weighted round
+    /// robin, which fills the die's read and write slots), then
+    /// wait-balancing between the die's read and write slots with GC's
+    /// share. Needs `[[flows]]`; with one flow it orders as `fcfs`.
     Flin,
 }
 

@@ -38,28 +38,55 @@
 //!    queue (*EstimateAloneWaitingTime*). A service time is the mean array
 //!    time of the direction (over the block's page types) plus a page's
 //!    transfer and the command cycles.
-//! 2. **Priority-aware queue arbitration.** Not a stage of its own here:
-//!    the flows' priority classes are served by the host interface's
-//!    arbitration (`queues.arbitration = "wrr"`), and each plane has one
-//!    read queue and one write queue for all classes (fidelity.md, FLIN).
+//! 2. **Priority-aware queue arbitration.** Under weighted round robin
+//!    (`queues.arbitration = "wrr"`) each plane has a host read queue and
+//!    a host write queue per priority class (urgent, high, medium, low; a
+//!    flow's transactions go to its class's, stage 1 orders each), and each
+//!    die a read slot and a write slot: when the die is free, each slot is
+//!    filled from the class that weighted round robin picks among the
+//!    classes with a head that may run — urgent first, then high, medium
+//!    and low, each taking as many transactions per round as its weight
+//!    (`queues.weights`), a class without a ready head giving up its turns
+//!    and a new round starting when no class with a ready head has turns
+//!    left (the host interface's arbitration, `hostif/queues.rs`, applied
+//!    to transactions). A turn is taken by each transaction dispatched. The
+//!    state is per die (the unit that runs one command here, as stage 3's),
+//!    the read slot's and the write slot's apart. Transactions of no flow
+//!    (DFTL's translation pages, a write unit's own reads) go to the urgent
+//!    class's queues: the drive's own work, which the authors' simulator
+//!    serves before every flow's. Under round robin (`"rr"`, or no
+//!    `[queues]`) there are no classes: one read and one write queue per
+//!    plane, as without stage 2.
 //! 3. **Wait-balancing transaction selection.** When a die is free, its
-//!    read slot is its oldest host read head and its write slot its oldest
-//!    host write head; the one with the larger proportional wait goes
-//!    first, the read on a tie. A slot's proportional wait is the time it
-//!    has queued plus the other slot's service time, over its own service
-//!    time. GC goes before the write slot (the die's order is then GC,
-//!    host writes, host reads) and after the read slot (host reads, GC,
-//!    host writes); GC still holds host writes back in its plane.
+//!    read slot is its oldest host read head (of the class stage 2 chose)
+//!    and its write slot its oldest host write head; the one with the
+//!    larger proportional wait goes first, the read on a tie. A slot's
+//!    proportional wait is the time it has queued plus the other slot's
+//!    service time plus the die's pending GC time (the service times of the
+//!    GC transactions queued on the die: a read's, a program's, a
+//!    copyback's as a read's plus a program's, an erase's), over its own
+//!    service time. A read slot chosen goes before GC and host writes; a
+//!    write slot chosen goes after
+//!    its flow's share of the die's pending GC transactions: ⌈pending × the
+//!    flow's host writes / all host writes⌉, counting the die's host writes
+//!    dispatched since its GC queues last emptied (all the pending GC for a
+//!    write of no flow or when no host write was counted); those GC
+//!    transactions go first, then the write slot, then the choice is made
+//!    again. GC still holds host writes back in its plane (as in every
+//!    policy here), so a write slot whose plane has GC queued waits for it
+//!    and the die runs that GC meanwhile.
 //!
-//! With fewer than two flows FLIN has no flows to be fair among: the
-//! queues are first come, first served and the order is `fcfs`'s. GC,
+//! With fewer than two flows FLIN has no flows to be fair among: no
+//! classes, the queues are first come, first served and the order is
+//! `fcfs`'s. GC,
 //! DFTL's translation pages and transactions of no flow (a write unit's own
 //! reads) go to the tail of their queues and are never moved; transactions
 //! of a flow may move ahead of them.
 //!
 //! The state (each transaction's flow, queueing time and estimates, each
-//! queue's low-intensity part, each die's counts) is the policy's own;
-//! `check_flin` is the consistency checker's part.
+//! queue's low-intensity part, each die's counts, round-robin turns and
+//! GC bookkeeping) is the policy's own (the slots' classes are kept beside
+//! the queues); `check_flin` is the consistency checker's part.
 
 use std::collections::VecDeque;
 
