@@ -65,16 +65,18 @@
 //!    service time plus the die's pending GC time (the service times of the
 //!    GC transactions queued on the die: a read's, a program's, a
 //!    copyback's as a read's plus a program's, an erase's), over its own
-//!    service time. A read slot chosen goes before GC and host writes; a
-//!    write slot chosen goes after
-//!    its flow's share of the die's pending GC transactions: ⌈pending × the
-//!    flow's host writes / all host writes⌉, counting the die's host writes
-//!    dispatched since its GC queues last emptied (all the pending GC for a
-//!    write of no flow or when no host write was counted); those GC
-//!    transactions go first, then the write slot, then the choice is made
-//!    again. GC still holds host writes back in its plane (as in every
-//!    policy here), so a write slot whose plane has GC queued waits for it
-//!    and the die runs that GC meanwhile.
+//!    service time. A read slot chosen goes before GC and host writes. A
+//!    write slot chosen goes after its flow's share of the die's GC: of
+//!    the GC transactions queued on the die and those dispatched since its
+//!    last host write (gone ahead of the write slot), ⌈their number × the
+//!    flow's host writes / all host writes⌉, counting the die's host
+//!    writes dispatched since its GC queues last emptied (all of them for
+//!    a write of no flow or when no host write was counted); while fewer
+//!    have gone ahead the order is GC, host writes, host reads, else host
+//!    writes, GC, host reads. The choice is made for each command. GC
+//!    still holds host writes back in its plane (as in every policy here),
+//!    so a write slot whose plane has GC queued waits for that GC, which
+//!    the die runs meanwhile.
 //!
 //! With fewer than two flows FLIN has no flows to be fair among: no
 //! classes, the queues are first come, first served and the order is
@@ -177,17 +179,16 @@ pub(crate) struct Flin {
 }
 
 /// A die's GC bookkeeping for stage 3: each flow's host writes since the
-/// die's GC queues last emptied, and what the last choice of the write
-/// slot owes.
+/// die's GC queues last emptied, and the GC transactions dispatched since
+/// its last host write.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct DieGc {
     /// Host writes dispatched per flow, and in all (of a flow).
     pub(crate) writes: Vec<u64>,
     pub(crate) total: u64,
-    /// GC transactions still to go before the write slot.
-    pub(crate) first: u32,
-    /// The write slot goes next (its GC share went first).
-    pub(crate) write_next: bool,
+    /// GC transactions dispatched since the die's last host write: those
+    /// gone ahead of its write slot.
+    pub(crate) ahead: u32,
 }
 
 /// The parameters' values (the configuration's, else the defaults).
@@ -327,8 +328,8 @@ impl Flin {
     /// from a queue of die `die`; `gc_left`: GC transactions still queued
     /// on the die. A host transaction takes a turn of its class (stage 2);
     /// a host write counts for its flow's share of the writes since the
-    /// die's GC queues last emptied, a GC transaction against what the
-    /// write slot owes (stage 3).
+    /// die's GC queues last emptied, a GC transaction as one gone ahead of
+    /// the die's write slot (stage 3).
     pub(crate) fn served(&mut self, die: usize, class: Class, prio: u32, t: TxnId, gc_left: usize) {
         match class {
             Class::Read | Class::Write => {
@@ -340,7 +341,7 @@ impl Flin {
                 if class == Class::Write {
                     let flow = self.entry.get(t.0 as usize).map_or(NONE, |e| e.flow);
                     let g = &mut self.gc[die];
-                    g.write_next = false;
+                    g.ahead = 0;
                     if flow != NONE {
                         g.writes[flow as usize] += 1;
                         g.total += 1;
@@ -349,13 +350,7 @@ impl Flin {
             }
             Class::Gc => {
                 let g = &mut self.gc[die];
-                if g.first > 0 {
-                    g.first -= 1;
-                    if g.first == 0 || gc_left == 0 {
-                        g.first = 0;
-                        g.write_next = true;
-                    }
-                }
+                g.ahead = g.ahead.saturating_add(1);
                 if gc_left == 0 {
                     g.writes.iter_mut().for_each(|w| *w = 0);
                     g.total = 0;
@@ -364,10 +359,11 @@ impl Flin {
         }
     }
 
-    /// Stage 3's GC share: of `pending` GC transactions queued on `die`,
-    /// how many go before the write slot of flow `flow`: the flow's share
-    /// of the die's host writes since its GC queues last emptied, rounded
-    /// up (every one with no such writes, or for a write of no flow).
+    /// Stage 3's GC share: of `pending` GC transactions on `die` (those
+    /// queued and those gone ahead of its write slot), how many go before
+    /// the write slot of flow `flow`: the flow's share of the die's host
+    /// writes since its GC queues last emptied, rounded up (every one with
+    /// no such writes, or for a write of no flow).
     pub(crate) fn gc_share(&self, die: usize, flow: u32, pending: u32) -> u32 {
         let g = &self.gc[die];
         if flow == NONE || g.total == 0 {
@@ -380,14 +376,13 @@ impl Flin {
     /// Stage 3 on die `d` with `pending` GC transactions queued (their
     /// service times summing to `gc_time`), its read slot and write slot
     /// (when queued, service time; the write's flow): the class order of
-    /// its next command, None when FLIN does not act (no host slot and no
-    /// GC owed). The GC transactions the last choice of the write slot
-    /// brought go first, then that write slot; else the slot with the
-    /// larger proportional wait goes: the read slot before GC and host
-    /// writes; the write slot after its flow's share of the pending GC
-    /// (`gc_share`), before the rest of it.
+    /// its next command, None when FLIN does not act (no host slot). The
+    /// slot with the larger proportional wait goes: the read slot before
+    /// GC and host writes; the write slot after its flow's share
+    /// (`gc_share`) of the die's GC — the GC transactions queued and those
+    /// gone ahead of it since the die's last host write — before the rest.
     pub(crate) fn decide(
-        &mut self,
+        &self,
         d: usize,
         pending: u32,
         gc_time: Time,
@@ -398,20 +393,6 @@ impl Flin {
         const GC_FIRST: [Class; 3] = [Class::Gc, Class::Write, Class::Read];
         const WRITE_FIRST: [Class; 3] = [Class::Write, Class::Gc, Class::Read];
         const READ_FIRST: [Class; 3] = [Class::Read, Class::Gc, Class::Write];
-        let g = &mut self.gc[d];
-        if g.first > 0 {
-            if pending > 0 {
-                return Some(GC_FIRST);
-            }
-            g.first = 0;
-            g.write_next = true;
-        }
-        if g.write_next {
-            if write.is_some() {
-                return Some(WRITE_FIRST);
-            }
-            g.write_next = false;
-        }
         let read_first = match (read, write) {
             (None, None) => return None,
             (Some(_), None) => true,
@@ -424,12 +405,13 @@ impl Flin {
         if pending == 0 {
             return Some(GC_FIRST);
         }
-        let n = self.gc_share(d, write.expect("a write slot").2, pending);
-        if n == 0 {
-            return Some(WRITE_FIRST);
+        let ahead = self.gc[d].ahead;
+        let flow = write.expect("a write slot").2;
+        if ahead < self.gc_share(d, flow, pending.saturating_add(ahead)) {
+            Some(GC_FIRST)
+        } else {
+            Some(WRITE_FIRST)
         }
-        self.gc[d].first = n;
-        Some(GC_FIRST)
     }
 
     /// Service time of a queued GC transaction of kind `kind`.
@@ -879,7 +861,7 @@ impl Simulator {
         };
         let (read, write) = (oldest(Class::Read), oldest(Class::Write));
         let now = self.engine.now();
-        let f = self.sched.queues.flin.as_deref_mut().expect("FLIN");
+        let f = self.sched.queues.flin.as_deref().expect("FLIN");
         let read = read.map(|t| (f.e(t).at, f.e(t).cost));
         let write = write.map(|t| (f.e(t).at, f.e(t).cost, f.e(t).flow));
         f.decide(die.index(), pending, gc_time, read, write, now)
@@ -975,12 +957,6 @@ impl Simulator {
                 return Err(format!(
                     "FLIN: die {die}: host writes since its last GC by flow sum to {sum}, in all {}",
                     g.total
-                ));
-            }
-            if g.first > 0 && g.write_next {
-                return Err(format!(
-                    "FLIN: die {die}: {} GC transactions owed and the write slot next",
-                    g.first
                 ));
             }
         }
