@@ -2654,7 +2654,7 @@ pub fn flin_stage_checks() -> Result<Vec<Check>> {
             }
         }
         out.push(Check::within_abs(
-            &format!("flin: stage 3: GC transactions dispatched before flow {name}'s write slot"),
+            format!("flin: stage 3: GC transactions dispatched before flow {name}'s write slot"),
             before as f64,
             expected,
             "transactions",
