@@ -184,12 +184,17 @@ impl Simulator {
     /// room (each partition's in arrival order), then start evictions where
     /// space is needed.
     pub(crate) fn admit_waiting(&mut self) {
-        for part in 0..self.buffer.waiting.queues.len() as u32 {
-            self.admit_waiting_in(part);
+        if self.buffer.partitioned {
+            for part in 0..self.buffer.waiting.queues.len() as u32 {
+                self.admit_waiting_in(part);
+            }
+        } else {
+            self.admit_waiting_in(0);
         }
         self.maybe_evict();
     }
 
+    #[inline(always)]
     fn admit_waiting_in(&mut self, part: u32) {
         while let Some(&(req, lpn)) = self.buffer.waiting.queues[part as usize].front() {
             let version = self.ftl.version_after(lpn);
@@ -303,7 +308,12 @@ impl Simulator {
     /// need slots, or its free slots are below the watermark).
     pub(crate) fn maybe_evict(&mut self) {
         let mut out = std::mem::take(&mut self.buffer.evict_out);
-        for part in 0..self.buffer.waiting.queues.len() as u32 {
+        let parts = if self.buffer.partitioned {
+            self.buffer.waiting.queues.len() as u32
+        } else {
+            1
+        };
+        for part in 0..parts {
             while let (Some(buf), Some(policy)) =
                 (self.buffer.cache.as_mut(), self.buffer.policy.as_mut())
             {

@@ -247,6 +247,20 @@ impl EvictionPolicy for FromDie {
     }
 }
 
+/// A partition's share of the slots, its slots dirty and being flushed,
+/// and the free-plus-flushing slots of its share below which eviction
+/// starts (`low`) and up to which it then goes on (`high`; `to_high` while
+/// it does).
+#[derive(Clone, Copy)]
+struct Share {
+    quota: u32,
+    dirty: u32,
+    flushing: u32,
+    low: u32,
+    high: u32,
+    to_high: bool,
+}
+
 pub struct WriteBuffer {
     capacity: u32,
     lpn: Vec<Lpn>,
@@ -255,8 +269,10 @@ pub struct WriteBuffer {
     plane: Vec<u32>,
     state: Vec<SlotState>,
     version: Vec<u32>,
-    /// The partition holding the slot (0 in a shared buffer).
+    /// The partition holding the slot (0 in a shared buffer), and the
+    /// index of the LRU list it is in (`partition × dies + die`).
     part: Vec<u32>,
+    list_of: Vec<u32>,
     /// LRU links: `prev` towards the MRU end, `next` towards the LRU end.
     prev: Vec<u32>,
     next: Vec<u32>,
@@ -270,20 +286,13 @@ pub struct WriteBuffer {
     turns: Vec<DieId>,
     free_slots: Vec<u32>,
     index: FxHashMap<Lpn, u32>,
-    /// Per partition: its share of the slots, and its slots that are dirty
-    /// and being flushed.
-    quota: Vec<u32>,
-    dirty: Vec<u32>,
-    flushing: Vec<u32>,
-    /// Per partition: free-plus-flushing slots of its share below which
-    /// eviction starts (`low`), and up to which it then goes on (`high`);
-    /// `flushing_to_high` while it does.
-    low: Vec<u32>,
-    high: Vec<u32>,
-    flushing_to_high: Vec<bool>,
+    /// Per partition, its share and counts.
+    shares: Vec<Share>,
     /// The partition the accessors an eviction policy reads (`dirty`,
-    /// `flushing`, `dirty_in_die`, `lru_of_die`, `dirty_slot`) show.
+    /// `flushing`, `dirty_in_die`, `lru_of_die`, `dirty_slot`) show, and
+    /// the index of its first list (`view × dies`).
     view: u32,
+    view_base: u32,
 }
 
 impl WriteBuffer {
@@ -311,8 +320,18 @@ impl WriteBuffer {
         let n = capacity as usize;
         let dies = turns.len() as u32;
         let lists = (dies * parts) as usize;
-        let quota: Vec<u32> = (0..parts)
-            .map(|p| capacity / parts + u32::from(p < capacity % parts))
+        let shares = (0..parts)
+            .map(|p| {
+                let quota = capacity / parts + u32::from(p < capacity % parts);
+                Share {
+                    quota,
+                    dirty: 0,
+                    flushing: 0,
+                    low: (quota as f64 * watermarks.0).ceil() as u32,
+                    high: (quota as f64 * watermarks.1).ceil() as u32,
+                    to_high: false,
+                }
+            })
             .collect();
         WriteBuffer {
             capacity,
@@ -322,6 +341,7 @@ impl WriteBuffer {
             state: vec![SlotState::Free; n],
             version: vec![0; n],
             part: vec![0; n],
+            list_of: vec![0; n],
             prev: vec![INVALID; n],
             next: vec![INVALID; n],
             mru: vec![INVALID; lists],
@@ -331,19 +351,9 @@ impl WriteBuffer {
             turns,
             free_slots: (0..capacity).rev().collect(),
             index: FxHashMap::default(),
-            low: quota
-                .iter()
-                .map(|&q| (q as f64 * watermarks.0).ceil() as u32)
-                .collect(),
-            high: quota
-                .iter()
-                .map(|&q| (q as f64 * watermarks.1).ceil() as u32)
-                .collect(),
-            quota,
-            dirty: vec![0; parts as usize],
-            flushing: vec![0; parts as usize],
-            flushing_to_high: vec![false; parts as usize],
+            shares,
             view: 0,
+            view_base: 0,
         }
     }
 
@@ -352,15 +362,16 @@ impl WriteBuffer {
     }
     /// Partitions (1: shared).
     pub fn partitions(&self) -> u32 {
-        self.quota.len() as u32
+        self.shares.len() as u32
     }
     /// A partition's share of the slots.
     pub fn quota(&self, part: u32) -> u32 {
-        self.quota[part as usize]
+        self.shares[part as usize].quota
     }
     /// A partition's slots in use (dirty or being flushed).
     pub fn used(&self, part: u32) -> u32 {
-        self.dirty[part as usize] + self.flushing[part as usize]
+        let sh = &self.shares[part as usize];
+        sh.dirty + sh.flushing
     }
     pub fn dies(&self) -> u32 {
         self.dies
@@ -373,15 +384,15 @@ impl WriteBuffer {
     }
     /// Dirty pages (of the partition in view).
     pub fn dirty(&self) -> u32 {
-        self.dirty[self.view as usize]
+        self.shares[self.view as usize].dirty
     }
     /// Pages being flushed (of the partition in view).
     pub fn flushing(&self) -> u32 {
-        self.flushing[self.view as usize]
+        self.shares[self.view as usize].flushing
     }
     /// Pages being flushed, over every partition.
     pub fn flushing_total(&self) -> u32 {
-        self.flushing.iter().sum()
+        self.shares.iter().map(|sh| sh.flushing).sum()
     }
     /// Is every slot taken (dirty or being flushed)?
     pub fn is_full(&self) -> bool {
@@ -393,7 +404,7 @@ impl WriteBuffer {
     }
     /// Dirty pages of a die (in the partition in view).
     pub fn dirty_in_die(&self, die: DieId) -> u32 {
-        self.dirty_per_die[self.list(self.view, die.0)]
+        self.dirty_per_die[(self.view_base + die.0) as usize]
     }
     pub fn slot_lpn(&self, slot: u32) -> Lpn {
         self.lpn[slot as usize]
@@ -416,7 +427,7 @@ impl WriteBuffer {
     /// Dirty slots of a die (in the partition in view) from least to most
     /// recently used.
     pub fn lru_of_die(&self, die: DieId) -> impl Iterator<Item = u32> + '_ {
-        let mut s = self.lru[self.list(self.view, die.0)];
+        let mut s = self.lru[(self.view_base + die.0) as usize];
         std::iter::from_fn(move || {
             if s == INVALID {
                 return None;
@@ -449,7 +460,8 @@ impl WriteBuffer {
     /// Is a slot of partition `part` free for a new page?
     #[inline]
     pub fn has_room(&self, part: u32) -> bool {
-        self.used(part) < self.quota[part as usize]
+        let sh = &self.shares[part as usize];
+        sh.dirty + sh.flushing < sh.quota
     }
 
     /// Version of the newest buffered copy of an LPN.
@@ -461,6 +473,7 @@ impl WriteBuffer {
     /// will be flushed to, and `plane` the plane if already known (else
     /// INVALID). A dirty copy of the LPN is updated in place (in its own
     /// partition).
+    #[inline]
     pub fn write(
         &mut self,
         lpn: Lpn,
@@ -491,10 +504,10 @@ impl WriteBuffer {
         self.version[i] = version;
         self.state[i] = SlotState::Dirty;
         self.part[i] = part;
+        self.list_of[i] = part * self.dies + die.0;
         self.link_mru(s);
-        self.dirty[part as usize] += 1;
-        let l = self.list(part, die.0);
-        self.dirty_per_die[l] += 1;
+        self.shares[part as usize].dirty += 1;
+        self.dirty_per_die[self.list_of[i] as usize] += 1;
         self.index.insert(lpn, s);
         WriteOutcome::Inserted
     }
@@ -504,20 +517,16 @@ impl WriteBuffer {
     /// fewer than the waiting writes need, or than the low watermark; once
     /// below that, until they reach the high one.
     pub fn wants_eviction(&mut self, part: u32, waiting: usize) -> bool {
-        let p = part as usize;
-        let claimable = self.quota[p] - self.dirty[p];
-        if claimable < self.low[p] {
-            self.flushing_to_high[p] = true;
-        } else if claimable >= self.high[p] {
-            self.flushing_to_high[p] = false;
+        let sh = &mut self.shares[part as usize];
+        let claimable = sh.quota - sh.dirty;
+        if claimable < sh.low {
+            sh.to_high = true;
+        } else if claimable >= sh.high {
+            sh.to_high = false;
         }
-        let mark = if self.flushing_to_high[p] {
-            self.high[p]
-        } else {
-            self.low[p]
-        };
-        let target = mark.max(waiting.min(self.quota[p] as usize) as u32);
-        self.dirty[p] > 0 && claimable < target
+        let mark = if sh.to_high { sh.high } else { sh.low };
+        let target = mark.max(waiting.min(sh.quota as usize) as u32);
+        sh.dirty > 0 && claimable < target
     }
 
     /// Let `policy` choose pages of partition `part` and mark them
@@ -525,6 +534,7 @@ impl WriteBuffer {
     pub fn evict(&mut self, part: u32, policy: &mut dyn EvictionPolicy, out: &mut Vec<u32>) {
         out.clear();
         self.view = part;
+        self.view_base = part * self.dies;
         policy.select(self, out);
         for &s in out.iter() {
             let i = s as usize;
@@ -534,11 +544,11 @@ impl WriteBuffer {
             );
             self.unlink(s);
             self.state[i] = SlotState::Flushing;
-            self.dirty[part as usize] -= 1;
-            let l = self.list(part, self.die[i]);
-            self.dirty_per_die[l] -= 1;
-            self.flushing[part as usize] += 1;
+            self.dirty_per_die[self.list_of[i] as usize] -= 1;
         }
+        let sh = &mut self.shares[part as usize];
+        sh.dirty -= out.len() as u32;
+        sh.flushing += out.len() as u32;
     }
 
     /// A trim of `lpn`: the buffered data is dropped. A dirty copy frees its
@@ -555,9 +565,8 @@ impl WriteBuffer {
         self.unlink(s);
         self.state[i] = SlotState::Free;
         let part = self.part[i];
-        self.dirty[part as usize] -= 1;
-        let l = self.list(part, self.die[i]);
-        self.dirty_per_die[l] -= 1;
+        self.shares[part as usize].dirty -= 1;
+        self.dirty_per_die[self.list_of[i] as usize] -= 1;
         self.free_slots.push(s);
         Some(PlaneId(self.plane[i])).filter(|&p| p != PlaneId::NONE)
     }
@@ -568,7 +577,7 @@ impl WriteBuffer {
         let i = slot as usize;
         assert_eq!(self.state[i], SlotState::Flushing);
         self.state[i] = SlotState::Free;
-        self.flushing[self.part[i] as usize] -= 1;
+        self.shares[self.part[i] as usize].flushing -= 1;
         if self.index.get(&self.lpn[i]) == Some(&slot) {
             self.index.remove(&self.lpn[i]);
         }
@@ -588,17 +597,18 @@ impl WriteBuffer {
             }
         }
         for p in 0..parts {
-            if dirty[p] != self.dirty[p] || flushing[p] != self.flushing[p] {
+            let sh = self.shares[p];
+            if dirty[p] != sh.dirty || flushing[p] != sh.flushing {
                 return Err(format!(
                     "write buffer partition {p}: {} dirty and {} flushing slots counted, {} and {} held",
-                    self.dirty[p], self.flushing[p], dirty[p], flushing[p]
+                    sh.dirty, sh.flushing, dirty[p], flushing[p]
                 ));
             }
-            if dirty[p] + flushing[p] > self.quota[p] {
+            if dirty[p] + flushing[p] > sh.quota {
                 return Err(format!(
                     "write buffer partition {p} holds {} slots, more than its share of {}",
                     dirty[p] + flushing[p],
-                    self.quota[p]
+                    sh.quota
                 ));
             }
             let mut listed = 0;
@@ -610,6 +620,7 @@ impl WriteBuffer {
                     if self.state[i] != SlotState::Dirty
                         || self.part[i] != p as u32
                         || self.die[i] != d
+                        || self.list_of[i] as usize != self.list(p as u32, d)
                     {
                         return Err(format!(
                             "write buffer: slot {s} in partition {p}'s list of die {d} is not a dirty page of them"
@@ -644,8 +655,9 @@ impl WriteBuffer {
         Ok(())
     }
 
+    #[inline]
     fn link_mru(&mut self, s: u32) {
-        let d = self.list(self.part[s as usize], self.die[s as usize]);
+        let d = self.list_of[s as usize] as usize;
         let old = self.mru[d];
         self.prev[s as usize] = INVALID;
         self.next[s as usize] = old;
@@ -657,8 +669,9 @@ impl WriteBuffer {
         self.mru[d] = s;
     }
 
+    #[inline]
     fn unlink(&mut self, s: u32) {
-        let d = self.list(self.part[s as usize], self.die[s as usize]);
+        let d = self.list_of[s as usize] as usize;
         let (p, n) = (self.prev[s as usize], self.next[s as usize]);
         if p != INVALID {
             self.next[p as usize] = n;
@@ -766,6 +779,50 @@ mod tests {
             WriteOutcome::Inserted
         );
         assert_eq!(b.newest_version(10), Some(3));
+    }
+
+    #[test]
+    fn a_partition_fills_and_evicts_only_its_share() {
+        // 5 slots, 2 partitions: shares of 3 and 2.
+        let mut b = WriteBuffer::partitioned(5, 2, DieId::all(1).collect(), (0.0, 0.0));
+        assert_eq!((b.quota(0), b.quota(1)), (3, 2));
+        for l in 0..2 {
+            assert_eq!(
+                b.write(l, DieId(0), PlaneId::NONE, 1, 1),
+                WriteOutcome::Inserted
+            );
+        }
+        // Partition 1 is full though the buffer has room.
+        assert_eq!(
+            b.write(9, DieId(0), PlaneId::NONE, 1, 1),
+            WriteOutcome::Full
+        );
+        assert!(b.has_room(0) && !b.has_room(1) && !b.is_full());
+        // A hit updates in place whatever the partition.
+        assert_eq!(b.write(0, DieId(0), PlaneId::NONE, 2, 0), WriteOutcome::Hit);
+        for l in 10..13 {
+            assert_eq!(
+                b.write(l, DieId(0), PlaneId::NONE, 1, 0),
+                WriteOutcome::Inserted
+            );
+        }
+        assert!(b.is_full());
+        // Partition 1 wants room for its waiting write; partition 0 none.
+        assert!(b.wants_eviction(1, 1) && !b.wants_eviction(0, 0));
+        let mut out = vec![];
+        b.evict(1, &mut DieRoundRobin::new(8), &mut out);
+        let lpns: Vec<_> = out.iter().map(|&s| b.slot_lpn(s)).collect();
+        assert_eq!(lpns, vec![1, 0], "only partition 1's pages, LRU first");
+        assert_eq!((b.used(0), b.used(1)), (3, 2));
+        b.check().unwrap();
+        for s in out {
+            b.flush_done(s);
+        }
+        assert_eq!(
+            b.write(9, DieId(0), PlaneId::NONE, 1, 1),
+            WriteOutcome::Inserted
+        );
+        b.check().unwrap();
     }
 
     #[test]

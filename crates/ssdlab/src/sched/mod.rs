@@ -42,6 +42,12 @@ pub struct Queues {
     /// Per die, the priority class of its read slot and of its write slot
     /// (FLIN's stage 2): the queues `head` and `pop` serve.
     sel: Vec<[u8; 2]>,
+    /// Per plane and class (`plane × 3 + class`), the index in `q` of the
+    /// queue `head` and `pop` serve: the queue itself without classes,
+    /// else the one of the die's slot's class (kept by `set_slot`), so
+    /// that the hot path looks it up without asking whether there are
+    /// classes.
+    cur: Vec<u32>,
     /// `sched.pas`: per plane, beside its write queue, each write's wanted
     /// page type and how often it was overtaken; the preemption limits per
     /// type (LSB writes are never overtaken).
@@ -112,6 +118,7 @@ impl Queues {
             q: (0..planes * 3).map(|_| VecDeque::new()).collect(),
             prios: 1,
             sel: vec![[0; 2]; (planes / planes_per_die) as usize],
+            cur: (0..planes * 3).collect(),
             pas: None,
             per_die: vec![0; (planes / planes_per_die) as usize],
             planes_per_die,
@@ -130,6 +137,10 @@ impl Queues {
         }
         f.low = vec![0; self.q.len()];
         self.prios = prios;
+        // Every slot starts at class 0 (GC's queues are class 0's).
+        for (b, c) in self.cur.iter_mut().enumerate() {
+            *c = b as u32 * prios;
+        }
         self.flin = Some(Box::new(f));
         self
     }
@@ -156,12 +167,7 @@ impl Queues {
     /// the die's slot's priority class.
     #[inline]
     fn qi(&self, plane: PlaneId, class: Class) -> usize {
-        if self.prios == 1 || class == Class::Gc {
-            return self.index(plane, class, 0);
-        }
-        let die = (plane.0 / self.planes_per_die) as usize;
-        let dir = (class == Class::Write) as usize;
-        self.index(plane, class, self.sel[die][dir] as u32)
+        self.cur[(plane.0 * 3 + class as u32) as usize] as usize
     }
 
     /// FLIN's stage 2: `die`'s read slot (`dir` 0) or write slot (1) is
@@ -169,6 +175,12 @@ impl Queues {
     #[inline]
     pub(crate) fn set_slot(&mut self, die: DieId, dir: usize, prio: u32) {
         self.sel[die.index()][dir] = prio as u8;
+        let class = if dir == 0 { Class::Read } else { Class::Write };
+        let first = die.0 * self.planes_per_die;
+        for p in first..first + self.planes_per_die {
+            let i = self.index(PlaneId(p), class, prio) as u32;
+            self.cur[(p * 3 + class as u32) as usize] = i;
+        }
     }
 
     /// The priority class `die`'s read slot (`dir` 0) or write slot (1) is
