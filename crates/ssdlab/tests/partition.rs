@@ -429,3 +429,27 @@ fn a_partitioned_write_buffer_keeps_a_flow_out_of_another_s_backlog() {
     let r = run(&c);
     assert_eq!(r.flows[0].requests + r.flows[1].requests, half + 400);
 }
+
+/// A flow's time blocked by GC counts its buffered pages' programs too,
+/// each for the flow that wrote the page: over the flows it sums to the
+/// drive's time blocked by GC.
+#[test]
+fn flows_time_blocked_by_gc_sums_to_the_drive_s_with_a_buffer() {
+    let (c, half) = buffered_halves(64);
+    let src = [writes("a", half, 3, 2_000), writes("b", half, 3, 2_000)];
+    let sim = Simulator::with_flows(&c, &src, &Precondition::parse("none").unwrap()).unwrap();
+    let (r, sim) = sim.run_inspect(&mut |_| {}).unwrap();
+    sim.check().unwrap();
+    let flows: f64 = r.flows.iter().map(|f| f.gc_blocked_us).sum();
+    let drive = r.gc.mean_blocked_us * r.gc.blocked_writes as f64;
+    assert!(drive > 0.0, "GC blocked no write");
+    assert!(
+        (flows - drive).abs() <= 1e-6 * drive,
+        "flows {flows} µs, drive {drive} µs"
+    );
+    assert!(
+        r.flows.iter().all(|f| f.gc_blocked_us > 0.0),
+        "{:?}",
+        r.flows
+    );
+}

@@ -233,11 +233,13 @@ impl Simulator {
                     self.next_version(lpn);
                     self.buffer.waiting.queues[part as usize].pop_front();
                     self.buffer.waiting.len -= 1;
-                    if self.sched.queues.flin.is_some() {
-                        // (FLIN: the page's flow, for its program.)
-                        let buf = self.buffer.cache.as_ref().expect("buffered mode");
-                        if let Some(slot) = buf.dirty_slot(lpn) {
-                            self.flin_slot(slot, self.host.reqs[req].flow);
+                    if self.host.flows.is_some() {
+                        // (The page's flow, for its program: FLIN's order
+                        // and the flow's time blocked by GC.)
+                        let flow = self.host.reqs[req].flow;
+                        let buf = self.buffer.cache.as_mut().expect("buffered mode");
+                        if let Some(slot) = buf.slot_of(lpn) {
+                            buf.set_writer(slot, flow);
                         }
                     }
                     if bound {
@@ -335,10 +337,11 @@ impl Simulator {
     /// already bound, else INVALID).
     pub(crate) fn evicted_txn(&mut self, slot: u32) -> TxnId {
         let buf = self.buffer.cache.as_ref().expect("buffered mode");
-        let (lpn, version, plane) = (
+        let (lpn, version, plane, flow) = (
             buf.slot_lpn(slot),
             buf.slot_version(slot),
             buf.slot_plane(slot),
+            buf.slot_writer(slot),
         );
         self.ftl.prefetch(lpn);
         self.buffer.evicted += 1;
@@ -346,7 +349,9 @@ impl Simulator {
         self.txns[t].hot = self.host_hot(lpn);
         self.txns[t].slot = slot;
         self.txns[t].version = version;
-        let flow = self.flin_slot_flow(slot);
+        if let Some(f) = self.host.flows.as_deref_mut() {
+            f.set_txn_flow(t, flow);
+        }
         self.flin_tag(t, flow);
         if let Some(scheme) = self.host.page_types {
             // A page without a request of its own: the complement's type.

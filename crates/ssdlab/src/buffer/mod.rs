@@ -273,6 +273,9 @@ pub struct WriteBuffer {
     /// index of the LRU list it is in (`partition × dies + die`).
     part: Vec<u32>,
     list_of: Vec<u32>,
+    /// The flow whose request last wrote the slot's page (`u32::MAX`:
+    /// none), when the run has flows.
+    writer: Vec<u32>,
     /// LRU links: `prev` towards the MRU end, `next` towards the LRU end.
     prev: Vec<u32>,
     next: Vec<u32>,
@@ -342,6 +345,7 @@ impl WriteBuffer {
             version: vec![0; n],
             part: vec![0; n],
             list_of: vec![0; n],
+            writer: vec![u32::MAX; n],
             prev: vec![INVALID; n],
             next: vec![INVALID; n],
             mru: vec![INVALID; lists],
@@ -456,6 +460,23 @@ impl WriteBuffer {
         self.index.get(&lpn).copied().filter(|&s| {
             self.state[s as usize] == SlotState::Dirty && self.part[s as usize] == self.view
         })
+    }
+    /// The slot of an LPN's dirty copy, in whichever partition.
+    pub fn slot_of(&self, lpn: Lpn) -> Option<u32> {
+        self.index
+            .get(&lpn)
+            .copied()
+            .filter(|&s| self.state[s as usize] == SlotState::Dirty)
+    }
+    /// Records the flow that wrote a slot's page.
+    #[inline]
+    pub fn set_writer(&mut self, slot: u32, flow: u32) {
+        self.writer[slot as usize] = flow;
+    }
+    /// The flow that last wrote a slot's page (`u32::MAX`: none recorded).
+    #[inline]
+    pub fn slot_writer(&self, slot: u32) -> u32 {
+        self.writer[slot as usize]
     }
     /// Is a slot of partition `part` free for a new page?
     #[inline]

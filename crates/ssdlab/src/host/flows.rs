@@ -51,6 +51,9 @@ pub(crate) struct Flows {
     pub(crate) due: bool,
     /// Order of entry into the submission queues (SATA's FIFO).
     seq: u64,
+    /// Per transaction (by id): the flow of a buffered page's program (the
+    /// flow whose request last wrote the page), else `NO_FLOW`.
+    txn_flow: Vec<u32>,
 }
 
 pub(crate) struct Flow {
@@ -109,7 +112,25 @@ impl Flows {
             in_device: 0,
             due: false,
             seq: 0,
+            txn_flow: Vec::new(),
         })
+    }
+
+    /// Transaction `t` programs a buffered page of flow `flow`.
+    pub(crate) fn set_txn_flow(&mut self, t: crate::types::TxnId, flow: u32) {
+        let i = t.0 as usize;
+        if i >= self.txn_flow.len() {
+            self.txn_flow.resize(i + 1, NO_FLOW);
+        }
+        self.txn_flow[i] = flow;
+    }
+
+    /// The flow whose buffered page transaction `t` programs (`NO_FLOW`
+    /// if none); the record is cleared.
+    pub(crate) fn take_txn_flow(&mut self, t: crate::types::TxnId) -> u32 {
+        self.txn_flow
+            .get_mut(t.0 as usize)
+            .map_or(NO_FLOW, |f| std::mem::replace(f, NO_FLOW))
     }
 
     /// Requests still to arrive, waiting in the host or queued.

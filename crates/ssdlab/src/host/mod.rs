@@ -761,6 +761,16 @@ impl Simulator {
                 a.blame = None;
             }
         }
+        if tx.slot != INVALID {
+            // A buffered page's program: its time blocked by GC is its
+            // writer's.
+            if let Some(f) = self.host.flows.as_deref_mut() {
+                let flow = f.take_txn_flow(t);
+                if tx.req == ReqId::NONE && flow != flows::NO_FLOW && tx.gc_mark > 0 {
+                    self.metrics.flows[flow as usize].gc_blocked(tx.gc_mark);
+                }
+            }
+        }
         if tx.req != ReqId::NONE {
             let flow = self.host.reqs[tx.req].flow;
             if flow != flows::NO_FLOW && tx.gc_mark > 0 {

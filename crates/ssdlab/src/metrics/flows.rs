@@ -189,9 +189,10 @@ pub struct FlowReport {
     pub write: FlowLatency,
     pub all: FlowLatency,
     pub host_wait_us: HostWait,
-    /// Time its unbuffered host writes waited behind GC in their plane, µs
-    /// (summed over pages; writes through the write buffer are not counted
-    /// per flow).
+    /// Time its host page programs waited behind GC in their plane, µs
+    /// (summed over pages; a buffered page's program counts for the flow
+    /// whose request last wrote the page). Over the flows it sums to the
+    /// drive's time blocked by GC (`gc`).
     pub gc_blocked_us: f64,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub trims: u64,

@@ -155,8 +155,6 @@ pub(crate) struct Flin {
     /// Service time of a read, of a program.
     pub(crate) cost: [Time; 2],
     pub(crate) entry: Vec<Entry>,
-    /// The flow of the request that last wrote each buffer slot.
-    slot_flow: Vec<u32>,
     /// Per queue (`plane * 3 + class`): its low-intensity transactions, at
     /// its front.
     pub(crate) low: Vec<u32>,
@@ -234,7 +232,6 @@ impl Flin {
                 (mean(&t.program_ns) + fixed).max(1),
             ],
             entry: Vec::new(),
-            slot_flow: Vec::new(),
             low: vec![0; cfg.total_planes() as usize * 3],
             dies: (0..dies)
                 .map(|_| DieFlows {
@@ -446,19 +443,6 @@ impl Flin {
         if t.0 as usize >= self.entry.len() {
             self.created(t);
         }
-    }
-
-    /// Buffer slot `slot` now holds a page of flow `flow`.
-    pub(crate) fn set_slot_flow(&mut self, slot: u32, flow: u32) {
-        let i = slot as usize;
-        if i >= self.slot_flow.len() {
-            self.slot_flow.resize(i + 1, NONE);
-        }
-        self.slot_flow[i] = flow;
-    }
-
-    pub(crate) fn slot_flow(&self, slot: u32) -> u32 {
-        self.slot_flow.get(slot as usize).copied().unwrap_or(NONE)
     }
 
     #[inline]
@@ -793,24 +777,6 @@ impl Simulator {
         if let Some(f) = self.sched.queues.flin.as_deref_mut() {
             f.tag(t, flow);
         }
-    }
-
-    /// Buffer slot `slot` now holds a page of flow `flow`, under FLIN.
-    #[inline]
-    pub(crate) fn flin_slot(&mut self, slot: u32, flow: u32) {
-        if let Some(f) = self.sched.queues.flin.as_deref_mut() {
-            f.set_slot_flow(slot, flow);
-        }
-    }
-
-    /// The flow of buffer slot `slot`'s page (`NONE` without FLIN).
-    #[inline]
-    pub(crate) fn flin_slot_flow(&self, slot: u32) -> u32 {
-        self.sched
-            .queues
-            .flin
-            .as_deref()
-            .map_or(NONE, |f| f.slot_flow(slot))
     }
 
     /// Stage 2 on `die`: fill its read slot and its write slot, each from
