@@ -2370,25 +2370,14 @@ pub fn buffer_partition_checks() -> Result<Vec<Check>> {
 /// fairness of the queue's estimated slowdowns is largest (a case worked
 /// out in the comment); two identical flows stay equally slowed.
 pub fn flin_checks() -> Result<Vec<Check>> {
-    use crate::config::{FlowConfig, Priority};
+    use crate::config::FlowConfig;
     use crate::sched::flin::{best_place, Entry, Flin};
     let mut out = vec![];
     let mut c = flows_drive(2)?;
     c.buffer.capacity = BufferCapacity::Pages(64);
     let flow = |name: &str| FlowConfig {
-        name: name.into(),
-        workload: Some(name.into()),
-        trace: None,
-        synthetic: None,
-        limit: None,
-        start_us: 0.0,
         queue_depth: 16,
-        priority: Priority::Medium,
-        namespace: None,
-        channels: None,
-        chips: None,
-        dies: None,
-        planes: None,
+        ..FlowConfig::of_workload(name)
     };
     let logged = |c: &Config, src: &[Source], pre: &Precondition| -> Result<Vec<(u64, u64)>> {
         let mut sim = Simulator::with_flows(c, src, pre)?;

@@ -11,21 +11,7 @@ use ssdlab::workload::{builtin, IoRecord, Op, Source};
 use ssdlab::{Completion, Config, Precondition, Report, Simulator};
 
 fn flow(name: &str) -> FlowConfig {
-    FlowConfig {
-        name: name.into(),
-        workload: Some(name.into()),
-        trace: None,
-        synthetic: None,
-        limit: None,
-        start_us: 0.0,
-        queue_depth: 32,
-        priority: Priority::Medium,
-        namespace: None,
-        channels: None,
-        chips: None,
-        dies: None,
-        planes: None,
-    }
+    FlowConfig::of_workload(name)
 }
 
 fn profile(name: &str, limit: u64) -> Source {

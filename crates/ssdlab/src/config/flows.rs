@@ -80,6 +80,27 @@ pub struct FlowConfig {
 }
 
 impl FlowConfig {
+    /// A flow named `name` running the built-in workload of that name,
+    /// every other key at its default (start at once, queue depth 32,
+    /// medium priority, the shared address space, the whole drive).
+    pub fn of_workload(name: &str) -> FlowConfig {
+        FlowConfig {
+            name: name.into(),
+            workload: Some(name.into()),
+            trace: None,
+            synthetic: None,
+            limit: None,
+            start_us: 0.0,
+            queue_depth: default_flow_queue_depth(),
+            priority: Priority::default(),
+            namespace: None,
+            channels: None,
+            chips: None,
+            dies: None,
+            planes: None,
+        }
+    }
+
     /// Does the flow confine its pages to a partition of the flash?
     pub fn partitioned(&self) -> bool {
         self.channels.is_some()

@@ -981,19 +981,8 @@ mod tests {
         c.flows = ["a", "b"]
             .iter()
             .map(|n| crate::config::FlowConfig {
-                name: (*n).into(),
-                workload: Some((*n).into()),
-                trace: None,
-                synthetic: None,
-                limit: None,
-                start_us: 0.0,
                 queue_depth: 8,
-                priority: crate::config::Priority::Medium,
-                namespace: None,
-                channels: None,
-                chips: None,
-                dies: None,
-                planes: None,
+                ..crate::config::FlowConfig::of_workload(n)
             })
             .collect();
         if wrr {
