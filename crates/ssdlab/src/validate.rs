@@ -402,6 +402,76 @@ pub fn twin_victim_checks() -> Result<Vec<Check>> {
     Ok(out)
 }
 
+/// Single-page writes one second apart, two at a time into a write buffer
+/// of two pages, on one die of two planes of 8 blocks of 32 pages under
+/// SPD's Die-Writes (each pair one Die-Write: its first page to plane 0, its
+/// second to plane 1, both at the die's next page index; 256 logical
+/// pages). LPNs 0..255 fill groups 0 to 3 (group 0: the even LPNs 0..62 on
+/// plane 0, the odd ones on plane 1); rewrites then leave group 0 with 4
+/// valid pages on plane 0 (LPNs 56..62, pages 28..31) and 16 on plane 1
+/// (LPNs 33..63, pages 16..31), and groups 1 to 3 with at least 34, until
+/// the 193rd Die-Write (evicted when a last page arrives) leaves the
+/// planes 63 free pages (below two blocks): one Die-GC, of group 0.
+pub fn die_copy_groups() -> Source {
+    let mut lpns: Vec<u64> = (0..256).collect();
+    lpns.extend((0..56).step_by(2)); // group 0, plane 0: 4 left
+    lpns.extend((1..32).step_by(2)); // group 0, plane 1: 16 left
+                                     // 43 more Die-Writes: 86 rewrites over groups 1 to 3, 28 or 30 each.
+    for g in 1..4u64 {
+        lpns.extend(
+            (64 * g..64 * g + 64)
+                .step_by(2)
+                .take(if g == 3 { 30 } else { 28 }),
+        );
+    }
+    // A last write: the buffer evicts a pair when a third page arrives.
+    lpns.push(255);
+    let recs = lpns
+        .iter()
+        .enumerate()
+        .map(|(i, &l)| rec(i as u64 * 1_000_000_000, Op::Write, l))
+        .collect();
+    records("die-copy-groups", recs)
+}
+
+/// Die-GC by copyback (`gc.migration = "copyback"` under SPD), on
+/// [`die_copy_groups`]: group 0's valid pages, 4 on plane 0 and 16 on
+/// plane 1, stay in their planes. With k register sets per plane, the
+/// first 4 rows go as ceil(4/k) two-plane copybacks (each plane's pages
+/// read in turn, 2 tR, one tPROG), plane 1's other 12 as ceil(12/k) of its
+/// own (tR + tPROG); then plane 0 is padded by 12 pages (transfer + tPROG
+/// each) so that the die's write points are aligned again; one tBERS.
+pub fn die_copy_checks() -> Result<Vec<Check>> {
+    let mut out = vec![];
+    for k in [1u32, 2, 4] {
+        let mut c = small_die(2, 32);
+        c.buffer.capacity = BufferCapacity::Pages(2);
+        let mut c = crate::scheme::by_name("spd")?.apply(&c)?;
+        c.gc.migration = crate::config::Migration::Copyback;
+        c.flash.plane_registers = k;
+        c.gc.moves_in_flight = k;
+        c.check.enabled = true;
+        let t = crate::flash::FlashTiming::new(&c);
+        let (tr, tp, te, x) = (t.read_ns[0], t.program_ns[0], t.erase_ns, t.xfer_ns);
+        let r = run(&c, &die_copy_groups(), "none")?;
+        out.push(Check::within(
+            format!("Die-GC by copyback, k={k}: one GC, 20 pages moved in their planes, 12 pads"),
+            (r.gc.count * 10_000 + r.flash.copybacks * 100 + r.flash.wasted_pages) as f64,
+            (10_000 + 20 * 100 + 12) as f64,
+            "GCs x 10^4 + copybacks x 100 + padding",
+            0.0,
+        ));
+        let both = 4u64.div_ceil(k as u64);
+        let alone = 12u64.div_ceil(k as u64);
+        out.push(Check::exact_ns(
+            format!("k={k}: GC = ceil(4/k)(2 tR + tPROG) + ceil(12/k)(tR + tPROG) + 12 (xfer + tPROG) + tBERS (+ trigger)"),
+            r.gc.time_us.mean,
+            2 * x + tp + both * (2 * tr + tp) + alone * (tr + tp) + 12 * (x + tp) + te,
+        ));
+    }
+    Ok(out)
+}
+
 /// GC pacing, on one plane of 8 blocks of 32 pages whose GC moves 4 pages
 /// by copyback ([`victim_with`]; GC starts at the 193rd write, at t0, after
 /// its transfer + tPROG). One host request arrives 1 µs into the first
@@ -2660,6 +2730,7 @@ pub fn all() -> Result<Vec<Check>> {
     v.extend(steady_state_checks(10_000)?);
     v.extend(parallel_gc_checks()?);
     v.extend(twin_victim_checks()?);
+    v.extend(die_copy_checks()?);
     v.extend(suspension_checks()?);
     v.extend(cache_checks()?);
     v.extend(slot_frees_checks()?);

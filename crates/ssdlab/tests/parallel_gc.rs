@@ -222,7 +222,7 @@ fn parity_destinations_and_ippbe_stay_consistent_through_gc() {
 }
 
 #[test]
-fn registers_compose_with_per_plane_schemes_and_refuse_die_gc() {
+fn registers_compose_with_per_plane_schemes_and_with_die_gc_by_copyback() {
     use ssdlab::scheme;
     let base = drive(2);
     for name in ["baseline-d", "baseline-p", "paragc"] {
@@ -230,18 +230,72 @@ fn registers_compose_with_per_plane_schemes_and_refuse_die_gc() {
         let r = run(&c, &with_read(9));
         assert_eq!(r.gc.pages_migrated, 9, "{name}");
     }
-    // SPD's Die-GC moves pages through the controller: a config error that
-    // names the key and why.
-    let mut c = Config::preset("small").unwrap();
-    c.flash.plane_registers = 2;
-    let e = scheme::by_name("spd")
-        .unwrap()
-        .apply(&c)
+    // SPD's Die-GC through the controller has no copyback for the extra
+    // registers to run: a config error that names the key to change.
+    let small = Config::preset("small").unwrap();
+    let spd = scheme::by_name("spd").unwrap().apply(&small).unwrap();
+    let e = spd
+        .with_overrides(&["flash.plane_registers=2".to_string()])
         .map(|_| ())
         .unwrap_err()
         .to_string();
     assert!(
-        e.contains("flash.plane_registers") && e.contains("Die-GC"),
+        e.contains("flash.plane_registers") && e.contains("gc.migration"),
         "{e}"
     );
+    // By copyback it composes: each plane's valid pages stay in it, rows of
+    // them go at once, k per plane (the exact times are in the validation
+    // suite, `validate::die_copy_checks`).
+    let ok = |c: &Config, overrides: &[&str]| {
+        c.with_overrides(&overrides.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    };
+    ok(
+        &spd,
+        &[
+            "gc.migration=copyback",
+            "flash.plane_registers=2",
+            "gc.moves_in_flight=2",
+        ],
+    )
+    .unwrap();
+    // Super pages stay at one page index, and SPD+ joins host pages to
+    // moves read out to the controller: copyback is refused, saying why.
+    for name in ["superpage", "spd-plus"] {
+        let c = scheme::by_name(name).unwrap().apply(&small).unwrap();
+        let e = ok(&c, &["gc.migration=copyback"])
+            .map(|_| ())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("gc.migration") && e.contains("controller"),
+            "{name}: {e}"
+        );
+    }
+}
+
+/// Die-GC by copyback on the validation suite's die (`die_copy_groups`:
+/// group 0 keeps 4 valid pages on plane 0, 16 on plane 1): every move
+/// stays in its plane (no page read to the controller), plane 0 is padded
+/// by 12 pages, the checker (on) finds the die's write points aligned
+/// whenever it is not collecting, and more registers shorten the GC.
+#[test]
+fn die_gc_by_copyback_keeps_pages_in_their_planes_and_pads() {
+    use ssdlab::config::{BufferCapacity, Migration};
+    let mut times = vec![];
+    for k in [1, 2, 4] {
+        let mut c = ssdlab::validate::small_die(2, 32);
+        c.buffer.capacity = BufferCapacity::Pages(2);
+        let mut c = ssdlab::scheme::by_name("spd").unwrap().apply(&c).unwrap();
+        c.gc.migration = Migration::Copyback;
+        c.flash.plane_registers = k;
+        c.gc.moves_in_flight = k;
+        c.check.enabled = true;
+        let r = run(&c, &ssdlab::validate::die_copy_groups());
+        assert_eq!(r.gc.count, 1);
+        assert_eq!(r.flash.copybacks, 20, "k={k}");
+        assert_eq!(r.gc.pages_migrated, 20, "k={k}");
+        assert_eq!(r.flash.wasted_pages, 12, "k={k}");
+        times.push(r.gc.time_us.mean);
+    }
+    assert!(times[0] > times[1] && times[1] > times[2], "{times:?}");
 }

@@ -329,13 +329,22 @@ fn config(k: &Case) -> Config {
         }
         Mapping::Page => {}
     }
-    // Multi-register planes run per-plane GC copybacks at once: page, DFTL
-    // or DVPFTL's map (its merges' in-place copybacks), not FAST's merges.
-    if k.registers > 1
-        && c.gc.migration == Migration::Copyback
-        && c.ftl.block_groups == BlockGroups::Plane
-        && c.ftl.mapping != Mapping::Fast
+    // A die's GC of aligned block groups by copyback (rows of copybacks in
+    // their planes, then padding), where the case draws copyback: not under
+    // super pages (kept at one page index), SPD+'s combining (host pages
+    // join moves read out to the controller) or a hybrid map's merges.
+    if c.ftl.block_groups == BlockGroups::Die
+        && k.migration == Migration::Copyback
+        && c.ftl.write_unit != WriteUnit::SuperPage
+        && !c.gc.combine_host_writes
+        && !c.ftl.mapping.hybrid()
     {
+        c.gc.migration = Migration::Copyback;
+    }
+    // Multi-register planes run GC copybacks at once, a plane's or a die's
+    // (rows): page, DFTL or DVPFTL's map (its merges' in-place copybacks),
+    // not FAST's merges.
+    if k.registers > 1 && c.gc.migration == Migration::Copyback && c.ftl.mapping != Mapping::Fast {
         c.flash.plane_registers = k.registers;
         c.gc.moves_in_flight = c.gc.moves_in_flight.max(k.registers);
     }
@@ -906,7 +915,9 @@ fn cache_cases_stay_consistent() {
 /// plane allocation (least busy; APM's pairs; PaRP's partner on a plane
 /// without room); latency attribution of a
 /// write that waited for a slot freed at eviction, with flows and the
-/// interface. Kept whatever the seeds draw.
+/// interface; the suspension checker reading a finished read's reused
+/// slot (super pages); and SPD's Die-GC by copyback, which the seeds draw
+/// rarely. Kept whatever the seeds draw.
 #[test]
 fn found_cases_stay_consistent() {
     let base = Case {
@@ -1005,6 +1016,68 @@ fn found_cases_stay_consistent() {
             levelling: 0,
             flows: 0,
             interface: 3,
+            ..base.clone()
+        },
+        // Super pages under program suspension: a read command's finished
+        // reads' slots reused (a clean page's copy) while it serves a
+        // suspension.
+        Case {
+            planes: 4,
+            dies: 2,
+            alignment: Alignment::BlockAndPage,
+            pairs: false,
+            allocation: PlaneAllocation::Static,
+            buffer: None,
+            victim: VictimPolicy::Fifo,
+            migration: Migration::Copyback,
+            odd_even: false,
+            completion: WriteCompletion::Program,
+            sched: SchedPolicy::ReadPriority,
+            closed_loop: false,
+            hot_data: "none",
+            hot_moves: false,
+            rmw: true,
+            read_share: 0.5435547446757846,
+            seed: 509,
+            scheme: Some("superpage"),
+            mapping: Mapping::Page,
+            registers: 1,
+            hold_die: false,
+            tlc: 0,
+            attribution: false,
+            until_steady: false,
+            suspension: 1,
+            pacing: 0,
+            cache: 1,
+            bad: 0,
+            levelling: 0,
+            flows: 1,
+            interface: 0,
+        },
+        // SPD's Die-GC by copyback (rows on two registers per plane, the
+        // odd/even rule's fallbacks programmed back on their planes,
+        // padding) beside program suspension and host reads.
+        Case {
+            planes: 2,
+            dies: 2,
+            alignment: Alignment::BlockAndPage,
+            buffer: Some((48, Eviction::DieRoundRobin)),
+            victim: VictimPolicy::Greedy,
+            migration: Migration::Copyback,
+            odd_even: true,
+            sched: SchedPolicy::ReadPriority,
+            hot_data: "none",
+            read_share: 0.4,
+            seed: 12,
+            scheme: Some("spd"),
+            registers: 2,
+            tlc: 0,
+            suspension: 1,
+            pacing: 0,
+            cache: 0,
+            bad: 0,
+            flows: 0,
+            interface: 0,
             ..base.clone()
         },
     ];

@@ -33,6 +33,11 @@ fn parallel_gc_takes_ceil_n_over_k_copyback_rounds() {
 }
 
 #[test]
+fn die_gc_by_copyback_runs_rows_then_pads() {
+    assert_all(validate::die_copy_checks().unwrap());
+}
+
+#[test]
 fn preemptive_and_idle_gc_latency_in_closed_form() {
     assert_all(validate::pacing_checks().unwrap());
 }

@@ -81,7 +81,7 @@ pub const KEY_DOCS: &[(&str, &str)] = &[
     ("gc.threshold.blocks", "collect when fewer than this many of the plane's blocks are free"),
     ("gc.victim", "greedy, fifo, random, d-choices or cost-benefit"),
     ("gc.d", "d-choices: blocks sampled per victim choice"),
-    ("gc.migration", "copyback (in the plane, no channel) or controller (read out and programmed back)"),
+    ("gc.migration", "copyback (in the plane, no channel; a die's GC of aligned groups in rows, then padding) or controller (read out and programmed back)"),
     ("gc.moves_in_flight", "migrations per plane queued or running at once (1: serial GC)"),
     ("gc.join_percent", "ParaGC: sibling planes below this percent free join a GC (0: off)"),
     ("gc.join_align", "ParaGC: joined planes align their write points and move pages in multi-plane commands"),

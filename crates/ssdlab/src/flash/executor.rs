@@ -666,17 +666,16 @@ impl Simulator {
 
 /// What multi-register planes (`flash.plane_registers` > 1) require: they
 /// run a plane's GC copybacks at once, so the GC must move pages by
-/// copyback within their plane (per-plane GC; page or DFTL mapping, or
-/// DVPFTL's, whose merges move the pages that stay on their plane by
-/// in-place copyback).
+/// copyback within their plane (per-plane GC, or a die's GC of aligned
+/// block groups in rows of copybacks; page or DFTL mapping, or DVPFTL's,
+/// whose merges move the pages that stay on their plane by in-place
+/// copyback).
 pub(crate) fn requirements(c: &Config) -> crate::config::Requirement {
-    use crate::config::{BlockGroups, Migration};
+    use crate::config::Migration;
     if c.flash.plane_registers <= 1 {
         return Ok(());
     }
-    let why = if c.ftl.block_groups == BlockGroups::Die {
-        "per-plane GC (with block_groups = \"die\", SPD's Die-GC repacks a group's valid pages into Die-Writes over all the die's planes, moving pages between planes, which a copyback cannot do)"
-    } else if c.gc.migration != Migration::Copyback {
+    let why = if c.gc.migration != Migration::Copyback {
         "gc.migration = \"copyback\" (controller-path moves do not use the planes' extra registers)"
     } else if c.ftl.mapping == crate::config::Mapping::Fast {
         "page, DFTL or DVPFTL's (\"vfc\") mapping (FAST's merges program pages at their offsets through the controller, not by copyback)"

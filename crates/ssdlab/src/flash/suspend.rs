@@ -348,8 +348,10 @@ impl Simulator {
                             d.count, s.max
                         ));
                     }
+                    // (Only its reads not yet finished: a finished one's
+                    // slot may already hold another transaction.)
                     if die.busy
-                        && die.txns[..die.n as usize]
+                        && die.txns[die.finished as usize..die.n as usize]
                             .iter()
                             .any(|&t| self.txns[t].kind != CmdKind::Read)
                     {

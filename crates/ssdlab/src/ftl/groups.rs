@@ -44,6 +44,24 @@ impl Ftl {
             .sum()
     }
 
+    /// What collecting a group costs, the key of its place in the victim
+    /// index: its valid pages; under a Die-GC by copyback that realigns the
+    /// die's write points, the pages it writes, the most valid pages of one
+    /// of its blocks on every plane (the others are padded up to it), so
+    /// that greedy takes the group that frees the most on every plane.
+    pub(crate) fn group_cost(&self, group: u32) -> u32 {
+        if self.group_copy && self.aligned {
+            let most = self
+                .group_blocks(group)
+                .map(|b| self.blocks.valid[b.index()] as u32)
+                .max()
+                .unwrap_or(0);
+            most * self.ppd
+        } else {
+            self.group_valid(group)
+        }
+    }
+
     /// Valid pages of a GC victim: a block, or a group of one block per
     /// plane of a die (aligned block groups).
     #[inline]
@@ -76,6 +94,18 @@ impl Ftl {
         } else {
             (self.points.opened[s] - 1) * self.ppb as u64 + self.blocks.wp[a as usize] as u64
         }
+    }
+
+    /// [`position`](Self::position) of `plane`'s stream for writer `w`.
+    pub(crate) fn write_position(&self, plane: PlaneId, w: Writer) -> u64 {
+        self.position(self.points.stream(plane, w))
+    }
+
+    /// Does the write unit keep each die's write points aligned (Die-Writes,
+    /// super pages)?
+    #[inline]
+    pub(crate) fn aligned(&self) -> bool {
+        self.aligned
     }
 
     /// Are the write points of every stream aligned on all planes of `die`?
@@ -191,7 +221,10 @@ impl Ftl {
                     ));
                 }
             }
-            if self.aligned {
+            // (A Die-GC by copyback leaves its die's write points apart
+            // until its padding: the simulator checks the dies not
+            // collecting.)
+            if self.aligned && !self.group_copy {
                 self.die_alignment(die)?;
             }
         }
@@ -211,11 +244,19 @@ pub(crate) fn requirements(c: &Config) -> Requirement {
             "block_groups = \"die\" needs plane_allocation = \"die-round-robin\" (a page's die is fixed, its plane is chosen within the die)".into(),
         ));
     }
-    if c.gc.migration != Migration::Controller {
-        return Err((
-            "gc.migration",
-            "block_groups = \"die\" spreads moved pages over the die's planes, which copyback cannot do: use migration = \"controller\"".into(),
-        ));
+    if c.gc.migration == Migration::Copyback {
+        if c.ftl.write_unit == WriteUnit::SuperPage {
+            return Err((
+                "gc.migration",
+                "copyback keeps a page in its plane but not at its page index, while write_unit = \"super-page\" keeps a logical super page's pages at one page index of the die: use migration = \"controller\"".into(),
+            ));
+        }
+        if c.gc.combine_host_writes {
+            return Err((
+                "gc.migration",
+                "gc.combine_host_writes (SPD+) joins host pages from the controller to Die-Writes of moved pages read out to it; by copyback no moved page leaves its plane: use migration = \"controller\"".into(),
+            ));
+        }
     }
     Ok(())
 }

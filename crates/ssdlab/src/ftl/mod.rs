@@ -75,6 +75,10 @@ pub struct Ftl {
     /// Die-Writes keep the write points of a die's planes aligned
     /// (`ftl.write_unit = "die"`); preconditioning pads to keep it so.
     aligned: bool,
+    /// A die's GC moves pages by copyback within their planes (aligned
+    /// block groups under `gc.migration = "copyback"`): its write points
+    /// are apart while it collects.
+    group_copy: bool,
     /// Forward and reverse maps, and the checker's versions.
     maps: Maps,
     /// Per-block state, per-plane valid pages and wear, the victim index.
@@ -134,6 +138,9 @@ impl Ftl {
             logical_pages: logical,
             domains: domains.clone(),
             aligned: cfg.ftl.write_unit != WriteUnit::Page,
+            group_copy: domains.is_die()
+                && !cfg.ftl.mapping.hybrid()
+                && cfg.gc.migration == crate::config::Migration::Copyback,
             twin_victim: cfg.gc.twin_victim,
             maps: Maps::new(mapped as usize, phys, check),
             blocks: Blocks::new(cfg, domains),
@@ -461,7 +468,7 @@ impl Ftl {
             let g = self.group_of(BlockId(gb));
             self.blocks.group_closed[g as usize] += 1;
             if self.blocks.group_closed[g as usize] as u32 == self.ppd && self.fast.is_none() {
-                self.blocks.victims.insert(g, self.group_valid(g), now);
+                self.blocks.victims.insert(g, self.group_cost(g), now);
             }
         } else if self.fast.is_none() {
             self.blocks
@@ -494,7 +501,7 @@ impl Ftl {
             if self.domains.is_die() {
                 let g = self.group_of(BlockId(gb));
                 if self.blocks.group_closed[g as usize] as u32 == self.ppd {
-                    self.blocks.victims.update(g, self.group_valid(g));
+                    self.blocks.victims.update(g, self.group_cost(g));
                 }
             } else {
                 self.blocks
@@ -603,11 +610,16 @@ impl Ftl {
                 self.blocks.victims.remove(g);
                 g
             } else {
+                let padded = self.group_copy && self.aligned;
                 self.blocks.victims.pick(die.0, now, rng, |id| {
                     let (d, i) = (id / bpp, id % bpp);
-                    (d * ppd..(d + 1) * ppd)
-                        .map(|p| valid[(p * bpp + i) as usize] as u32)
-                        .sum()
+                    let per_plane =
+                        (d * ppd..(d + 1) * ppd).map(|p| valid[(p * bpp + i) as usize] as u32);
+                    if padded {
+                        per_plane.max().unwrap_or(0) * ppd
+                    } else {
+                        per_plane.sum()
+                    }
                 })?
             };
             self.blocks.group_closed[g as usize] = 0;

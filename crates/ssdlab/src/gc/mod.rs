@@ -10,7 +10,7 @@
 //! | reclaimer | file | unit | migration |
 //! |---|---|---|---|
 //! | per-plane | `plane.rs` | a plane | copyback, or read + program through the controller, on the plane |
-//! | die group | `group.rs` | a die (aligned block group) | read, then program on the die's planes in turn (or staged into Die-Writes) |
+//! | die group | `group.rs` | a die (aligned block group) | read, then program on the die's planes in turn (or staged into Die-Writes); by copyback, rows of copybacks within their planes, then padding |
 //! | ParaGC | `paragc.rs` | a plane; siblings below the early threshold join | as per-plane; joined GCs place moves through the die's cache, aligning write points |
 //! | FAST merge | `fast_merge.rs` | a hybrid map's domain (plane, die, or virtual flash chip) | merges of the oldest log unit into data units (DVPFTL's: in-place copybacks where a page stays on its plane; started once an event's commands are committed) |
 //!
@@ -127,6 +127,9 @@ pub(crate) struct GcJob {
     /// An idle GC paused by host work: starts no move until the next idle
     /// period (or until its plane needs GC).
     pub(crate) paused: bool,
+    /// A Die-GC by copyback has queued the padding that realigns its die's
+    /// write points (`group.rs`).
+    pub(crate) padded: bool,
 }
 
 impl GcJob {
@@ -188,6 +191,10 @@ pub(crate) struct Gc {
     pub(crate) deferred: Vec<PlaneId>,
     /// GC pacing: semi-preemptive and idle-time GC (`pace.rs`).
     pub(crate) pace: pace::Pace,
+    /// Die-GC by copyback (aligned block groups under `gc.migration =
+    /// "copyback"`, `group.rs`): per plane, the next page of its block of
+    /// the victim group its die's GC looks at; empty otherwise.
+    pub(crate) rows: Vec<u32>,
 }
 
 impl Gc {
@@ -210,9 +217,17 @@ impl Gc {
                     fruitless: 0,
                     idle: false,
                     paused: false,
+                    padded: false,
                 };
                 planes as usize
             ],
+            rows: if matches!(reclaimer, Reclaimer::Group)
+                && cfg.gc.migration == Migration::Copyback
+            {
+                vec![0; planes as usize]
+            } else {
+                Vec::new()
+            },
             domains: domains.clone(),
             move_kind: match cfg.gc.migration {
                 Migration::Copyback => CmdKind::Copyback,
@@ -237,6 +252,13 @@ impl Gc {
     #[inline]
     pub(crate) fn unit(&self, plane: PlaneId) -> usize {
         self.domains.of_plane(plane)
+    }
+
+    /// Does a die's GC move each page within its plane by copyback
+    /// (aligned block groups under `gc.migration = "copyback"`)?
+    #[inline]
+    pub(crate) fn group_copy(&self) -> bool {
+        !self.rows.is_empty()
     }
 
     /// Is GC unit `u` collecting?
@@ -455,8 +477,13 @@ impl Simulator {
         g.erase_queued = false;
         g.idle = false;
         g.paused = false;
+        g.padded = false;
         if let Some(free) = self.ftl.free_lane_pages() {
             g.mix = free;
+        }
+        if self.gc.group_copy() {
+            let first = DieId(u as u32).first_plane(self.ppd).index();
+            self.gc.rows[first..first + self.ppd as usize].fill(0);
         }
         let die = self.ftl.map.die_of_plane(plane);
         self.gc_clock_change(die, 1, now);

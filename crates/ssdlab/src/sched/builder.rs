@@ -45,6 +45,18 @@ impl Simulator {
             .then_some(members)
     }
 
+    /// Does a head of `class` of this kind go as a whole Die-Write? Every
+    /// program under Die-Writes or super pages, except a Die-GC by
+    /// copyback's (its padding and its moves through the controller go on
+    /// their own planes, `gc/group.rs`).
+    #[inline]
+    fn ganged(&self, class: Class, kind: CmdKind) -> bool {
+        self.unit.gangs()
+            && kind == CmdKind::Program
+            && class != Class::Read
+            && !(class == Class::Gc && self.gc.group_copy())
+    }
+
     /// May the head `t` of a queue of `plane` run now? If so, the in-plane
     /// address (block, page) its write would go to — `(0, 0)` for a read or
     /// an erase — looked up once here for both the check and the command's
@@ -57,7 +69,7 @@ impl Simulator {
             return None;
         }
         let tx = &self.txns[t];
-        if self.unit.gangs() && class != Class::Read && tx.kind == CmdKind::Program {
+        if self.ganged(class, tx.kind) {
             self.gang(self.ftl.map.die_of_plane(plane), class)?;
             return Some(self.dst(plane, t));
         }
@@ -273,7 +285,7 @@ impl Simulator {
                 }
             }
         }
-        if self.unit.gangs() && kind == CmdKind::Program {
+        if self.ganged(class, kind) {
             let members = self.gang(die, class).expect("ready() saw the Die-Write");
             for p in planes.clone() {
                 self.sched.queues.pop(p, class);
