@@ -69,6 +69,15 @@ pub enum Dest {
     Stream(Writer, Place),
 }
 
+/// Where every page of a Die-Write goes: one write stream, and one place
+/// in it, so that the die's write points stay aligned (under a page-type
+/// scheme one page type for the whole Die-Write, `Simulator::gang_of`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Gang {
+    pub writer: Writer,
+    pub place: Place,
+}
+
 /// The most planes a die may have: a command's members and a die's
 /// per-plane state are fixed-size arrays of this length (`Simulator::new`
 /// refuses more).

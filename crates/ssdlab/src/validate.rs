@@ -407,22 +407,18 @@ pub fn twin_victim_checks() -> Result<Vec<Check>> {
 /// SPD's Die-Writes (each pair one Die-Write: its first page to plane 0, its
 /// second to plane 1, both at the die's next page index; 256 logical
 /// pages). LPNs 0..255 fill groups 0 to 3 (group 0: the even LPNs 0..62 on
-/// plane 0, the odd ones on plane 1); rewrites then leave group 0 with 4
-/// valid pages on plane 0 (LPNs 56..62, pages 28..31) and 16 on plane 1
-/// (LPNs 33..63, pages 16..31), and groups 1 to 3 with at least 34, until
+/// plane 0, the odd ones on plane 1); rewrites then leave group 0 with 5
+/// valid pages on plane 0 (LPNs 54..62, pages 27..31) and 16 on plane 1
+/// (LPNs 33..63, pages 16..31), and groups 1 to 3 with at least 33, until
 /// the 193rd Die-Write (evicted when a last page arrives) leaves the
 /// planes 63 free pages (below two blocks): one Die-GC, of group 0.
 pub fn die_copy_groups() -> Source {
     let mut lpns: Vec<u64> = (0..256).collect();
-    lpns.extend((0..56).step_by(2)); // group 0, plane 0: 4 left
+    lpns.extend((0..54).step_by(2)); // group 0, plane 0: 5 left
     lpns.extend((1..32).step_by(2)); // group 0, plane 1: 16 left
-                                     // 43 more Die-Writes: 86 rewrites over groups 1 to 3, 28 or 30 each.
-    for g in 1..4u64 {
-        lpns.extend(
-            (64 * g..64 * g + 64)
-                .step_by(2)
-                .take(if g == 3 { 30 } else { 28 }),
-        );
+                                     // 87 more rewrites over groups 1 to 3, 28, 28 and 31.
+    for (g, n) in [(1u64, 28), (2, 28), (3, 31)] {
+        lpns.extend((64 * g..64 * g + 64).step_by(2).take(n));
     }
     // A last write: the buffer evicts a pair when a third page arrives.
     lpns.push(255);
@@ -435,12 +431,15 @@ pub fn die_copy_groups() -> Source {
 }
 
 /// Die-GC by copyback (`gc.migration = "copyback"` under SPD), on
-/// [`die_copy_groups`]: group 0's valid pages, 4 on plane 0 and 16 on
-/// plane 1, stay in their planes. With k register sets per plane, the
-/// first 4 rows go as ceil(4/k) two-plane copybacks (each plane's pages
-/// read in turn, 2 tR, one tPROG), plane 1's other 12 as ceil(12/k) of its
-/// own (tR + tPROG); then plane 0 is padded by 12 pages (transfer + tPROG
-/// each) so that the die's write points are aligned again; one tBERS.
+/// [`die_copy_groups`]: group 0's 21 valid pages, 5 on plane 0 and 16 on
+/// plane 1, make a share of 11 per plane. With k register sets per plane:
+/// the 5 rows of both planes go as ceil(5/k) two-plane copybacks (each
+/// plane's pages read in turn, 2 tR, one tPROG; plane 1's registers take
+/// up to k of its pages in each), plane 1's other copybacks, up to its
+/// share of 11, as commands of its own (tR + tPROG); its 5 pages past the
+/// share are read out (tR + transfer) and programmed on plane 0
+/// (transfer and tPROG); plane 0, at 10 pages, is padded by one (transfer
+/// and tPROG); one tBERS.
 pub fn die_copy_checks() -> Result<Vec<Check>> {
     let mut out = vec![];
     for k in [1u32, 2, 4] {
@@ -455,18 +454,77 @@ pub fn die_copy_checks() -> Result<Vec<Check>> {
         let (tr, tp, te, x) = (t.read_ns[0], t.program_ns[0], t.erase_ns, t.xfer_ns);
         let r = run(&c, &die_copy_groups(), "none")?;
         out.push(Check::within(
-            format!("Die-GC by copyback, k={k}: one GC, 20 pages moved in their planes, 12 pads"),
-            (r.gc.count * 10_000 + r.flash.copybacks * 100 + r.flash.wasted_pages) as f64,
-            (10_000 + 20 * 100 + 12) as f64,
-            "GCs x 10^4 + copybacks x 100 + padding",
+            format!(
+                "Die-GC by copyback, k={k}: one GC, 16 copybacks, 5 pages across planes, 1 pad"
+            ),
+            (r.gc.count * 1_000_000
+                + r.flash.copybacks * 10_000
+                + r.gc.pages_migrated * 100
+                + r.flash.wasted_pages) as f64,
+            (1_000_000 + 16 * 10_000 + 21 * 100 + 1) as f64,
+            "GCs x 10^6 + copybacks x 10^4 + pages moved x 100 + padding",
             0.0,
         ));
-        let both = 4u64.div_ceil(k as u64);
-        let alone = 12u64.div_ceil(k as u64);
+        let k = k as u64;
+        let both = 5u64.div_ceil(k);
+        let alone = (11 - (k * both).min(11)).div_ceil(k);
         out.push(Check::exact_ns(
-            format!("k={k}: GC = ceil(4/k)(2 tR + tPROG) + ceil(12/k)(tR + tPROG) + 12 (xfer + tPROG) + tBERS (+ trigger)"),
+            format!("k={k}: GC = {both} (2 tR + tPROG) + {alone} (tR + tPROG) + 5 (tR + xfer) + 6 (xfer + tPROG) + tBERS (+ trigger)"),
             r.gc.time_us.mean,
-            2 * x + tp + both * (2 * tr + tp) + alone * (tr + tp) + 12 * (x + tp) + te,
+            2 * x + tp + both * (2 * tr + tp) + alone * (tr + tp) + 5 * (tr + x) + 6 * (x + tp) + te,
+        ));
+    }
+    Ok(out)
+}
+
+/// Relaxed program order in SPD's aligned groups: one die of two planes of
+/// 8 TLC blocks of 18 pages (6 wordlines, PA-SSD's Fig. 5 layout), a write
+/// buffer of two pages (each pair of writes one Die-Write), 13 single-page
+/// writes one second apart (the 13th evicts the 6th pair). Every Die-Write
+/// takes one page type on both planes (checker on: one page index per
+/// multi-plane program). Type-blind (`host.page_types = "none"`), the six
+/// Die-Writes take the layout's first six pages; under sLF (every write
+/// wants an LSB page) the LSB pages of wordlines 0 to 5: 12 LSB pages.
+pub fn typed_die_write_checks() -> Result<Vec<Check>> {
+    let mut out = vec![];
+    let mut c = small_die(2, 18);
+    c.cell.kind = crate::config::CellType::Tlc;
+    c.cell.page_layout = crate::config::PageLayout::Wordlines;
+    c.buffer.capacity = BufferCapacity::Pages(2);
+    let mut c = crate::scheme::by_name("spd")?.apply(&c)?;
+    c.ftl.program_order = crate::config::ProgramOrder::Relaxed;
+    c.check.enabled = true;
+    let recs = (0..13u64)
+        .map(|i| rec(i * 1_000_000_000, Op::Write, i))
+        .collect();
+    let src = records("typed-die-writes", recs);
+    // The layout's first six pages, on each of the two planes.
+    let mut blind = [0u64; 3];
+    for (t, _) in c.page_layout().into_iter().take(6) {
+        blind[t as usize] += 2;
+    }
+    for (types, want, what) in [
+        (
+            "none",
+            blind,
+            "type-blind: the layout's first 6 pages on both planes",
+        ),
+        (
+            "slf",
+            [12, 0, 0],
+            "sLF: the LSB pages of wordlines 0 to 5 on both planes",
+        ),
+    ] {
+        let mut c = c.clone();
+        c.host.page_types = types.into();
+        let r = run(&c, &src, "none")?;
+        let h = &r.flash.page_types.host;
+        out.push(Check::within(
+            format!("Die-Writes by page type, {what}"),
+            (h.lsb * 10_000 + h.csb * 100 + h.msb) as f64,
+            (want[0] * 10_000 + want[1] * 100 + want[2]) as f64,
+            "LSB x 10^4 + CSB x 100 + MSB pages",
+            0.0,
         ));
     }
     Ok(out)
@@ -2731,6 +2789,7 @@ pub fn all() -> Result<Vec<Check>> {
     v.extend(parallel_gc_checks()?);
     v.extend(twin_victim_checks()?);
     v.extend(die_copy_checks()?);
+    v.extend(typed_die_write_checks()?);
     v.extend(suspension_checks()?);
     v.extend(cache_checks()?);
     v.extend(slot_frees_checks()?);

@@ -305,3 +305,56 @@ fn copyback_destinations_by_page_type_then_parity() {
         }
     }
 }
+
+/// SPD's Die-Writes on `pa-tlc` under relaxed program order: each
+/// Die-Write takes one page type on all 8 planes (the checker, on, verifies
+/// the group's lanes after every Die-Write and one page index per
+/// multi-plane program, GC's Die-Writes and a Die-GC by copyback's
+/// padding included); LSB first gives more LSB pages and faster writes than
+/// type-blind Die-Writes. PA-SSD's type pools and PAS are refused, naming
+/// the key.
+#[test]
+fn die_writes_take_one_page_type_on_every_plane() {
+    let spd = |types: &str, migration: &str| {
+        let c = drive("relaxed", "none");
+        let mut c = ssdlab::scheme::by_name("spd")
+            .unwrap()
+            .apply(
+                &c.with_overrides(&["buffer.capacity={pages=256}".into()])
+                    .unwrap(),
+            )
+            .unwrap();
+        c = c
+            .with_overrides(&[
+                "ftl.program_order=relaxed".into(),
+                format!("host.page_types={types}"),
+                format!("gc.migration={migration}"),
+            ])
+            .unwrap();
+        c.check.enabled = true;
+        c
+    };
+    let blind = run(&spd("none", "controller"));
+    let lf = run(&spd("slf", "controller"));
+    let by_copyback = run(&spd("ssb+sub", "copyback"));
+    assert!(
+        blind.gc.count > 0 && by_copyback.gc.count > 0,
+        "GC must run"
+    );
+    let lsb = |r: &Report| r.flash.page_types.host_share.lsb;
+    // (Over whole blocks every type is a third: LSB first shows while
+    // blocks are partly written.)
+    assert!(lsb(&lf) > lsb(&blind), "{} {}", lsb(&lf), lsb(&blind));
+    assert!(lf.write.latency_us.mean < blind.write.latency_us.mean);
+    for (key, set) in [
+        ("ftl.type_pools", "ftl.type_pools=true"),
+        ("sched.pas", "sched.pas=true"),
+    ] {
+        let e = spd("ssb+sub", "controller")
+            .with_overrides(&[set.into()])
+            .map(|_| ())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(key), "{e}");
+    }
+}

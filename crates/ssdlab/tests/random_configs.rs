@@ -373,6 +373,19 @@ fn config(k: &Case) -> Config {
         c.gc.parity_destinations =
             c.flash.copyback_odd_even && c.gc.migration == Migration::Copyback;
     }
+    // Page types in aligned groups written by Die-Writes (SPD, SPD+): one
+    // type per Die-Write, relaxed program order without PA-SSD's pools.
+    if k.tlc > 0
+        && !c.ftl.mapping.hybrid()
+        && c.ftl.block_groups == BlockGroups::Die
+        && c.ftl.write_unit == WriteUnit::Die
+    {
+        c.cell.kind = CellType::Tlc;
+        c.cell.page_layout = PageLayout::Wordlines;
+        c.geometry.pages_per_block = 15;
+        c.ftl.program_order = ProgramOrder::Relaxed;
+        c.host.page_types = ["su", "ssb+sub"][k.tlc - 1].into();
+    }
     // GC pacing: per-plane GC of a page map, pages written one by one, no
     // DVP placement or type pools, the die not held.
     if k.pacing > 0
@@ -1056,7 +1069,8 @@ fn found_cases_stay_consistent() {
         },
         // SPD's Die-GC by copyback (rows on two registers per plane, the
         // odd/even rule's fallbacks programmed back on their planes,
-        // padding) beside program suspension and host reads.
+        // padding) on TLC blocks written by page type (sSB+sUB, one type per
+        // Die-Write), beside program suspension and host reads.
         Case {
             planes: 2,
             dies: 2,
@@ -1071,7 +1085,7 @@ fn found_cases_stay_consistent() {
             seed: 12,
             scheme: Some("spd"),
             registers: 2,
-            tlc: 0,
+            tlc: 2,
             suspension: 1,
             pacing: 0,
             cache: 0,

@@ -38,6 +38,11 @@ fn die_gc_by_copyback_runs_rows_then_pads() {
 }
 
 #[test]
+fn die_writes_take_one_page_type() {
+    assert_all(validate::typed_die_write_checks().unwrap());
+}
+
+#[test]
 fn preemptive_and_idle_gc_latency_in_closed_form() {
     assert_all(validate::pacing_checks().unwrap());
 }

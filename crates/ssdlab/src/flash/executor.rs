@@ -30,8 +30,8 @@ use crate::error::Error;
 use crate::flash::{CmdKind, Origin};
 use crate::flash::{FlashTiming, PlaneRules};
 use crate::sim::Simulator;
+use crate::types::Gang;
 use crate::types::ReqId;
-use crate::types::Writer;
 use crate::types::{TxnId, MAX_PLANES_PER_DIE};
 
 /// The executor's state: timing and plane rules of the drive, each die's
@@ -169,8 +169,8 @@ impl Simulator {
         m.channel_of_chip(m.chip_of_die(die)) as usize
     }
 
-    /// Run a command of `members` on `die`; a Die-Write gives the writer
-    /// (write stream) of all its pages. `CACHED`: the command goes into the
+    /// Run a command of `members` on `die`; a Die-Write gives the stream
+    /// and place of all its pages. `CACHED`: the command goes into the
     /// die's cache registers (`flash/cache.rs`): a program while the die's
     /// array programs, a read while the die's last read leaves.
     pub(crate) fn execute_as<const CACHED: bool>(
@@ -178,7 +178,7 @@ impl Simulator {
         die: DieId,
         kind: CmdKind,
         members: &[TxnId],
-        gang_writer: Option<Writer>,
+        gang: Option<Gang>,
     ) {
         // (A separate instance for cached commands, so that the common one
         // is as it was.)
@@ -295,14 +295,14 @@ impl Simulator {
                 let mut moves = 0u64;
                 let mut dsts = [INVALID; MAX_PLANES_PER_DIE];
                 for (i, &t) in members.iter().enumerate() {
-                    let (ppn, moved) = self.commit_program(die, t, n, gang_writer, now);
+                    let (ppn, moved) = self.commit_program(die, t, n, gang, now);
                     moves += moved as u64;
                     dsts[i] = ppn;
                     let page = self.ftl.map.page_of(ppn);
                     array = array.max(self.flash.timing.program_time(page));
                 }
                 self.check_multiplane(kind, &dsts[..n], now);
-                if gang_writer.is_some() && self.cfg.check.enabled {
+                if gang.is_some() && self.cfg.check.enabled {
                     if let Err(e) = self.ftl.die_alignment(die) {
                         self.error.get_or_insert(Error::Consistency(format!(
                             "after a Die-Write at {now} ns: {e}"

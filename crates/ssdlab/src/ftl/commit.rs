@@ -9,12 +9,12 @@ use crate::engine::Time;
 use crate::flash::Origin;
 use crate::sched::txn::Data;
 use crate::sim::Simulator;
-use crate::types::{Dest, Place, TxnId, Writer};
+use crate::types::{Dest, Gang, Place, TxnId, Writer};
 
 impl Simulator {
     /// Program member `t` of a command of `n` planes on `die` is dispatched:
     /// write its page where [`dest`](Self::dest) says (a Die-Write's pages
-    /// all go to the stream `gang_writer`, so that the die's write points
+    /// all go to `gang`'s stream and place, so that the die's write points
     /// stay aligned). Returns the page written and whether it was a GC move.
     #[inline(always)]
     pub(crate) fn commit_program(
@@ -22,11 +22,11 @@ impl Simulator {
         die: DieId,
         t: TxnId,
         n: usize,
-        gang_writer: Option<Writer>,
+        gang: Option<Gang>,
         now: Time,
     ) -> (Ppn, bool) {
         let tx = self.txns[t];
-        let dest = self.dest(t, gang_writer);
+        let dest = self.dest(t, gang);
         let mut moved = false;
         let ppn = match dest {
             Dest::Fixed(dst) if tx.origin == Origin::Host => {
@@ -65,7 +65,8 @@ impl Simulator {
                             // A two-plane allocator's dummy page (assigned).
                             self.ftl.assigned_written(tx.plane);
                         }
-                        self.ftl.write(tx.plane, INVALID, 0, w, now)
+                        // (At its place: a Die-Write's page type.)
+                        self.ftl.write_placed(tx.plane, INVALID, 0, w, now, place)
                     }
                 }
                 Data::Copy => {
@@ -88,7 +89,13 @@ impl Simulator {
                         // GC time of this die the write waited through.
                         self.txns[t].gc_mark = self.gc.clock(die, now) - tx.gc_mark;
                         self.metrics.host_program_pages[0] += 1;
-                        if matches!(gang_writer, Some(Writer::Gc { .. })) {
+                        if matches!(
+                            gang,
+                            Some(Gang {
+                                writer: Writer::Gc { .. },
+                                ..
+                            })
+                        ) {
                             self.combined_programmed(die);
                         }
                         self.metrics.host_program_pages[1] += (n > 1) as u64;

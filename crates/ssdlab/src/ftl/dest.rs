@@ -25,19 +25,23 @@ use crate::flash::{CmdKind, Origin};
 use crate::sched::txn::Owner;
 use crate::sched::Class;
 use crate::sim::Simulator;
-use crate::types::{Dest, Place, TxnId, Writer};
+use crate::types::{Dest, Gang, Place, TxnId, Writer};
 
 impl Simulator {
-    /// Where program or copyback `t` writes; `gang`: the writer of the
-    /// Die-Write it is a member of (every page of a Die-Write goes to one
-    /// stream, so that the die's write points stay aligned).
+    /// Where program or copyback `t` writes; `gang`: the stream and place
+    /// of the Die-Write it is a member of (every page of a Die-Write goes
+    /// to one stream at one place, so that the die's write points stay
+    /// aligned).
     #[inline(always)]
-    pub(crate) fn dest(&self, t: TxnId, gang: Option<Writer>) -> Dest {
+    pub(crate) fn dest(&self, t: TxnId, gang: Option<Gang>) -> Dest {
         let tx = &self.txns[t];
         if tx.dst != INVALID {
             return Dest::Fixed(tx.dst);
         }
-        let w = gang.unwrap_or_else(|| self.writer(t));
+        if let Some(g) = gang {
+            return Dest::Stream(g.writer, g.place);
+        }
+        let w = self.writer(t);
         if tx.kind == CmdKind::Copyback && self.ftl.parity_destinations() {
             let parity = self.ftl.map.page_of(tx.src) % 2;
             if self.cfg.ftl.program_order == crate::config::ProgramOrder::Relaxed {
@@ -85,7 +89,7 @@ impl Simulator {
         &self,
         plane: crate::addr::PlaneId,
         t: TxnId,
-        gang: Option<Writer>,
+        gang: Option<Gang>,
     ) -> Option<(u32, u32)> {
         match self.dest(t, gang) {
             Dest::Fixed(p) => Some((self.ftl.map.block_of(p), self.ftl.map.page_of(p))),
@@ -100,6 +104,41 @@ impl Simulator {
         match tx.origin {
             Origin::Gc => Writer::Gc { hot: tx.hot },
             Origin::Host | Origin::Mapping => Writer::Host { hot: tx.hot },
+        }
+    }
+
+    /// Where a Die-Write of `class` goes: its writer's stream
+    /// ([`gang_writer`](Self::gang_writer)) at the next page, or under a
+    /// page-type scheme at a page of the type most of its pages want (the
+    /// faster of two wanted as often; the next page if none wants a type):
+    /// every plane of an aligned group programs the same page index.
+    pub(crate) fn gang_of(&self, class: Class, members: &[TxnId]) -> Gang {
+        let writer = self.gang_writer(class, members);
+        if !self.typed_places() {
+            return Gang {
+                writer,
+                place: Place::Next,
+            };
+        }
+        let mut votes = [0u32; 3];
+        for &t in members {
+            if let Place::Lane(l) = self.place(t) {
+                votes[l] += 1;
+            }
+        }
+        // (The first of the most voted: the faster on a tie.)
+        let (lane, most) =
+            votes.iter().enumerate().fold(
+                (0, 0),
+                |best, (l, &v)| if v > best.1 { (l, v) } else { best },
+            );
+        Gang {
+            writer,
+            place: if most == 0 {
+                Place::Next
+            } else {
+                Place::Lane(lane)
+            },
         }
     }
 
@@ -158,6 +197,9 @@ impl Simulator {
             Owner::Host if tx.kind == CmdKind::Program && tx.unit != INVALID => {
                 Place::Lane(tx.unit as usize)
             }
+            // A die's GC by copyback keeps its planes' blocks in step: its
+            // copybacks and padding take the next page (`gc/group.rs`).
+            Owner::Gc if self.gc.group_copy() => Place::Next,
             Owner::Gc => {
                 let mix = self.gc.jobs[tx.unit as usize].mix;
                 let bits = self.cfg.cell.kind.bits();

@@ -44,24 +44,6 @@ impl Ftl {
             .sum()
     }
 
-    /// What collecting a group costs, the key of its place in the victim
-    /// index: its valid pages; under a Die-GC by copyback that realigns the
-    /// die's write points, the pages it writes, the most valid pages of one
-    /// of its blocks on every plane (the others are padded up to it), so
-    /// that greedy takes the group that frees the most on every plane.
-    pub(crate) fn group_cost(&self, group: u32) -> u32 {
-        if self.group_copy && self.aligned {
-            let most = self
-                .group_blocks(group)
-                .map(|b| self.blocks.valid[b.index()] as u32)
-                .max()
-                .unwrap_or(0);
-            most * self.ppd
-        } else {
-            self.group_valid(group)
-        }
-    }
-
     /// Valid pages of a GC victim: a block, or a group of one block per
     /// plane of a die (aligned block groups).
     #[inline]
@@ -96,11 +78,6 @@ impl Ftl {
         }
     }
 
-    /// [`position`](Self::position) of `plane`'s stream for writer `w`.
-    pub(crate) fn write_position(&self, plane: PlaneId, w: Writer) -> u64 {
-        self.position(self.points.stream(plane, w))
-    }
-
     /// Does the write unit keep each die's write points aligned (Die-Writes,
     /// super pages)?
     #[inline]
@@ -119,7 +96,13 @@ impl Ftl {
                 let a = self.points.active[s];
                 let same_block = (a == INVALID && a0 == INVALID)
                     || (a != INVALID && a0 != INVALID && a % self.bpp == a0 % self.bpp);
-                if self.position(s) != pos0 || !same_block {
+                // Under relaxed program order the blocks' lanes too: each
+                // Die-Write takes one page type on every plane.
+                let same_lanes = match (&self.blocks.lanes, a != INVALID && a0 != INVALID) {
+                    (Some(l), true) => l.next[a as usize] == l.next[a0 as usize],
+                    _ => true,
+                };
+                if self.position(s) != pos0 || !same_block || !same_lanes {
                     return Err(format!(
                         "die {die} stream {si}: plane {q} writes at position {} (block {}), plane {} at {pos0} (block {})",
                         self.position(s),

@@ -13,6 +13,11 @@
 //! (`cell.page_layout = "wordlines"`) satisfies the gates, and the lowest
 //! page index among the candidates is always the next page in strict
 //! order: type-blind allocation under relaxed order is the strict order.
+//!
+//! With aligned block groups (SPD's Die-Writes) the blocks of a group are
+//! programmed in step: a Die-Write takes one page type for all its pages
+//! (`Simulator::gang_of`), so every plane's block offers the same
+//! candidates and the Die-Write programs one page index on every plane.
 
 use crate::config::{BlockGroups, Config, PageLayout, ProgramOrder, WriteUnit};
 
@@ -33,6 +38,12 @@ pub(crate) fn requirements(c: &Config) -> crate::config::Requirement {
                     .into(),
             ));
         }
+        if c.ftl.block_groups != BlockGroups::Plane {
+            return Err((
+                "ftl.type_pools",
+                "moves each plane's blocks between its pools on their own (a block joins the CSB pool when its LSB pages run out): needs per-plane blocks (block_groups = \"plane\"); aligned groups take relaxed program order without pools, one page type per Die-Write".into(),
+            ));
+        }
         if c.host.page_types.trim().eq_ignore_ascii_case("none") {
             return Err((
                 "ftl.type_pools",
@@ -47,8 +58,11 @@ pub(crate) fn requirements(c: &Config) -> crate::config::Requirement {
         "cell.page_layout = \"wordlines\" (the lanes are the wordlines' page types)"
     } else if c.cell.kind.bits() < 2 {
         "a multi-bit cell (MLC or TLC)"
-    } else if c.ftl.block_groups != BlockGroups::Plane || c.ftl.write_unit != WriteUnit::Page {
-        "per-plane blocks written page by page (block groups align write points by page index)"
+    } else if !matches!(
+        (c.ftl.block_groups, c.ftl.write_unit),
+        (BlockGroups::Plane, WriteUnit::Page) | (BlockGroups::Die, WriteUnit::Die)
+    ) {
+        "per-plane blocks written page by page, or aligned groups written by Die-Writes (one page type per Die-Write keeps the planes' blocks in step; TwinBlk's page-by-page writes to groups and super pages do not)"
     } else if c.ftl.mapping.hybrid() {
         "page or DFTL mapping (a hybrid map programs its blocks at their offsets)"
     } else {

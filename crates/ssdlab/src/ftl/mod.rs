@@ -468,7 +468,7 @@ impl Ftl {
             let g = self.group_of(BlockId(gb));
             self.blocks.group_closed[g as usize] += 1;
             if self.blocks.group_closed[g as usize] as u32 == self.ppd && self.fast.is_none() {
-                self.blocks.victims.insert(g, self.group_cost(g), now);
+                self.blocks.victims.insert(g, self.group_valid(g), now);
             }
         } else if self.fast.is_none() {
             self.blocks
@@ -501,7 +501,7 @@ impl Ftl {
             if self.domains.is_die() {
                 let g = self.group_of(BlockId(gb));
                 if self.blocks.group_closed[g as usize] as u32 == self.ppd {
-                    self.blocks.victims.update(g, self.group_cost(g));
+                    self.blocks.victims.update(g, self.group_valid(g));
                 }
             } else {
                 self.blocks
@@ -610,16 +610,11 @@ impl Ftl {
                 self.blocks.victims.remove(g);
                 g
             } else {
-                let padded = self.group_copy && self.aligned;
                 self.blocks.victims.pick(die.0, now, rng, |id| {
                     let (d, i) = (id / bpp, id % bpp);
-                    let per_plane =
-                        (d * ppd..(d + 1) * ppd).map(|p| valid[(p * bpp + i) as usize] as u32);
-                    if padded {
-                        per_plane.max().unwrap_or(0) * ppd
-                    } else {
-                        per_plane.sum()
-                    }
+                    (d * ppd..(d + 1) * ppd)
+                        .map(|p| valid[(p * bpp + i) as usize] as u32)
+                        .sum()
                 })?
             };
             self.blocks.group_closed[g as usize] = 0;

@@ -214,6 +214,17 @@ impl Ftl {
         self.blocks.lanes.as_ref().map(|l| l.free())
     }
 
+    /// Free pages of the active block of `plane`'s stream for `w` (0 if it
+    /// has none open).
+    pub(crate) fn active_room(&self, plane: PlaneId, w: Writer) -> u32 {
+        let a = self.points.active[self.points.stream(plane, w)];
+        if a == INVALID {
+            0
+        } else {
+            self.ppb.saturating_sub(self.blocks.wp[a as usize] as u32)
+        }
+    }
+
     /// With `gc.parity_destinations`, where a copyback of a page of parity
     /// `parity` in `plane` would go: the lowest free page of that parity of
     /// the active block, or the first of a new block; None when the active

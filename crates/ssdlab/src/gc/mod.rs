@@ -192,9 +192,9 @@ pub(crate) struct Gc {
     /// GC pacing: semi-preemptive and idle-time GC (`pace.rs`).
     pub(crate) pace: pace::Pace,
     /// Die-GC by copyback (aligned block groups under `gc.migration =
-    /// "copyback"`, `group.rs`): per plane, the next page of its block of
-    /// the victim group its die's GC looks at; empty otherwise.
-    pub(crate) rows: Vec<u32>,
+    /// "copyback"`, `group.rs`): per plane, where its die's GC stands with
+    /// the plane's block of the victim group; empty otherwise.
+    pub(crate) rows: Vec<group::Rows>,
 }
 
 impl Gc {
@@ -224,7 +224,7 @@ impl Gc {
             rows: if matches!(reclaimer, Reclaimer::Group)
                 && cfg.gc.migration == Migration::Copyback
             {
-                vec![0; planes as usize]
+                vec![group::Rows::default(); planes as usize]
             } else {
                 Vec::new()
             },
@@ -482,8 +482,7 @@ impl Simulator {
             g.mix = free;
         }
         if self.gc.group_copy() {
-            let first = DieId(u as u32).first_plane(self.ppd).index();
-            self.gc.rows[first..first + self.ppd as usize].fill(0);
+            self.group_copy_begin(u);
         }
         let die = self.ftl.map.die_of_plane(plane);
         self.gc_clock_change(die, 1, now);
@@ -519,6 +518,10 @@ impl Simulator {
             (CmdKind::Read, Reclaimer::Plane) => self.plane_read_done(t),
             (_, Reclaimer::Merge(_)) => self.merge_program_done(tx),
             (_, Reclaimer::Para(_)) => self.para_move_done(t),
+            (_, Reclaimer::Group) if self.gc.group_copy() => {
+                self.group_copy_written(t);
+                self.gc_progress(tx.unit as usize)
+            }
             (_, Reclaimer::Plane | Reclaimer::Group) => self.gc_progress(tx.unit as usize),
         }
     }

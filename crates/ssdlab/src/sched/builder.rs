@@ -38,10 +38,10 @@ impl Simulator {
         // FAST merge queues a data unit's page index, fixed pages, on all
         // planes at once).
         let n = self.ppd as usize;
-        let w = self.gang_writer(class, &members[..n]);
+        let g = self.gang_of(class, &members[..n]);
         die.planes(self.ppd)
             .zip(&members[..n])
-            .all(|(p, &t)| self.peek_dest(p, t, Some(w)).is_some())
+            .all(|(p, &t)| self.peek_dest(p, t, Some(g)).is_some())
             .then_some(members)
     }
 
@@ -290,12 +290,12 @@ impl Simulator {
             for p in planes.clone() {
                 self.sched.queues.pop(p, class);
             }
-            let w = self.gang_writer(class, &members[..self.ppd as usize]);
             let members = &members[..self.ppd as usize];
+            let g = self.gang_of(class, members);
             return if cached {
-                self.execute_as::<true>(die, kind, members, Some(w))
+                self.execute_as::<true>(die, kind, members, Some(g))
             } else {
-                self.execute_as::<false>(die, kind, members, Some(w))
+                self.execute_as::<false>(die, kind, members, Some(g))
             };
         }
         let mut members = [TxnId::NONE; MAX_PLANES_PER_DIE];
@@ -469,6 +469,16 @@ impl Simulator {
                             }
                             _ => None,
                         }
+                    }
+                    // Under a page-type scheme a block's next pages are not
+                    // those after the first (its lanes were taken out of
+                    // index order): the next page (a die's GC by copyback)
+                    // joins while the active block has room, and not under
+                    // the odd/even rule (judged in the next command).
+                    (Dest::Stream(_, Place::Next), None) if self.typed_places() => {
+                        (!self.cfg.flash.copyback_odd_even
+                            && self.ftl.active_room(plane, w) > taken[0] + taken[1])
+                            .then_some(0)
                     }
                     (Dest::Stream(..), None) => self
                         .ftl

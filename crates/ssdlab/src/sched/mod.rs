@@ -101,12 +101,19 @@ impl ClassOrder {
     }
 }
 
-/// What PAS requires: writes that want page types (`host.page_types`).
+/// What PAS requires: writes that want page types (`host.page_types`),
+/// queued page by page (not as Die-Writes).
 pub(crate) fn pas_requirements(c: &crate::config::Config) -> crate::config::Requirement {
     if c.sched.pas && c.host.page_types.trim().eq_ignore_ascii_case("none") {
         return Err((
             "sched.pas",
             "orders writes by the page type they want: needs a host.page_types scheme".into(),
+        ));
+    }
+    if c.sched.pas && c.ftl.write_unit != crate::config::WriteUnit::Page {
+        return Err((
+            "sched.pas",
+            "reorders each plane's write queue on its own, while a Die-Write's pages leave every plane's queue together: needs ftl.write_unit = \"page\"".into(),
         ));
     }
     Ok(())

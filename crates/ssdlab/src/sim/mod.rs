@@ -977,8 +977,15 @@ impl Simulator {
                 }
                 continue;
             }
-            let looked: u32 = die.planes(self.ppd).map(|p| self.gc.rows[p.index()]).sum();
-            if looked != job.cursor || die.planes(self.ppd).any(|p| self.gc.rows[p.index()] > ppb) {
+            let looked: u32 = die
+                .planes(self.ppd)
+                .map(|p| self.gc.rows[p.index()].cursor)
+                .sum();
+            if looked != job.cursor
+                || die
+                    .planes(self.ppd)
+                    .any(|p| self.gc.rows[p.index()].cursor > ppb)
+            {
                 return Err(format!(
                     "die {die}: its Die-GC by copyback looked at {} pages, its rows at {looked} (at most {ppb} per plane)",
                     job.cursor
