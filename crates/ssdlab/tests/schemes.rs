@@ -280,7 +280,8 @@ fn die_level_schemes_are_refused_in_impossible_combinations() {
     for (set, key) in [
         ("buffer.capacity=\"none\"", "buffer.capacity"),
         ("ftl.block_groups=plane", "write_unit"),
-        ("gc.migration=copyback", "gc.migration"),
+        // (A Die-GC by copyback composes: `tests/parallel_gc.rs`.)
+        ("ftl.type_pools=true", "ftl.type_pools"),
         ("flash.plane_pairs_only=true", "flash.multiplane"),
         ("ftl.plane_allocation=static", "plane_allocation"),
     ] {
