@@ -351,40 +351,30 @@ fn config(k: &Case) -> Config {
     if c.ftl.mapping.hybrid() {
         c.gc.hold_die |= k.hold_die;
     }
-    // Page types: per-plane blocks written page by page, page or DFTL map
-    // (the page-type schemes themselves are in pa_ssd.rs and the golden
-    // matrix).
-    if k.tlc > 0
-        && k.scheme.is_none()
-        && !c.ftl.mapping.hybrid()
+    // Page types: per-plane blocks written page by page (the page-type
+    // schemes themselves are in pa_ssd.rs and the golden matrix), or
+    // aligned groups written by Die-Writes (SPD, SPD+: one type per
+    // Die-Write, relaxed program order without PA-SSD's pools); page or
+    // DFTL map.
+    let per_plane = k.scheme.is_none()
         && c.ftl.block_groups == BlockGroups::Plane
-        && c.ftl.write_unit == WriteUnit::Page
-    {
+        && c.ftl.write_unit == WriteUnit::Page;
+    let die_writes = c.ftl.block_groups == BlockGroups::Die && c.ftl.write_unit == WriteUnit::Die;
+    if k.tlc > 0 && !c.ftl.mapping.hybrid() && (per_plane || die_writes) {
         c.cell.kind = CellType::Tlc;
         c.cell.page_layout = PageLayout::Wordlines;
         c.geometry.pages_per_block = 15;
         c.ftl.program_order = ProgramOrder::Relaxed;
         c.host.page_types = ["su", "ssb+sub"][k.tlc - 1].into();
-        if k.tlc == 2 {
-            c.ftl.type_pools = true;
-            c.ftl.hot_data = "none".into();
-            c.ftl.hot_separation = HotSeparation::HostWrites;
+        if per_plane {
+            if k.tlc == 2 {
+                c.ftl.type_pools = true;
+                c.ftl.hot_data = "none".into();
+                c.ftl.hot_separation = HotSeparation::HostWrites;
+            }
+            c.gc.parity_destinations =
+                c.flash.copyback_odd_even && c.gc.migration == Migration::Copyback;
         }
-        c.gc.parity_destinations =
-            c.flash.copyback_odd_even && c.gc.migration == Migration::Copyback;
-    }
-    // Page types in aligned groups written by Die-Writes (SPD, SPD+): one
-    // type per Die-Write, relaxed program order without PA-SSD's pools.
-    if k.tlc > 0
-        && !c.ftl.mapping.hybrid()
-        && c.ftl.block_groups == BlockGroups::Die
-        && c.ftl.write_unit == WriteUnit::Die
-    {
-        c.cell.kind = CellType::Tlc;
-        c.cell.page_layout = PageLayout::Wordlines;
-        c.geometry.pages_per_block = 15;
-        c.ftl.program_order = ProgramOrder::Relaxed;
-        c.host.page_types = ["su", "ssb+sub"][k.tlc - 1].into();
     }
     // GC pacing: per-plane GC of a page map, pages written one by one, no
     // DVP placement or type pools, the die not held.
