@@ -294,3 +294,23 @@ fn stage_3_with_gc_completes_consistently() {
         );
     }
 }
+
+/// FLIN reorders each plane's queues on its own, while a Die-Write's pages
+/// leave every plane's queue together: with SPD's (or SuperPage's)
+/// Die-Writes it is a config error naming the key and why.
+#[test]
+fn flin_is_refused_with_die_writes() {
+    let (c, _) = tenants(SchedPolicy::Flin);
+    for scheme in ["spd", "superpage"] {
+        let e = ssdlab::scheme::by_name(scheme)
+            .unwrap()
+            .apply(&c)
+            .map(|_| ())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("sched.policy") && e.contains("ftl.write_unit"),
+            "{scheme}: {e}"
+        );
+    }
+}

@@ -532,10 +532,15 @@ fn flows(c: &mut Config, k: &Case) {
     };
     q.weights.high = 1 + (k.seed % 4) as u32;
     c.queues = Some(q);
-    // FLIN, where nothing else orders the queues: its epoch short enough
+    // FLIN, where nothing else orders the queues (no PAS, no Die-Writes,
+    // which leave every plane's queue together): its epoch short enough
     // for flows to turn high-intensity in a short run, or the default; its
     // fairness threshold the default or high (flows moved forward often).
-    if (k.seed / 17).is_multiple_of(2) && !c.sched.pas && c.sched.policy != SchedPolicy::GcFirst {
+    if (k.seed / 17).is_multiple_of(2)
+        && !c.sched.pas
+        && c.sched.policy != SchedPolicy::GcFirst
+        && c.ftl.write_unit == WriteUnit::Page
+    {
         c.sched.policy = SchedPolicy::Flin;
         c.sched.flin_epoch_us = [None, Some(200.0), Some(2_000.0)][((k.seed / 19) % 3) as usize];
         c.sched.flin_fairness_threshold = [None, Some(0.95)][((k.seed / 23) % 2) as usize];

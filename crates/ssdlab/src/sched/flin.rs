@@ -713,8 +713,8 @@ pub(crate) fn best_place(
     best.1
 }
 
-/// What FLIN requires: flows, and no other order of the write queues; its
-/// parameters' values.
+/// What FLIN requires: flows, no other order of the write queues, and
+/// writes queued page by page; its parameters' values.
 pub(crate) fn requirements(c: &Config) -> Requirement {
     let set = [
         ("sched.flin_epoch_us", c.sched.flin_epoch_us),
@@ -747,6 +747,12 @@ pub(crate) fn requirements(c: &Config) -> Requirement {
         return Err((
             "sched.pas",
             "PAS orders the write queues by page type, FLIN by flow: not both".into(),
+        ));
+    }
+    if c.ftl.write_unit != crate::config::WriteUnit::Page {
+        return Err((
+            "sched.policy",
+            "\"flin\" reorders each plane's queues on its own (its stage 1 places a flow's transactions by fairness, its stage 2 keeps a queue per priority class), while a Die-Write's pages leave every plane's queue together: needs ftl.write_unit = \"page\"".into(),
         ));
     }
     for (k, v) in set {
