@@ -43,7 +43,7 @@ use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rustc_hash::FxHashMap;
 
-use crate::addr::{DieId, Lpn, PlaneId, INVALID};
+use crate::addr::{DieId, Lpn, PlaneId};
 use crate::attribution::Attribution;
 use crate::config::{AddressMode, BufferCapacity, Config, HostMode};
 use crate::domain::Domains;
@@ -957,42 +957,6 @@ impl Simulator {
         })?;
         self.check_pace(self.host.outstanding)?;
         self.check_group_copy()
-    }
-
-    /// Die-GC by copyback: a die's write points are apart only while it
-    /// collects (its padding realigns them before the erase), and its rows
-    /// never run past the victim's blocks.
-    fn check_group_copy(&self) -> std::result::Result<(), String> {
-        if !self.gc.group_copy() {
-            return Ok(());
-        }
-        let ppb = self.ftl.pages_per_block();
-        for die in DieId::all(self.cfg.total_dies()) {
-            let job = &self.gc.jobs[die.index()];
-            if job.victim == INVALID {
-                if self.ftl.aligned() {
-                    self.ftl
-                        .die_alignment(die)
-                        .map_err(|e| format!("no GC under way: {e}"))?;
-                }
-                continue;
-            }
-            let looked: u32 = die
-                .planes(self.ppd)
-                .map(|p| self.gc.rows[p.index()].cursor)
-                .sum();
-            if looked != job.cursor
-                || die
-                    .planes(self.ppd)
-                    .any(|p| self.gc.rows[p.index()].cursor > ppb)
-            {
-                return Err(format!(
-                    "die {die}: its Die-GC by copyback looked at {} pages, its rows at {looked} (at most {ppb} per plane)",
-                    job.cursor
-                ));
-            }
-        }
-        Ok(())
     }
 
     /// The FTL, for tests and tools.
