@@ -2048,19 +2048,9 @@ pub fn flow_checks() -> Result<Vec<Check>> {
         ),
     };
     let flow = |name: &str, depth: u32, priority: Priority| FlowConfig {
-        name: name.into(),
-        workload: Some(name.into()),
-        trace: None,
-        synthetic: None,
-        limit: None,
-        start_us: 0.0,
         queue_depth: depth,
         priority,
-        namespace: None,
-        channels: None,
-        chips: None,
-        dies: None,
-        planes: None,
+        ..FlowConfig::of_workload(name)
     };
     let pre = Precondition::parse("fill:0.5:0.5+trace-reads")?;
     let logged = |c: &Config, src: &[Source]| -> Result<(Report, Vec<crate::Completion>)> {
@@ -2208,12 +2198,6 @@ pub fn partition_checks() -> Result<Vec<Check>> {
     c.check.enabled = true;
     let half = c.logical_pages() / 2;
     let flow = |name: &str, first: u64, channels: Vec<u32>| FlowConfig {
-        name: name.into(),
-        workload: Some(name.into()),
-        trace: None,
-        synthetic: None,
-        limit: None,
-        start_us: 0.0,
         queue_depth: 8,
         priority: Priority::Medium,
         namespace: Some(Namespace {
@@ -2221,9 +2205,7 @@ pub fn partition_checks() -> Result<Vec<Check>> {
             pages: half,
         }),
         channels: Some(channels),
-        chips: None,
-        dies: None,
-        planes: None,
+        ..FlowConfig::of_workload(name)
     };
     c.flows = vec![flow("a", 0, vec![0, 1]), flow("b", half, vec![2, 3])];
     let writes = |name: &str, passes: u64| {
@@ -2362,22 +2344,13 @@ pub fn cache_partition_checks() -> Result<Vec<Check>> {
     let (cycles, working) = (20u64, 32u64);
     let a_reads = cycles * working;
     let flow = |name: &str, first: u64| FlowConfig {
-        name: name.into(),
-        workload: Some(name.into()),
-        trace: None,
-        synthetic: None,
-        limit: None,
-        start_us: 0.0,
         queue_depth: 8,
         priority: Priority::Medium,
         namespace: Some(Namespace {
             first_page: first,
             pages: half,
         }),
-        channels: None,
-        chips: None,
-        dies: None,
-        planes: None,
+        ..FlowConfig::of_workload(name)
     };
     c.flows = vec![flow("a", 0), flow("b", half)];
     let reads = |name: &str, n: u64, gap: u64, page: &dyn Fn(u64) -> u64| Source::Records {
@@ -2434,22 +2407,13 @@ pub fn buffer_partition_checks() -> Result<Vec<Check>> {
     let (cycles, working) = (20u64, 32u64);
     let a_writes = cycles * working;
     let flow = |name: &str, first: u64| FlowConfig {
-        name: name.into(),
-        workload: Some(name.into()),
-        trace: None,
-        synthetic: None,
-        limit: None,
-        start_us: 0.0,
         queue_depth: 8,
         priority: Priority::Medium,
         namespace: Some(Namespace {
             first_page: first,
             pages: half,
         }),
-        channels: None,
-        chips: None,
-        dies: None,
-        planes: None,
+        ..FlowConfig::of_workload(name)
     };
     c.flows = vec![flow("a", 0), flow("b", half)];
     let writes = |name: &str, n: u64, gap: u64, page: &dyn Fn(u64) -> u64| Source::Records {
@@ -2653,19 +2617,10 @@ pub fn flin_stage_checks() -> Result<Vec<Check>> {
         ..Queues::default()
     });
     let flow = |name: &str, priority: Priority, start_us: f64| FlowConfig {
-        name: name.into(),
-        workload: Some(name.into()),
-        trace: None,
-        synthetic: None,
-        limit: None,
         start_us,
         queue_depth: 400,
         priority,
-        namespace: None,
-        channels: None,
-        chips: None,
-        dies: None,
-        planes: None,
+        ..FlowConfig::of_workload(name)
     };
     let reads = |name: &str, first: u64, n: u64| Source::Records {
         name: name.into(),

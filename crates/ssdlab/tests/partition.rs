@@ -12,22 +12,13 @@ use ssdlab::{Config, Precondition, Simulator};
 
 fn flow(name: &str, first: u64, pages: u64) -> FlowConfig {
     FlowConfig {
-        name: name.into(),
-        workload: Some(name.into()),
-        trace: None,
-        synthetic: None,
-        limit: None,
-        start_us: 0.0,
         queue_depth: 8,
         priority: Priority::Medium,
         namespace: Some(Namespace {
             first_page: first,
             pages,
         }),
-        channels: None,
-        chips: None,
-        dies: None,
-        planes: None,
+        ..FlowConfig::of_workload(name)
     }
 }
 
