@@ -35,8 +35,8 @@ pub struct DvpArgs {
     /// fig15a.csv, summary.md, hdi/).
     #[arg(long, default_value = "reproduce-dvp")]
     out: PathBuf,
-    /// The first 100 000 requests of Distilled and 20 000 of each PCMark05
-    /// test (the full run replays the whole profiles).
+    /// The first 100 000 requests of Distilled and of each PCMark05 test
+    /// (the full run replays the whole profiles).
     #[arg(long)]
     quick: bool,
     /// Skip the hot-data identification part (`reproduce hdi`).
@@ -93,7 +93,7 @@ const PCMARK: [(&str, &str); 5] = [
 ];
 const VIRUS_SCAN: usize = 3;
 const FILE_WRITE: usize = 4;
-const PCMARK_QUICK: u64 = 20_000;
+const PCMARK_QUICK: u64 = 100_000;
 /// The paper's Fig. 15(a) averages at 1 way x 1 channel and 2 ways x 8
 /// channels, MB/s, and the prototype's program and read rates.
 const PAPER_15A: [f64; 2] = [19.08, 99.80];

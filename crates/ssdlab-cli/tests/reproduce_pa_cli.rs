@@ -123,11 +123,11 @@ fn reproduce_pa_rejects_unknown_workloads() {
 }
 
 /// Golden result: `reproduce pa --quick`'s results.csv is byte-identical to
-/// the checked-in digest (about 10 s in release; run with
+/// the checked-in digest (about 20 s in release; run with
 /// `cargo test --release -p ssdlab-cli --test reproduce_pa_cli -- --ignored golden`).
 /// A model change that moves it updates the digest in the same commit.
 #[test]
-#[ignore = "about 10 s in release: run with --ignored (see the comment)"]
+#[ignore = "about 20 s in release: run with --ignored (see the comment)"]
 fn golden_reproduce_pa_quick_results_csv() {
     assert_results_digest(&["reproduce", "pa", "--quick"], "reproduce-pa-quick.sha256");
 }
