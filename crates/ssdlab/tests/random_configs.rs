@@ -924,8 +924,9 @@ fn cache_cases_stay_consistent() {
 /// without room); latency attribution of a
 /// write that waited for a slot freed at eviction, with flows and the
 /// interface; the suspension checker reading a finished read's reused
-/// slot (super pages); and SPD's Die-GC by copyback, which the seeds draw
-/// rarely. Kept whatever the seeds draw.
+/// slot (super pages); SPD's Die-GC by copyback, which the seeds draw
+/// rarely; and a ParaGC plane filled with its siblings' pages. Kept
+/// whatever the seeds draw.
 #[test]
 fn found_cases_stay_consistent() {
     let base = Case {
@@ -1088,6 +1089,43 @@ fn found_cases_stay_consistent() {
             flows: 0,
             interface: 0,
             ..base.clone()
+        },
+        // ParaGC filling a round with a sibling's page through the
+        // controller: under its static allocation a plane of 12 blocks,
+        // beside static wear levelling, filled with valid data (725 of 768
+        // pages) until its GC could free nothing.
+        Case {
+            planes: 2,
+            dies: 1,
+            alignment: Alignment::BlockAndPage,
+            pairs: false,
+            allocation: PlaneAllocation::Static,
+            buffer: None,
+            victim: VictimPolicy::Greedy,
+            migration: Migration::Controller,
+            odd_even: false,
+            completion: WriteCompletion::Program,
+            sched: SchedPolicy::Fcfs,
+            closed_loop: false,
+            hot_data: "mbf",
+            hot_moves: false,
+            rmw: false,
+            read_share: 0.29286088049238174,
+            seed: 0,
+            scheme: Some("paragc"),
+            mapping: Mapping::Page,
+            registers: 1,
+            hold_die: false,
+            tlc: 0,
+            attribution: false,
+            until_steady: true,
+            suspension: 0,
+            pacing: 0,
+            cache: 0,
+            bad: 0,
+            levelling: 2,
+            flows: 0,
+            interface: 0,
         },
     ];
     for k in &cases {

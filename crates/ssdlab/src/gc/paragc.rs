@@ -287,29 +287,48 @@ impl Simulator {
         let Some(target) = planes.iter().map(|&(_, p)| p).min_by_key(|&t| (cost(t), t)) else {
             return;
         };
-        let lagging = planes.iter().any(|&(_, p)| p != target);
+        let mut lagging = planes.iter().any(|&(_, p)| p != target);
         // A page for each plane of the round: one of its own victim, else
-        // (through the controller only) any other.
+        // (through the controller only) any other, while the plane has room
+        // for more valid data (under static allocation the host never moves
+        // it back, and a plane filled with valid data leaves its GC nothing
+        // to reclaim). Should no plane take a page only for want of room,
+        // the round goes unaligned, and then regardless of room, so the GC
+        // always makes headway.
         let mut picks = [(PlaneId::NONE, TxnId::NONE); MAX_PLANES_PER_DIE];
         let mut k = 0;
-        for &(q, p) in planes {
-            if lagging && p == target {
-                continue;
-            }
-            let free = |t: TxnId| self.writer(t) == w && !picks[..k].iter().any(|&(_, x)| x == t);
-            let pool = &self.para().pool[d];
-            let own = pool
-                .iter()
-                .copied()
-                .find(|&t| self.txns[t].unit == q.0 && free(t));
-            let any = || {
-                pool.iter()
+        for (align, mind_room) in [(true, true), (false, true), (false, false)] {
+            lagging &= align;
+            let mut refused = false;
+            for &(q, p) in planes {
+                if lagging && p == target {
+                    continue;
+                }
+                let free =
+                    |t: TxnId| self.writer(t) == w && !picks[..k].iter().any(|&(_, x)| x == t);
+                let pool = &self.para().pool[d];
+                let own = pool
+                    .iter()
                     .copied()
-                    .find(|&t| self.txns[t].kind == CmdKind::Program && free(t))
-            };
-            if let Some(t) = own.or_else(any) {
-                picks[k] = (q, t);
-                k += 1;
+                    .find(|&t| self.txns[t].unit == q.0 && free(t));
+                let any = || {
+                    let t = pool
+                        .iter()
+                        .copied()
+                        .find(|&t| self.txns[t].kind == CmdKind::Program && free(t))?;
+                    if mind_room && !self.ftl.has_room(q) {
+                        refused = true;
+                        return None;
+                    }
+                    Some(t)
+                };
+                if let Some(t) = own.or_else(any) {
+                    picks[k] = (q, t);
+                    k += 1;
+                }
+            }
+            if k > 0 || !refused {
+                break;
             }
         }
         if !lagging && k < n && coming {
