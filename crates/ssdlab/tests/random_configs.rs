@@ -1096,28 +1096,13 @@ fn found_cases_stay_consistent() {
         // pages) until its GC could free nothing.
         Case {
             planes: 2,
-            dies: 1,
-            alignment: Alignment::BlockAndPage,
-            pairs: false,
             allocation: PlaneAllocation::Static,
-            buffer: None,
             victim: VictimPolicy::Greedy,
-            migration: Migration::Controller,
-            odd_even: false,
-            completion: WriteCompletion::Program,
-            sched: SchedPolicy::Fcfs,
-            closed_loop: false,
             hot_data: "mbf",
-            hot_moves: false,
-            rmw: false,
             read_share: 0.29286088049238174,
             seed: 0,
             scheme: Some("paragc"),
-            mapping: Mapping::Page,
-            registers: 1,
-            hold_die: false,
             tlc: 0,
-            attribution: false,
             until_steady: true,
             suspension: 0,
             pacing: 0,
@@ -1126,6 +1111,7 @@ fn found_cases_stay_consistent() {
             levelling: 2,
             flows: 0,
             interface: 0,
+            ..base.clone()
         },
     ];
     for k in &cases {
