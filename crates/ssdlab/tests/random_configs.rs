@@ -925,8 +925,8 @@ fn cache_cases_stay_consistent() {
 /// write that waited for a slot freed at eviction, with flows and the
 /// interface; the suspension checker reading a finished read's reused
 /// slot (super pages); SPD's Die-GC by copyback, which the seeds draw
-/// rarely; and a ParaGC plane filled with its siblings' pages. Kept
-/// whatever the seeds draw.
+/// rarely; a ParaGC plane filled with its siblings' pages; and random
+/// victims taken for a plane GC cannot free. Kept whatever the seeds draw.
 #[test]
 fn found_cases_stay_consistent() {
     let base = Case {
@@ -1111,6 +1111,31 @@ fn found_cases_stay_consistent() {
             levelling: 2,
             flows: 0,
             interface: 0,
+            ..base.clone()
+        },
+        // Random victims under DFTL with bad blocks: more full victims in a
+        // row than the plane has blocks, while other blocks held invalid
+        // pages, was taken for a plane GC cannot free.
+        Case {
+            planes: 2,
+            dies: 2,
+            alignment: Alignment::Page,
+            buffer: Some((53, Eviction::DieRoundRobin)),
+            victim: VictimPolicy::Random,
+            sched: SchedPolicy::ReadPriority,
+            hot_data: "update-window",
+            hot_moves: true,
+            rmw: true,
+            read_share: 0.4220965305308607,
+            seed: 254,
+            mapping: Mapping::Dftl,
+            tlc: 0,
+            until_steady: true,
+            suspension: 3,
+            pacing: 0,
+            cache: 2,
+            flows: 0,
+            interface: 4,
             ..base.clone()
         },
     ];

@@ -442,7 +442,14 @@ impl Simulator {
             // free space (neither fruitless nor a gain).
         } else if valid == self.victim_pages() && second_full {
             self.gc.jobs[u].fruitless += 1;
-            if self.gc.jobs[u].fruitless > self.ftl.blocks_per_plane() {
+            // More full victims in a row than the plane has blocks: stuck,
+            // unless some closed block still holds an invalid page. A
+            // policy that does not take the emptiest block (random,
+            // d-choices, FIFO, cost-benefit) can pick full blocks that often
+            // while others hold invalid pages, which is slow, not stuck; 32
+            // times as many in a row end the run whatever the count says.
+            let (fruitless, bpp) = (self.gc.jobs[u].fruitless, self.ftl.blocks_per_plane());
+            if (fruitless > bpp && !self.ftl.reclaimable(plane)) || fruitless > 32 * bpp {
                 self.error.get_or_insert(Error::Invalid(format!(
                     "plane {plane} holds only valid data ({} valid pages of {}, {} free): garbage collection \
                      cannot free space (is the logical capacity larger than the plane?)",
